@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// Model streams one model answer. Providers in host/llm/... implement it.
+// Stream is called from the loop's goroutine, once per step; the sequence
+// follows the contract in package llm's doc.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error]
+}
+
+// Session is the log the loop records into. host/session implements it.
+// The loop is its only writer while a turn runs.
+type Session interface {
+	// ID is the session id.
+	ID() string
+	// Cwd is the session's working directory.
+	Cwd() string
+	// Append validates p against the log's structure (an open turn, step
+	// numbering, …), writes it and returns the logged event. It does not
+	// fsync.
+	Append(p event.Payload) (event.Event, error)
+	// AppendRaw appends an event of a plugin-declared type whose payload
+	// is already JSON.
+	AppendRaw(t event.Type, data json.RawMessage) (event.Event, error)
+	// Messages returns the model history derived from the surface events.
+	// The caller must not modify the slice.
+	Messages() []llm.Message
+	// LastTurn is the number of the last turn started in the log, 0 if none.
+	LastTurn() int
+	// Sync makes everything appended so far durable.
+	Sync() error
+}
+
+// Tool is one tool the model may call, as the toolbox lists it.
+type Tool struct {
+	Spec llm.ToolSpec
+	// ConcurrencySafe tools may run together with other such calls of the
+	// same step.
+	ConcurrencySafe bool
+}
+
+// Call is one tool call, with its context as fields.
+type Call struct {
+	SessionID string
+	Turn      int
+	Step      int
+	CallID    string
+	Name      string
+	// Args is the model's raw JSON text.
+	Args string
+	Cwd  string
+}
+
+// Emitted is an event a tool proposes; the loop appends it right before
+// the call's tool/result.
+type Emitted struct {
+	Type event.Type
+	Data json.RawMessage
+}
+
+// Result is what a tool call produced. A failure the model can act on is a
+// Result with IsError, not a Go error.
+type Result struct {
+	Content string
+	IsError bool
+	Events  []Emitted
+	// Plugin names the binary that served the call, when there is one.
+	Plugin *event.Plugin
+}
+
+// Toolbox lists and runs tools. host/toolbox implements it with plugins.
+type Toolbox interface {
+	// Tools returns the tools available now. The loop takes the list once
+	// per step and keeps it for that step.
+	Tools() []Tool
+	// Call runs one call. It must return promptly once ctx is done. It may
+	// be called concurrently for ConcurrencySafe tools.
+	Call(ctx context.Context, c Call) Result
+}
+
+// Live receives what happens during a turn as it happens, including what is
+// never logged: text and reasoning deltas. Methods are called from the loop's
+// goroutines and must not block for long; durable events reach followers of
+// the session in order regardless.
+type Live interface {
+	// TextDelta is a piece of the model's answer text.
+	TextDelta(sessionID, text string)
+	// ReasoningDelta is a piece of the model's reasoning.
+	ReasoningDelta(sessionID, text string)
+}

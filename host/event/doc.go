@@ -1,0 +1,29 @@
+// Package event is the closed vocabulary of session events and their JSON
+// encoding. It does no I/O.
+//
+// # Envelope
+//
+// Every event is one JSON object on one line of a session log:
+//
+//	{"seq":N,"time":"RFC 3339","type":"…","data":{…}}
+//
+// seq is contiguous from 0 within a session. data is the type's payload.
+//
+// # Vocabulary
+//
+// The host's own types are the constants of [Type] with a payload struct each
+// ([TurnStart], [TurnEnd], …). Plugins may propose further types that they
+// declare; those travel as raw JSON and [Event.Decode] reports them with
+// [ErrUnknownType] rather than guessing at their shape.
+//
+// # Surface
+//
+// user/message, assistant/message and tool/result are the surface: they alone
+// derive the model's history ([IsSurface]). Every other event is durable UI and
+// replay state that never reaches the model.
+//
+// # Turns
+//
+// Every event sits inside an open turn: between a turn/start and its turn/end.
+// Steps (step/start, step/end) nest inside turns and are numbered from 1.
+package event

@@ -1,0 +1,19 @@
+// Package llm holds the provider-neutral types of a chat-model exchange:
+// messages, tool specs, requests, streamed chunks and typed errors. It does no
+// I/O; each provider lives in a subpackage (openai, script) and exposes a
+// Stream method of the shape
+//
+//	Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
+//
+// which host/agent declares on its side as its Model interface.
+//
+// # Stream contract
+//
+// A stream yields text, reasoning and tool-call deltas in the order the model
+// produced them, then at most one Usage chunk, then exactly one Finish chunk,
+// and nothing after it. A failure is yielded as a non-nil error (usually an
+// [*Error]) and ends the stream; a cancelled context ends it with ctx.Err().
+// Tool-call deltas carry an Index; the first delta of an index carries the
+// call's ID and Name, later ones append to its Arguments. [Assembler] folds a
+// stream into a [Response].
+package llm

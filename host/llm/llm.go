@@ -1,0 +1,114 @@
+package llm
+
+import (
+	"encoding/json"
+)
+
+// Role is the author of a message.
+type Role string
+
+// Message roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one message of the model's history.
+type Message struct {
+	Role Role
+	// Text is the message text (user, assistant) or the tool result (tool).
+	Text string
+	// Reasoning is the assistant's reasoning, sent back to providers that
+	// need it (DeepSeek requires it on messages that carry tool calls).
+	Reasoning string
+	// ToolCalls are the assistant's tool calls.
+	ToolCalls []ToolCall
+	// ToolCallID names the call a tool message answers.
+	ToolCallID string
+	// IsError marks a tool message that reports a failure.
+	IsError bool
+}
+
+// ToolCall is one call the model made. Arguments is its raw JSON text.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the tool's arguments object.
+	Parameters json.RawMessage
+}
+
+// Request is one model request.
+type Request struct {
+	Model    string
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+	// MaxTokens caps the answer; 0 leaves it to the provider.
+	MaxTokens int
+}
+
+// Usage counts tokens of one response. InputTokens excludes cached input.
+type Usage struct {
+	InputTokens     int
+	OutputTokens    int
+	CacheReadTokens int
+	ReasoningTokens int
+}
+
+// Finish says why the model stopped.
+type Finish string
+
+// Finish reasons.
+const (
+	FinishStop      Finish = "stop"
+	FinishToolCalls Finish = "tool_calls"
+	FinishMaxTokens Finish = "max_tokens"
+	FinishRefusal   Finish = "refusal"
+)
+
+// ChunkKind tells which field of a [Chunk] is set.
+type ChunkKind int
+
+// Chunk kinds.
+const (
+	ChunkText      ChunkKind = iota + 1 // Text holds a text delta
+	ChunkReasoning                      // Text holds a reasoning delta
+	ChunkToolCall                       // ToolCall holds a tool-call delta
+	ChunkUsage                          // Usage is set
+	ChunkFinish                         // Finish is set; the last chunk
+)
+
+// Chunk is one item of a model stream.
+type Chunk struct {
+	Kind     ChunkKind
+	Text     string
+	ToolCall ToolCallDelta
+	Usage    Usage
+	Finish   Finish
+}
+
+// ToolCallDelta is a piece of a tool call. The first delta of an Index carries
+// ID and Name; Arguments pieces are appended in order.
+type ToolCallDelta struct {
+	Index     int
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Response is a whole assembled answer.
+type Response struct {
+	Text      string
+	Reasoning string
+	ToolCalls []ToolCall
+	Usage     *Usage
+	Finish    Finish
+}
