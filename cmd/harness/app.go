@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// version is the harness version, set at build time with
+// -ldflags "-X main.version=…".
+var version = "dev"
+
+// stdio are the process streams, passed explicitly so tests can own them.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitFailed    = 1   // the turn or the command failed
+	exitUsage     = 2   // the command line was wrong
+	exitStopped   = 3   // the turn ended early: step limit, token limit, refusal
+	exitCancelled = 130 // Ctrl-C
+)
+
+const usage = `harness — an agent host with an event-sourced session log.
+
+Usage:
+  harness run [flags] PROMPT     run one turn in the terminal
+  harness sessions [flags]       list sessions
+  harness demo [flags]           run a bundled scripted session: no key, no network
+  harness version                print the version
+
+Flags go before PROMPT; every flag has an environment twin (see harness run -h).
+Exit status: 0 completed, 1 failed, 2 usage, 3 stopped early (step or token
+limit, refusal), 130 cancelled.
+`
+
+// errUsage marks an error whose message is about the command line.
+var errUsage = errors.New("usage")
+
+// run is the whole command with its environment injected; it returns the
+// process exit code.
+func run(ctx context.Context, args []string, std stdio, lookup env) int {
+	if len(args) == 0 {
+		fmt.Fprint(std.err, usage)
+		return exitUsage
+	}
+	var code int
+	var err error
+	switch args[0] {
+	case "run":
+		code, err = cmdRun(ctx, args[1:], std, lookup)
+	case "sessions":
+		code, err = cmdSessions(ctx, args[1:], std, lookup)
+	case "demo":
+		code, err = cmdDemo(ctx, args[1:], std, lookup)
+	case "version", "--version":
+		fmt.Fprintf(std.out, "harness %s\n", version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(std.out, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(std.err, "harness: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(std.err, "harness: %s\n", oneLine(err.Error()))
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		if code == exitOK {
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// oneLine keeps an error to one line for the user.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return s
+}
+
+// newLogger returns the process's one logger, writing to w at the level
+// named, as JSON when json is set (under ACP, where a program reads stderr).
+func newLogger(w io.Writer, level string, json bool) (hclog.Logger, error) {
+	l := hclog.LevelFromString(level)
+	if l == hclog.NoLevel {
+		return nil, fmt.Errorf("unknown log level %q: use trace, debug, info, warn, error or off: %w", level, errUsage)
+	}
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       "harness",
+		Level:      l,
+		Output:     w,
+		JSONFormat: json,
+		Color:      hclog.ColorOff,
+	}), nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, w io.Writer, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"path/filepath"
+
+	"github.com/harness-dev/harness/host/llm/script"
+)
+
+//go:embed demo/demo.jsonl
+var demoScript []byte
+
+// demoPrompts are the user's side of the bundled demo, one turn each.
+var demoPrompts = []string{
+	"What is harness?",
+	"And where is this conversation stored?",
+}
+
+func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	fs := newFlagSet("demo", std.err, "harness demo [flags]")
+	c := bindConfig(fs, e)
+	if code, done := parseFlags(fs, args); done {
+		return code, nil
+	}
+	model, err := script.Load(bytes.NewReader(demoScript))
+	if err != nil {
+		return exitFailed, fmt.Errorf("load the demo script: %w", err)
+	}
+	c.Provider = "script"
+	h, err := newHost(c, e, std, model)
+	if err != nil {
+		return exitFailed, err
+	}
+	s, err := h.openSession("")
+	if err != nil {
+		return exitFailed, err
+	}
+	defer s.Close()
+	for _, p := range demoPrompts {
+		fmt.Fprintf(std.out, "\n> %s\n\n", p)
+		if code, err := h.turn(ctx, s, p, std); code != exitOK || err != nil {
+			return code, err
+		}
+	}
+	path := filepath.Join(h.store.Dir, s.ID()+".jsonl")
+	fmt.Fprintf(std.out, "\nThe whole session is in %s\nRead it with: jq -c . %s\n", path, path)
+	return exitOK, nil
+}

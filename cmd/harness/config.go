@@ -1,0 +1,124 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// config is every setting of the harness command, from flags with
+// environment twins. A flag given on the command line wins over its variable.
+type config struct {
+	Provider         string
+	Model            string
+	BaseURL          string
+	Script           string
+	StateDir         string
+	PluginDir        string // colon-separated; resolved by pluginDirs
+	MaxSteps         int
+	LogLevel         string
+	SystemPromptFile string
+}
+
+// env looks up an environment variable; main passes os.LookupEnv, tests a map.
+type env func(string) (string, bool)
+
+func (e env) get(name string) string {
+	v, _ := e(name)
+	return v
+}
+
+// bindConfig registers the common flags on fs, their defaults taken from the
+// environment, and returns the config they fill when fs is parsed.
+func bindConfig(fs *flag.FlagSet, e env) *config {
+	c := &config{}
+	str := func(p *string, name, envName, def, usage string) {
+		if v := e.get(envName); v != "" {
+			def = v
+		}
+		fs.StringVar(p, name, def, usage+" (env "+envName+")")
+	}
+	str(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | script")
+	str(&c.Model, "model", "HARNESS_MODEL", "", "model name (deepseek: deepseek-chat by default)")
+	str(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1")
+	str(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
+	str(&c.StateDir, "state-dir", "HARNESS_STATE_DIR", "", "where sessions are kept (default $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
+	str(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
+	str(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
+	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
+	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
+	if v := e.get("HARNESS_MAX_STEPS"); v != "" {
+		// An unparsable value is reported by check, not ignored.
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			n = -1
+		}
+		c.MaxSteps = n
+		fs.Lookup("max-steps").DefValue = v
+	}
+	return c
+}
+
+// check validates the parsed settings.
+func (c *config) check() error {
+	if c.MaxSteps < 1 {
+		return fmt.Errorf("--max-steps (or HARNESS_MAX_STEPS) must be a whole number of at least 1")
+	}
+	switch c.Provider {
+	case "deepseek", "openai", "script":
+	default:
+		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
+	}
+	return nil
+}
+
+// stateDir returns the state folder: the flag, else $XDG_STATE_HOME/harness,
+// else ~/.local/state/harness.
+func (c *config) stateDir(e env) (string, error) {
+	if c.StateDir != "" {
+		return filepath.Abs(c.StateDir)
+	}
+	if x := e.get("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "harness"), nil
+	}
+	home := e.get("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the state folder: no HOME; set --state-dir or HARNESS_STATE_DIR")
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "state", "harness"), nil
+}
+
+// pluginDirs returns the plugin folders: the flag's colon-separated list,
+// else plugins/ next to the running executable.
+func (c *config) pluginDirs() ([]string, error) {
+	if c.PluginDir != "" {
+		var dirs []string
+		for _, d := range strings.Split(c.PluginDir, string(os.PathListSeparator)) {
+			if d == "" {
+				continue
+			}
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return nil, fmt.Errorf("resolve plugin dir %s: %w", d, err)
+			}
+			dirs = append(dirs, abs)
+		}
+		return dirs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the harness executable: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return []string{filepath.Join(filepath.Dir(exe), "plugins")}, nil
+}
+

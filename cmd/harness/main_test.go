@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// harness runs the command in process with the given environment and
+// returns its exit code, stdout and stderr.
+func harness(t *testing.T, envs map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := envs[k]; return v, ok }
+	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, lookup)
+	return code, out.String(), errb.String()
+}
+
+func writeScript(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readLog returns the events of the only session in stateDir, as generic
+// JSON objects, and the session file's path.
+func readLog(t *testing.T, stateDir string) ([]map[string]any, string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(stateDir, "sessions", "*.jsonl"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("want one session file in %s, got %v (%v)", stateDir, files, err)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var evs []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("bad log line %q: %v", sc.Text(), err)
+		}
+		evs = append(evs, m)
+	}
+	return evs, files[0]
+}
+
+func types(evs []map[string]any) []string {
+	var ts []string
+	for _, e := range evs {
+		ts = append(ts, e["type"].(string))
+	}
+	return ts
+}
+
+func TestRunScript(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state") // harness creates it
+	script := writeScript(t,
+		`{"reasoning":"thinking hard","text":"Hello from the script.","expect":{"lastRole":"user","lastContains":"say hello"}}`,
+		`{"text":"Second answer.","expect":{"lastRole":"user","lastContains":"again"}}`,
+	)
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": script}
+	code, out, errOut := harness(t, env, "run", "say hello")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "Hello from the script.") || !strings.Contains(out, "thinking hard") {
+		t.Errorf("stdout lacks the streamed answer:\n%s", out)
+	}
+	evs, path := readLog(t, state)
+	want := []string{"session", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
+	if got := types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("log types = %v, want %v", got, want)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("session file mode = %v (%v), want 0600", st.Mode().Perm(), err)
+	}
+	for _, dir := range []string{state, filepath.Join(state, "sessions")} {
+		if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v (%v), want 0700", dir, st.Mode().Perm(), err)
+		}
+	}
+
+	// Continue the same session: the script's second line expects the new
+	// prompt last; a fresh process would restart the script, so use a new
+	// one-line script.
+	id := evs[0]["id"].(string)
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"Second answer.","expect":{"lastRole":"user","lastContains":"again"}}`)
+	code, out, errOut = harness(t, env, "run", "--session", id, "say it again")
+	if code != 0 {
+		t.Fatalf("second turn: exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "Second answer.") {
+		t.Errorf("second turn stdout:\n%s", out)
+	}
+	evs, _ = readLog(t, state)
+	if last := evs[len(evs)-1]; last["type"] != "turn/end" || last["data"].(map[string]any)["turn"] != float64(2) {
+		t.Errorf("last event = %v, want turn/end of turn 2", last)
+	}
+
+	code, out, _ = harness(t, env, "sessions")
+	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "say hello") {
+		t.Errorf("sessions: exit %d\n%s", code, out)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		env      map[string]string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		"missing deepseek key": {
+			args: []string{"run", "hi"}, wantCode: exitFailed,
+			wantErr: "set DEEPSEEK_API_KEY",
+		},
+		"missing key mentions local servers": {
+			args: []string{"run", "hi"}, wantCode: exitFailed,
+			wantErr: "--provider openai --base-url",
+		},
+		"openai needs a model for a local server": {
+			env:  map[string]string{"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": "http://127.0.0.1:1/v1"},
+			args: []string{"run", "hi"}, wantCode: exitFailed, wantErr: "needs a model",
+		},
+		"script needs a file": {
+			args: []string{"run", "--provider", "script", "hi"}, wantCode: exitFailed, wantErr: "--script FILE",
+		},
+		"unknown provider": {
+			args: []string{"run", "--provider", "nope", "hi"}, wantCode: exitUsage, wantErr: `unknown provider "nope"`,
+		},
+		"no prompt": {
+			args: []string{"run"}, wantCode: exitUsage, wantErr: "no prompt",
+		},
+		"unknown session": {
+			env:  map[string]string{"HARNESS_PROVIDER": "script"},
+			args: []string{"run", "--session", "nope", "hi"}, wantCode: exitFailed, wantErr: `no session "nope"`,
+		},
+		"unknown command": {
+			args: []string{"frobnicate"}, wantCode: exitUsage, wantErr: `unknown command "frobnicate"`,
+		},
+		"bad max steps": {
+			env:  map[string]string{"HARNESS_MAX_STEPS": "lots"},
+			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: "--max-steps",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"HARNESS_STATE_DIR": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			if env["HARNESS_PROVIDER"] == "script" && tc.wantErr != "--script FILE" {
+				env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"unused"}`)
+			}
+			code, _, errOut := harness(t, env, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, errOut)
+			}
+			if !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errOut)
+			}
+			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); tc.wantCode == exitFailed && lines > 0 {
+				t.Errorf("error is %d lines, want one:\n%s", lines+1, errOut)
+			}
+		})
+	}
+}
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": state}, "demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"What is harness?", "agent host", "session log", "jq"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	evs, _ := readLog(t, state)
+	if n := strings.Count(strings.Join(types(evs), " "), "turn/end"); n != 2 {
+		t.Errorf("demo logged %d turns, want 2", n)
+	}
+}
+
+// TestInterrupt runs the real binary, presses Ctrl-C while the model
+// streams, and checks the turn is logged as cancelled with exit status 130.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "harness")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	state := t.TempDir()
+	script := writeScript(t, `{"text":"I am about to think for a long time","hang":true}`)
+	cmd := exec.Command(bin, "run", "--provider", "script", "--script", script, "--state-dir", state, "wait for it")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the model's first words are on screen, then press Ctrl-C.
+	r := bufio.NewReader(stdout)
+	got := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for {
+			c, err := r.ReadByte()
+			if err != nil {
+				got <- b.String()
+				return
+			}
+			b.WriteByte(c)
+			if strings.Contains(b.String(), "long time") {
+				got <- b.String()
+				return
+			}
+		}
+	}()
+	select {
+	case s := <-got:
+		if !strings.Contains(s, "long time") {
+			t.Fatalf("harness stopped before streaming: %q; stderr:\n%s", s, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no output from harness")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitCancelled {
+		t.Fatalf("wait: %v, want exit %d; stderr:\n%s", err, exitCancelled, stderr.String())
+	}
+	evs, _ := readLog(t, state)
+	last := evs[len(evs)-1]
+	if last["type"] != "turn/end" || last["data"].(map[string]any)["reason"] != "cancelled" {
+		t.Errorf("last event = %v, want turn/end cancelled", last)
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm/openai"
+	"github.com/harness-dev/harness/host/llm/script"
+)
+
+// openAIBaseURL is the default endpoint of the openai provider.
+const openAIBaseURL = "https://api.openai.com/v1"
+
+// newModel builds the configured provider and returns it with the model
+// name to request.
+func newModel(c *config, e env, log hclog.Logger) (agent.Model, string, error) {
+	switch c.Provider {
+	case "script":
+		if c.Script == "" {
+			return nil, "", fmt.Errorf("the script provider needs a script: pass --script FILE or set HARNESS_SCRIPT")
+		}
+		p, err := script.Open(c.Script)
+		if err != nil {
+			return nil, "", err
+		}
+		model := c.Model
+		if model == "" {
+			model = "script"
+		}
+		return p, model, nil
+
+	case "deepseek":
+		key, keyVar := apiKey(e, openai.DeepSeekKeyEnv)
+		if key == "" {
+			return nil, "", fmt.Errorf("no API key for deepseek: set %s (or HARNESS_API_KEY); "+
+				"to use a local OpenAI-compatible server instead, pass --provider openai --base-url http://localhost:11434/v1 --model NAME", openai.DeepSeekKeyEnv)
+		}
+		base := c.BaseURL
+		if base == "" {
+			base = openai.DeepSeekBaseURL
+		}
+		model := c.Model
+		if model == "" {
+			model = openai.DeepSeekModel
+		}
+		p, err := openai.New(openai.Config{Name: "deepseek", BaseURL: base, APIKey: key, KeyHint: "check " + keyVar, Logger: log.Named("deepseek")})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, model, nil
+
+	case "openai":
+		base := c.BaseURL
+		if base == "" {
+			base = openAIBaseURL
+		}
+		if _, err := url.ParseRequestURI(base); err != nil {
+			return nil, "", fmt.Errorf("--base-url %q is not a URL: %w", base, err)
+		}
+		key, keyVar := apiKey(e, "OPENAI_API_KEY")
+		if key == "" && base == openAIBaseURL {
+			return nil, "", fmt.Errorf("no API key for openai: set OPENAI_API_KEY (or HARNESS_API_KEY); " +
+				"for a local OpenAI-compatible server (ollama, vLLM, llama.cpp) pass --base-url, e.g. http://localhost:11434/v1")
+		}
+		if c.Model == "" {
+			return nil, "", fmt.Errorf("the openai provider needs a model: pass --model NAME or set HARNESS_MODEL (e.g. llama3.1 on ollama)")
+		}
+		hint := "check " + keyVar
+		if key == "" {
+			hint = "the server wants a key: set OPENAI_API_KEY or HARNESS_API_KEY"
+		}
+		p, err := openai.New(openai.Config{Name: "openai", BaseURL: base, APIKey: key, KeyHint: hint, Logger: log.Named("openai")})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, c.Model, nil
+	}
+	return nil, "", fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
+}
+
+// apiKey returns the key from HARNESS_API_KEY, else from the provider's own
+// variable, with the name of the variable it came from.
+func apiKey(e env, providerVar string) (key, from string) {
+	if k := e.get("HARNESS_API_KEY"); k != "" {
+		return k, "HARNESS_API_KEY"
+	}
+	return e.get(providerVar), providerVar
+}

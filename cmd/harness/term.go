@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// eventSource is what the terminal view reads from a session.
+type eventSource interface {
+	Follow(ctx context.Context, from int64) iter.Seq[event.Event]
+	Events() []event.Event
+}
+
+// termView renders one turn in the terminal: the answer as it streams, tool
+// calls and results compactly, and the todo list as a checklist whenever it
+// changes. Deltas arrive through the agent.Live methods; durable events from
+// following the session. Both go through one cursor under mu, so the view
+// shows events in log order and each exactly once.
+type termView struct {
+	w     io.Writer
+	src   eventSource
+	color bool
+
+	mu     sync.Mutex // guards the fields below
+	cursor int64      // next event seq to render
+	mode   byte       // 't' text, 'r' reasoning, 0 at the start of a line
+}
+
+func newTermView(w io.Writer, src eventSource, color bool) *termView {
+	return &termView{w: w, src: src, color: color, cursor: int64(len(src.Events()))}
+}
+
+// follow renders events as they are appended until stop is called; stop
+// renders whatever is left and returns when the view is complete.
+func (v *termView) follow() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range v.src.Follow(ctx, v.startSeq()) {
+			v.mu.Lock()
+			v.renderLocked(ev)
+			v.mu.Unlock()
+		}
+	}()
+	return func() {
+		v.mu.Lock()
+		v.catchUpLocked()
+		v.endLineLocked()
+		v.mu.Unlock()
+		cancel()
+		<-done
+	}
+}
+
+func (v *termView) startSeq() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cursor
+}
+
+// TextDelta implements agent.Live.
+func (v *termView) TextDelta(_, text string) { v.delta('t', text) }
+
+// ReasoningDelta implements agent.Live.
+func (v *termView) ReasoningDelta(_, text string) { v.delta('r', text) }
+
+func (v *termView) delta(mode byte, text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.catchUpLocked()
+	if v.mode != mode {
+		v.endLineLocked()
+		if mode == 'r' {
+			fmt.Fprint(v.w, v.style(dim, "thinking: "))
+		}
+		v.mode = mode
+	}
+	if mode == 'r' {
+		text = v.style(dim, text)
+	}
+	io.WriteString(v.w, text)
+}
+
+// catchUpLocked renders every logged event the view has not shown yet.
+func (v *termView) catchUpLocked() {
+	evs := v.src.Events()
+	for _, ev := range evs[min(int(v.cursor), len(evs)):] {
+		v.renderLocked(ev)
+	}
+}
+
+func (v *termView) endLineLocked() {
+	if v.mode != 0 {
+		io.WriteString(v.w, "\n")
+		v.mode = 0
+	}
+}
+
+func (v *termView) renderLocked(ev event.Event) {
+	if ev.Seq < v.cursor {
+		return
+	}
+	v.cursor = ev.Seq + 1
+	p, err := ev.Decode()
+	if err != nil {
+		return // plugin-declared types have no terminal rendering
+	}
+	switch p := p.(type) {
+	case event.ToolCall:
+		v.endLineLocked()
+		fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), clip(compactJSON(p.Args), 100))
+	case event.ToolResult:
+		v.endLineLocked()
+		first, more := firstLine(p.Content)
+		if more {
+			first += " …"
+		}
+		if p.IsError {
+			fmt.Fprintf(v.w, "  %s\n", v.style(red, "✗ "+clip(first, 120)))
+		} else {
+			fmt.Fprintf(v.w, "  %s\n", v.style(dim, "✓ "+clip(first, 120)))
+		}
+	case event.TodoWrite:
+		v.endLineLocked()
+		fmt.Fprint(v.w, checklist(p.Todos))
+	case event.AssistantMessage:
+		// The text already streamed as deltas; end its line.
+		v.endLineLocked()
+	}
+}
+
+// checklist renders a todo list: [x] done, [~] in progress, [ ] pending.
+func checklist(todos []event.Todo) string {
+	var b strings.Builder
+	b.WriteString("  todos:\n")
+	if len(todos) == 0 {
+		b.WriteString("    (empty)\n")
+	}
+	for _, t := range todos {
+		mark := "[ ]"
+		switch t.Status {
+		case event.TodoCompleted:
+			mark = "[x]"
+		case event.TodoInProgress:
+			mark = "[~]"
+		}
+		fmt.Fprintf(&b, "    %s %s\n", mark, t.Content)
+	}
+	return b.String()
+}
+
+type style int
+
+const (
+	dim style = iota
+	bold
+	red
+)
+
+func (v *termView) style(s style, text string) string {
+	if !v.color || text == "" {
+		return text
+	}
+	code := map[style]string{dim: "2", bold: "1", red: "31"}[s]
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// compactJSON returns raw JSON without insignificant space, or the text as
+// it is when it is not JSON.
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil {
+		return s
+	}
+	return b.String()
+}
+
+func firstLine(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i], true
+	}
+	return s, false
+}
+
+// clip cuts s to n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/prompt"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// parseFlags parses args into fs. It returns done when the command should
+// stop: after -h (code 0) or a bad flag, which fs has already reported.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, true
+	default:
+		return exitUsage, true
+	}
+}
+
+// host is the wiring shared by the commands that run turns.
+type host struct {
+	cfg       *config
+	log       hclog.Logger
+	stateDir  string
+	store     *session.Store
+	model     agent.Model
+	modelName string
+	// base replaces the default instructions (--system-prompt-file).
+	base string
+	// color allows ANSI styles on a terminal: NO_COLOR unset, TERM not dumb.
+	color bool
+}
+
+// newHost checks the configuration and builds the logger, the session store
+// and the model provider; a non-nil model is used instead of the configured
+// provider (the demo brings its own script).
+func newHost(c *config, e env, std stdio, model agent.Model) (*host, error) {
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", err, errUsage)
+	}
+	log, err := newLogger(std.err, c.LogLevel, false)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := c.stateDir(e)
+	if err != nil {
+		return nil, err
+	}
+	h := &host{cfg: c, log: log, stateDir: dir, store: &session.Store{Dir: filepath.Join(dir, "sessions")},
+		color: e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"}
+	if c.SystemPromptFile != "" {
+		b, err := os.ReadFile(c.SystemPromptFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --system-prompt-file: %w", err)
+		}
+		h.base = string(b)
+	}
+	if model != nil {
+		h.model, h.modelName = model, c.Provider
+		return h, nil
+	}
+	h.model, h.modelName, err = newModel(c, e, log)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// loop returns the agent loop for a session whose cwd is cwd.
+func (h *host) loop(cwd string) (*agent.Loop, error) {
+	res, err := prompt.Build(prompt.Env{Cwd: cwd, OS: runtime.GOOS, Date: time.Now(), Base: h.base})
+	if err != nil {
+		return nil, err
+	}
+	if res.ProjectTruncated {
+		h.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
+	}
+	return &agent.Loop{
+		Model:     h.model,
+		ModelName: h.modelName,
+		System:    res.Text,
+		MaxSteps:  h.cfg.MaxSteps,
+		Logger:    h.log.Named("agent"),
+	}, nil
+}
+
+// openSession opens session id, or creates one in the current directory
+// when id is empty.
+func (h *host) openSession(id string) (*session.Session, error) {
+	if id != "" {
+		s, err := h.store.Open(id)
+		if errors.Is(err, session.ErrNotFound) {
+			return nil, fmt.Errorf("no session %q in %s: list them with harness sessions", id, h.store.Dir)
+		}
+		return s, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("find the current directory: %w", err)
+	}
+	return h.store.Create(session.CreateOptions{Cwd: cwd})
+}
