@@ -1,0 +1,72 @@
+// Package agent is the agent loop: it runs one turn of a session at a time,
+// sending the session's history to the model, recording the answer, running
+// the tool calls the model makes, and repeating until the model answers
+// without calling tools. It reaches the model, the log, the tools and the
+// editor only through the small interfaces it declares here (Model, Session,
+// Toolbox, Live); cmd/harness wires the real ones.
+//
+// # A turn
+//
+// [Loop.Run] runs turn n = Session.LastTurn()+1. It appends turn/start and the
+// user/message, then runs steps 1, 2, …:
+//
+//   - step/start. The toolbox's list is taken once, here, and kept for the
+//     whole step (a plugin reloaded mid-step does not change it).
+//   - The request is the system prompt, Session.Messages() and that list.
+//     Text and reasoning deltas go to Live as they arrive; the chunks are
+//     folded with llm.Assembler.
+//   - assistant/message with the text, reasoning, tool calls, usage and
+//     finish reason — skipped only when it has none of text, reasoning, tool
+//     calls and usage. On finish max_tokens or refusal the tool calls are
+//     stripped (never run) and the turn ends with that reason. A call ID
+//     repeated within the answer is made unique (id_2, id_3, …).
+//   - The tool calls run (below), then step/end. A step without tool calls
+//     ends the turn completed. After MaxSteps steps that all called tools,
+//     the turn ends max_steps.
+//
+// turn/end carries the reason and the summed usage of the steps, and the
+// session is synced before Run returns: an [Outcome] is only reported once
+// it is durable. Every event sits inside the open turn and every step is
+// closed; Run leaves no turn open on any path it controls. The loop keeps no
+// state between turns: everything comes from the Session.
+//
+// # Tool calls
+//
+// Each call gets a tool/call before it is dispatched. Adjacent calls to
+// tools marked ConcurrencySafe form a group that runs concurrently, at most
+// MaxParallel at a time; any other call runs alone, a barrier between
+// groups. Results are recorded strictly in model order — a fast later result
+// waits for a slower earlier one — each as the events the tool proposed
+// (appended with Session.AppendRaw) followed by its tool/result. If the
+// session rejects a proposed event (or the event claims one of the loop's
+// own types), the call's result becomes an error result saying so. A call to
+// a tool that is not in the step's list gets the error result
+// `Error: unknown tool "x"` without reaching the toolbox. Error results read
+// "Error: …" for the model: the prefix is added when a tool left it out.
+//
+// # Cancellation
+//
+// Cancelling ctx stops the turn at any point. The model stream is abandoned;
+// calls in flight see the cancelled context and Run waits for them to return
+// (the toolbox must return promptly). A call whose tool/result was recorded
+// before the cancellation keeps it; every other call of the step — in
+// flight, finished but waiting for an earlier call's result, or never
+// started — gets a tool/call if it had none and the error result
+// "Error: cancelled: the user stopped the turn before this call finished",
+// which keeps the transcript valid for the next turn. If the cancellation
+// cut the model's answer short, the text and reasoning streamed so far are
+// logged as the step's assistant/message (without tool calls) when there are
+// any. Then step/end and turn/end cancelled; Outcome.Err is nil. The log
+// writes after a cancellation do not depend on ctx.
+//
+// # Failures
+//
+// A model failure (the stream yields an error) ends the turn with reason
+// error, TurnEnd.Error the error's message on one line and Outcome.Err the
+// error itself; text streamed before the failure is logged as for a
+// cancellation. A failing Session append is fatal to the turn: in-flight
+// calls are cancelled and awaited, the loop tries to resolve the step's
+// calls, end the step and end the turn with reason error, and Run returns
+// Outcome.Err. A failing Sync makes the outcome an error too. A panicking
+// tool becomes an error result.
+package agent

@@ -1,0 +1,361 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// Defaults of [Loop]'s limits.
+const (
+	DefaultMaxSteps    = 100
+	DefaultMaxParallel = 8
+)
+
+// Loop runs turns. Its fields are set once; a Loop may run turns of several
+// sessions concurrently, but one session must run one turn at a time.
+type Loop struct {
+	Model     Model
+	ModelName string
+	// Tools may be nil: the model gets no tools.
+	Tools Toolbox
+	// System is the system prompt.
+	System string
+	// MaxSteps caps the steps of a turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// MaxParallel caps concurrent calls of ConcurrencySafe tools; 0 means
+	// DefaultMaxParallel.
+	MaxParallel int
+	// Logger may be nil.
+	Logger hclog.Logger
+}
+
+// Outcome is how a turn ended.
+type Outcome struct {
+	Turn   int
+	Reason event.Reason
+	// Err is the failure when Reason is error.
+	Err error
+	// Usage sums the model usage of the turn's steps.
+	Usage event.Usage
+	// Text is the answer text of the turn's last model response.
+	Text string
+}
+
+// The error results the loop writes itself.
+const (
+	cancelledResult = "Error: cancelled: the user stopped the turn before this call finished"
+	hostFailedFmt   = "Error: the host failed before this call finished: %s"
+)
+
+// turn is the state of one Run; it lives only as long as the call.
+type turn struct {
+	l           *Loop
+	s           Session
+	live        Live
+	log         hclog.Logger
+	n           int
+	maxSteps    int
+	maxParallel int
+	usage       event.Usage
+	hasUsage    bool
+	text        string
+}
+
+// step is the state of one step.
+type step struct {
+	k     int
+	specs []llm.ToolSpec
+	tools map[string]Tool
+	calls []callState
+}
+
+// callState tracks what the log holds for one tool call of the step.
+type callState struct {
+	llm.ToolCall
+	logged   bool // its tool/call is appended
+	resolved bool // its tool/result is appended
+}
+
+// Run runs one turn of s on the prompt and reports how it ended. Deltas go to
+// live, which may be nil. See the package doc for the contract.
+func (l *Loop) Run(ctx context.Context, s Session, prompt []event.Content, live Live) Outcome {
+	t := &turn{l: l, s: s, live: live, log: l.Logger, n: s.LastTurn() + 1,
+		maxSteps: l.MaxSteps, maxParallel: l.MaxParallel}
+	if t.log == nil {
+		t.log = hclog.NewNullLogger()
+	}
+	if t.maxSteps <= 0 {
+		t.maxSteps = DefaultMaxSteps
+	}
+	if t.maxParallel <= 0 {
+		t.maxParallel = DefaultMaxParallel
+	}
+	reason, err := t.run(ctx, prompt)
+	return t.close(reason, err)
+}
+
+// run appends everything of the turn but its turn/end.
+func (t *turn) run(ctx context.Context, prompt []event.Content) (event.Reason, error) {
+	if err := t.append(event.TurnStart{Turn: t.n}); err != nil {
+		return event.ReasonError, err
+	}
+	if err := t.append(event.UserMessage{Content: prompt}); err != nil {
+		return event.ReasonError, err
+	}
+	for k := 1; ; k++ {
+		if ctx.Err() != nil {
+			return event.ReasonCancelled, nil
+		}
+		reason, more, err := t.step(ctx, k)
+		if !more {
+			return reason, err
+		}
+		if k >= t.maxSteps {
+			return event.ReasonMaxSteps, nil
+		}
+	}
+}
+
+// close appends turn/end and syncs the session; it is the single exit of Run.
+func (t *turn) close(reason event.Reason, err error) Outcome {
+	out := Outcome{Turn: t.n, Reason: reason, Err: err, Text: t.text}
+	if t.hasUsage {
+		out.Usage = t.usage
+	}
+	if t.s.LastTurn() >= t.n { // the turn is open in the log: close it
+		end := event.TurnEnd{Turn: t.n, Reason: reason}
+		if reason == event.ReasonError && err != nil {
+			end.Error = oneLine(err)
+		}
+		if t.hasUsage {
+			u := t.usage
+			end.Usage = &u
+		}
+		if aerr := t.append(end); aerr != nil {
+			out.Reason, out.Err = event.ReasonError, both(out.Err, aerr)
+		}
+	}
+	if serr := t.s.Sync(); serr != nil {
+		out.Reason, out.Err = event.ReasonError, both(out.Err, fmt.Errorf("sync session: %w", serr))
+	}
+	if out.Err != nil {
+		t.log.Error("turn failed", "session", t.s.ID(), "turn", t.n, "error", out.Err)
+	} else if t.log.IsDebug() {
+		t.log.Debug("turn ended", "session", t.s.ID(), "turn", t.n, "reason", out.Reason)
+	}
+	return out
+}
+
+// step runs step k. more reports that the turn goes on; otherwise reason
+// (and err for reason error) says why it ends.
+func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool, err error) {
+	st := &step{k: k}
+	if t.l.Tools != nil {
+		tools := t.l.Tools.Tools()
+		st.specs = make([]llm.ToolSpec, len(tools))
+		st.tools = make(map[string]Tool, len(tools))
+		for i, tool := range tools {
+			st.specs[i] = tool.Spec
+			st.tools[tool.Spec.Name] = tool
+		}
+	}
+	if err := t.append(event.StepStart{Turn: t.n, Step: k}); err != nil {
+		return event.ReasonError, false, err
+	}
+	reason, more, err = t.stepBody(ctx, st)
+	if cerr := t.endStep(st, reason, err); cerr != nil {
+		reason, more, err = event.ReasonError, false, both(err, cerr)
+	}
+	return reason, more, err
+}
+
+// stepBody asks the model, records its answer and runs its tool calls.
+func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, error) {
+	req := llm.Request{Model: t.l.ModelName, System: t.l.System, Messages: t.s.Messages(), Tools: st.specs}
+	resp, complete, serr := t.stream(ctx, req)
+	if !complete {
+		// Cut short: keep what the user saw, but no tool calls.
+		if err := t.appendAnswer(st, llm.Response{Text: resp.Text, Reasoning: resp.Reasoning, Usage: resp.Usage}); err != nil {
+			return event.ReasonError, false, err
+		}
+		if ctx.Err() != nil {
+			return event.ReasonCancelled, false, nil
+		}
+		return event.ReasonError, false, serr
+	}
+
+	if len(resp.ToolCalls) > 0 && (resp.Finish == llm.FinishMaxTokens || resp.Finish == llm.FinishRefusal) {
+		t.log.Warn("tool calls dropped", "session", t.s.ID(), "turn", t.n, "step", st.k,
+			"finish", resp.Finish, "calls", len(resp.ToolCalls))
+		resp.ToolCalls = nil
+	}
+	resp.ToolCalls = uniqueIDs(resp.ToolCalls)
+	if err := t.appendAnswer(st, resp); err != nil {
+		return event.ReasonError, false, err
+	}
+	switch {
+	case resp.Finish == llm.FinishMaxTokens:
+		return event.ReasonMaxTokens, false, nil
+	case resp.Finish == llm.FinishRefusal:
+		return event.ReasonRefusal, false, nil
+	case len(resp.ToolCalls) == 0:
+		return event.ReasonCompleted, false, nil
+	}
+
+	st.calls = make([]callState, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		st.calls[i].ToolCall = c
+	}
+	if err := t.runCalls(ctx, st); err != nil {
+		return event.ReasonError, false, err
+	}
+	if ctx.Err() != nil {
+		return event.ReasonCancelled, false, nil
+	}
+	return "", true, nil
+}
+
+// stream reads one model answer. complete is false when the stream failed
+// or was cancelled before its finish; resp then holds what arrived.
+func (t *turn) stream(ctx context.Context, req llm.Request) (resp llm.Response, complete bool, err error) {
+	var asm llm.Assembler
+	id := t.s.ID()
+	finished := false
+	for c, err := range t.l.Model.Stream(ctx, req) {
+		if err != nil {
+			return asm.Response(), false, err
+		}
+		asm.Add(c)
+		switch c.Kind {
+		case llm.ChunkText:
+			if t.live != nil {
+				t.live.TextDelta(id, c.Text)
+			}
+		case llm.ChunkReasoning:
+			if t.live != nil {
+				t.live.ReasoningDelta(id, c.Text)
+			}
+		case llm.ChunkFinish:
+			finished = true
+		}
+		if finished {
+			break
+		}
+	}
+	if !finished && ctx.Err() != nil {
+		return asm.Response(), false, ctx.Err()
+	}
+	return asm.Response(), true, nil
+}
+
+// appendAnswer records the model's answer of the step unless it is empty,
+// and counts its usage.
+func (t *turn) appendAnswer(st *step, r llm.Response) error {
+	t.text = r.Text
+	if r.Usage != nil {
+		t.usage = t.usage.Add(usage(*r.Usage))
+		t.hasUsage = true
+	}
+	if r.Text == "" && r.Reasoning == "" && len(r.ToolCalls) == 0 && r.Usage == nil {
+		return nil
+	}
+	m := event.AssistantMessage{Turn: t.n, Step: st.k, Text: r.Text, Reasoning: r.Reasoning, Finish: string(r.Finish)}
+	if r.Usage != nil {
+		u := usage(*r.Usage)
+		m.Usage = &u
+	}
+	if len(r.ToolCalls) > 0 {
+		m.ToolCalls = make([]event.ToolCallRequest, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			m.ToolCalls[i] = event.ToolCallRequest{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+	}
+	return t.append(m)
+}
+
+// uniqueIDs renames repeated call IDs of one answer (some servers send the
+// same ID for every call), so that each tool/result answers one call.
+func uniqueIDs(calls []llm.ToolCall) []llm.ToolCall {
+	if len(calls) < 2 {
+		return calls
+	}
+	seen := make(map[string]bool, len(calls))
+	for i := range calls {
+		id := calls[i].ID
+		for n := 2; seen[id]; n++ {
+			id = fmt.Sprintf("%s_%d", calls[i].ID, n)
+		}
+		seen[id] = true
+		calls[i].ID = id
+	}
+	return calls
+}
+
+// endStep resolves the step's unresolved calls with error results that say
+// why, then appends step/end. It keeps going after a failed append and
+// returns the first failure.
+func (t *turn) endStep(st *step, reason event.Reason, cause error) error {
+	content := cancelledResult
+	if reason != event.ReasonCancelled {
+		why := "the step ended before it ran"
+		if cause != nil {
+			why = oneLine(cause)
+		}
+		content = fmt.Sprintf(hostFailedFmt, why)
+	}
+	var first error
+	for i := range st.calls {
+		c := &st.calls[i]
+		if c.resolved {
+			continue
+		}
+		if !c.logged {
+			if err := t.appendCall(st, i); err != nil {
+				first = both(first, err)
+				continue
+			}
+		}
+		if err := t.appendResult(st, i, content, true); err != nil {
+			first = both(first, err)
+		}
+	}
+	if err := t.append(event.StepEnd{Turn: t.n, Step: st.k}); err != nil {
+		first = both(first, err)
+	}
+	return first
+}
+
+// append appends one of the loop's events.
+func (t *turn) append(p event.Payload) error {
+	if _, err := t.s.Append(p); err != nil {
+		return fmt.Errorf("append %s: %w", p.EventType(), err)
+	}
+	return nil
+}
+
+func usage(u llm.Usage) event.Usage {
+	return event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, ReasoningTokens: u.ReasoningTokens}
+}
+
+// oneLine is err's message on one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// both keeps the first error and adds the second, on one line.
+func both(first, then error) error {
+	switch {
+	case first == nil:
+		return then
+	case then == nil:
+		return first
+	}
+	return fmt.Errorf("%w; then %w", first, then)
+}

@@ -1,0 +1,173 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// runCalls runs the step's tool calls group by group, recording results in
+// model order. It returns a failed append; on cancellation it returns nil
+// and leaves the calls it did not resolve to endStep.
+func (t *turn) runCalls(ctx context.Context, st *step) error {
+	for lo := 0; lo < len(st.calls); {
+		hi := lo + 1
+		if t.safe(st, lo) {
+			for hi < len(st.calls) && t.safe(st, hi) {
+				hi++
+			}
+		}
+		if err := t.runGroup(ctx, st, lo, hi); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// safe reports whether call i may run together with its neighbours.
+func (t *turn) safe(st *step, i int) bool {
+	tool, ok := st.tools[st.calls[i].Name]
+	return ok && tool.ConcurrencySafe
+}
+
+// finished is a call's result as its goroutine reports it.
+type finished struct {
+	i int
+	r Result
+}
+
+// runGroup runs calls lo..hi-1 concurrently, at most maxParallel at once,
+// and commits their results in model order as they become ready. Only this
+// goroutine writes to the session.
+func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
+	if _, ok := st.tools[st.calls[lo].Name]; !ok { // unknown: a group of one
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err := t.appendCall(st, lo); err != nil {
+			return err
+		}
+		return t.commit(st, lo, Result{Content: fmt.Sprintf("Error: unknown tool %q", st.calls[lo].Name), IsError: true})
+	}
+
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan finished, hi-lo)
+	ready := make([]*finished, hi-lo)
+	next, commit, running := lo, lo, 0
+	var fatal error
+	for commit < hi {
+		for fatal == nil && ctx.Err() == nil && next < hi && running < t.maxParallel {
+			if err := t.appendCall(st, next); err != nil {
+				fatal = err
+				break
+			}
+			c := st.calls[next].ToolCall
+			running++
+			go t.call(callCtx, next, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+				CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}, done)
+			next++
+		}
+		if fatal != nil {
+			cancel()
+		}
+		if running == 0 {
+			break // nothing in flight and nothing more to start
+		}
+		f := <-done
+		running--
+		ready[f.i-lo] = &f
+		if fatal != nil {
+			continue // drain: results after a failed append are not recorded
+		}
+		for commit < next && ready[commit-lo] != nil {
+			r := ready[commit-lo].r
+			if ctx.Err() != nil { // cancelled before this result was recorded
+				r = Result{Content: cancelledResult, IsError: true}
+			}
+			if err := t.commit(st, commit, r); err != nil {
+				fatal = err
+				break
+			}
+			commit++
+		}
+	}
+	return fatal
+}
+
+// call runs call i on the toolbox and reports on done. A panicking tool
+// becomes an error result. It touches neither the session nor the step.
+func (t *turn) call(ctx context.Context, i int, c Call, done chan<- finished) {
+	f := finished{i: i}
+	defer func() {
+		if v := recover(); v != nil {
+			t.log.Error("tool panicked", "tool", c.Name, "call", c.CallID, "panic", v, "stack", string(debug.Stack()))
+			f.r = Result{Content: fmt.Sprintf("Error: tool %q failed: %v", c.Name, v), IsError: true}
+		}
+		done <- f
+	}()
+	f.r = t.l.Tools.Call(ctx, c)
+}
+
+// commit records call i's result: the events it proposed, then tool/result.
+// A proposed event the session rejects turns the result into an error.
+func (t *turn) commit(st *step, i int, r Result) error {
+	for _, e := range r.Events {
+		if err := t.appendEmitted(e); err != nil {
+			t.log.Warn("tool event rejected", "session", t.s.ID(), "tool", st.calls[i].Name,
+				"call", st.calls[i].ID, "type", e.Type, "error", err)
+			r = Result{Content: fmt.Sprintf("Error: the host rejected the %q event of this call: %s", e.Type, oneLine(err)), IsError: true}
+			break
+		}
+	}
+	content := r.Content
+	if r.IsError && !strings.HasPrefix(content, "Error:") {
+		content = "Error: " + content
+	}
+	return t.appendResult(st, i, content, r.IsError)
+}
+
+// appendEmitted appends an event a tool proposed. The loop's own structural
+// and surface types are refused before they reach the session.
+func (t *turn) appendEmitted(e Emitted) error {
+	switch e.Type {
+	case event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd,
+		event.TypeUserMessage, event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult:
+		return fmt.Errorf("tools may not propose %s events", e.Type)
+	case "":
+		return errors.New("the event has no type")
+	}
+	_, err := t.s.AppendRaw(e.Type, e.Data)
+	return err
+}
+
+// appendCall appends call i's tool/call.
+func (t *turn) appendCall(st *step, i int) error {
+	c := &st.calls[i]
+	if t.log.IsDebug() {
+		t.log.Debug("tool call", "session", t.s.ID(), "turn", t.n, "step", st.k, "tool", c.Name, "call", c.ID)
+	}
+	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments}); err != nil {
+		return err
+	}
+	c.logged = true
+	return nil
+}
+
+// appendResult appends call i's tool/result.
+func (t *turn) appendResult(st *step, i int, content string, isError bool) error {
+	c := &st.calls[i]
+	if err := t.append(event.ToolResult{Turn: t.n, Step: st.k, CallID: c.ID, Content: content, IsError: isError}); err != nil {
+		return err
+	}
+	c.resolved = true
+	return nil
+}

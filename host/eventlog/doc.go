@@ -1,0 +1,55 @@
+// Package eventlog is the durable, append-only JSONL file behind a session:
+// one header line, then one record per line with a contiguous seq. It knows
+// the envelope of a record, never the meaning of its payload.
+//
+// # Format
+//
+// One file per session, conventionally <dir>/<id>.jsonl. Line 1 is the
+// header:
+//
+//	{"type":"session","version":1,"id":"…","createdAt":"RFC 3339","cwd":"…","parentSession":"…"}
+//
+// parentSession is omitted when empty. Every further line is one record, its
+// fields always in this order:
+//
+//	{"seq":0,"time":"2026-11-29T19:47:10.123456789Z","type":"turn/start","data":{"turn":1}}
+//
+// seq counts from 0 with no gap or repeat; time is RFC 3339 in UTC with up to
+// nanosecond precision; type is 1 to 128 bytes of printable ASCII other than
+// `"` and `\`; data is any JSON value, written verbatim (compacted only if it
+// spans lines). Lines end in '\n'. A file with another header version is
+// refused with [ErrVersion].
+//
+// # Durability
+//
+// [Log.Append] encodes the record into a reused buffer and hands the whole
+// line to the kernel in one write(2): once it returns, the record survives a
+// crash of the process, though not of the machine. It does not fsync.
+// [Log.Sync] fsyncs everything appended so far; [Log.Close] syncs and
+// unlocks. The caller chooses the sync points (package session syncs at every
+// turn end). [Create] fsyncs the header and the directory before returning.
+//
+// # Locking
+//
+// A log has one writer. [Create] and [Open] take an exclusive, non-blocking
+// flock(2) on the file; a second opener — another process, or the same
+// process again — gets a [*LockedError] (errors.Is [ErrLocked]). The kernel
+// drops the lock when the process dies, so a crash never leaves a stale lock.
+// [Read] takes no lock: it may read a file another process is writing.
+//
+// # Recovery
+//
+// [Open] replays the file and repairs exactly one kind of damage, the torn
+// tail a crash can leave: trailing NUL bytes, a final line without '\n', or a
+// final line that does not parse. It truncates the file to the end of the
+// last good line, fsyncs, and reports what it cut ([Log.Repaired]). Damage
+// anywhere else — a middle line that does not parse, lacks a field, or breaks
+// the seq sequence, a final line whose seq is wrong, a bad header — is never
+// skipped or repaired: Open fails with a [*CorruptError] naming the file and
+// line. [Read] applies the same rules but never writes: it ignores a torn tail
+// instead of cutting it.
+//
+// # Concurrency
+//
+// The methods of a [*Log] are safe for concurrent use.
+package eventlog

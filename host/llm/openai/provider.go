@@ -1,0 +1,229 @@
+package openai
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// The DeepSeek preset.
+const (
+	DeepSeekName    = "deepseek"
+	DeepSeekBaseURL = "https://api.deepseek.com"
+	DeepSeekModel   = "deepseek-chat"
+	DeepSeekKeyEnv  = "DEEPSEEK_API_KEY"
+)
+
+// Defaults of [Config].
+const (
+	DefaultName        = "openai"
+	DefaultMaxRetries  = 3
+	DefaultRetryBase   = 500 * time.Millisecond
+	DefaultRetryMax    = 10 * time.Second
+	DefaultIdleTimeout = 5 * time.Minute
+)
+
+// Config configures a [Provider]. Only BaseURL is required.
+type Config struct {
+	// Name names the provider in errors and logs, e.g. "deepseek".
+	// Default "openai".
+	Name string
+	// BaseURL is the API root, e.g. https://api.deepseek.com or
+	// http://localhost:11434/v1. Requests go to BaseURL + "/chat/completions".
+	BaseURL string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>". Local
+	// servers need none.
+	APIKey string
+	// KeyHint ends the message of an authentication error and tells the
+	// user where the key comes from, e.g. "check DEEPSEEK_API_KEY".
+	// Default "check the API key".
+	KeyHint string
+	// Model is used when a request names none.
+	Model string
+	// HTTPClient sends the requests. Default http.DefaultClient. Its
+	// Timeout, if any, bounds a whole stream; prefer IdleTimeout.
+	HTTPClient *http.Client
+	// Header holds extra request headers (e.g. for a gateway). It cannot
+	// override Authorization when APIKey is set.
+	Header http.Header
+	// Logger receives retries at Warn. Default: discard.
+	Logger hclog.Logger
+	// MaxRetries bounds the retries of one request. 0 means
+	// DefaultMaxRetries; a negative value disables retries.
+	MaxRetries int
+	// RetryBase is the first backoff delay, doubled at each retry up to
+	// RetryMax; a server's Retry-After is honoured up to RetryMax.
+	// Defaults DefaultRetryBase and DefaultRetryMax.
+	RetryBase, RetryMax time.Duration
+	// IdleTimeout ends a request that receives no bytes for that long,
+	// waiting for the response headers included, as an ErrTransport error.
+	// 0 means DefaultIdleTimeout; a negative value disables it.
+	IdleTimeout time.Duration
+}
+
+// DeepSeek returns the configuration for DeepSeek's API with the given key.
+func DeepSeek(apiKey string) Config {
+	return Config{
+		Name:    DeepSeekName,
+		BaseURL: DeepSeekBaseURL,
+		APIKey:  apiKey,
+		KeyHint: "check " + DeepSeekKeyEnv,
+		Model:   DeepSeekModel,
+	}
+}
+
+// Provider streams answers from one Chat Completions endpoint. It is safe
+// for concurrent use.
+type Provider struct {
+	name      string
+	endpoint  string // BaseURL + "/chat/completions"
+	shownURL  string // endpoint and base URL without credentials, for messages
+	shownBase string
+	apiKey    string
+	keyHint   string
+	model     string
+	client    *http.Client
+	header    http.Header
+	log       hclog.Logger
+
+	maxRetries          int
+	retryBase, retryMax time.Duration
+	idleTimeout         time.Duration
+}
+
+// New checks cfg and returns a provider.
+func New(cfg Config) (*Provider, error) {
+	if cfg.BaseURL == "" {
+		return nil, errors.New("new openai provider: no base URL")
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("new openai provider: parse base URL: %w", redactURLError(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("new openai provider: base URL %q is not an http(s) URL", shown(u))
+	}
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
+	endpoint := u.JoinPath("chat", "completions")
+	p := &Provider{
+		name:        cmp.Or(cfg.Name, DefaultName),
+		endpoint:    endpoint.String(),
+		shownURL:    shown(endpoint),
+		shownBase:   shown(u),
+		apiKey:      cfg.APIKey,
+		keyHint:     cmp.Or(cfg.KeyHint, "check the API key"),
+		model:       cfg.Model,
+		client:      cfg.HTTPClient,
+		header:      cfg.Header.Clone(),
+		log:         cfg.Logger,
+		maxRetries:  cfg.MaxRetries,
+		retryBase:   cmp.Or(cfg.RetryBase, DefaultRetryBase),
+		retryMax:    cmp.Or(cfg.RetryMax, DefaultRetryMax),
+		idleTimeout: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
+	}
+	if p.client == nil {
+		p.client = http.DefaultClient
+	}
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
+	switch {
+	case p.maxRetries == 0:
+		p.maxRetries = DefaultMaxRetries
+	case p.maxRetries < 0:
+		p.maxRetries = 0
+	}
+	if p.retryMax < p.retryBase {
+		p.retryMax = p.retryBase
+	}
+	return p, nil
+}
+
+// Name returns the provider's name.
+func (p *Provider) Name() string { return p.name }
+
+// Stream sends req and yields the answer as it arrives; see the package doc
+// for the contract, the errors and the retry policy.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		model := cmp.Or(req.Model, p.model)
+		if model == "" {
+			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: p.name, Message: "no model set; pass --model"})
+			return
+		}
+		body, err := encodeRequest(model, req)
+		if err != nil {
+			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: p.name, Message: err.Error(), Err: err})
+			return
+		}
+		out := &emitter{yield: yield}
+		for attempt := 0; ; attempt++ {
+			wait, err := p.attempt(ctx, model, body, out)
+			if err == nil || out.stopped {
+				return
+			}
+			if ctx.Err() != nil {
+				yield(llm.Chunk{}, ctx.Err())
+				return
+			}
+			le, ok := errors.AsType[*llm.Error](err)
+			if out.yielded || attempt >= p.maxRetries || !ok || !le.Retryable() {
+				yield(llm.Chunk{}, err)
+				return
+			}
+			wait = p.backoff(attempt, wait)
+			p.log.Warn("model request failed; retrying",
+				"provider", p.name, "retry", attempt+1, "max_retries", p.maxRetries,
+				"wait", wait, "error", le.Error())
+			if err := sleep(ctx, wait); err != nil {
+				yield(llm.Chunk{}, err)
+				return
+			}
+		}
+	}
+}
+
+// emitter passes chunks to the consumer and remembers whether any reached it
+// and whether it asked to stop.
+type emitter struct {
+	yield            func(llm.Chunk, error) bool
+	yielded, stopped bool
+}
+
+// emitAll yields cs in order and reports whether the consumer wants more.
+func (e *emitter) emitAll(cs []llm.Chunk) bool {
+	for _, c := range cs {
+		e.yielded = true
+		if !e.yield(c, nil) {
+			e.stopped = true
+			return false
+		}
+	}
+	return true
+}
+
+// shown returns u without credentials or query, for messages.
+func shown(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	return v.String()
+}
+
+// redactURLError keeps a URL parse error from echoing credentials.
+func redactURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err
+	}
+	return err
+}

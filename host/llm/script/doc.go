@@ -1,0 +1,49 @@
+// Package script is a model provider that plays a script: one scripted
+// answer per request, in order. Tests and `harness demo` use it to drive the
+// real agent loop without a network or a key.
+//
+// # Format
+//
+// A script is a JSONL file: one answer per line. Blank lines and lines whose
+// first non-blank characters are // or # are comments. Every other line is
+// one JSON object with these fields, all optional:
+//
+//	{
+//	  "reasoning": "…",              // streamed first, as reasoning deltas
+//	  "text": "…",                   // streamed next, as text deltas
+//	  "toolCalls": [{"id": "c1", "name": "todo_write", "args": {…}}],
+//	  "finish": "stop",              // stop | tool_calls | max_tokens | refusal
+//	  "usage": {"input": 10, "output": 5, "cacheRead": 0, "reasoning": 0},
+//	  "error": "provider failure",   // stream the deltas, then fail with this message
+//	  "hang": true,                  // stream the deltas, then block until the request is cancelled
+//	  "delayMs": 20,                 // sleep between chunks (cut short by cancellation)
+//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"]}
+//	}
+//
+// A tool call's arguments are "args", any JSON value (sent compacted), or
+// "arguments", a raw string sent as is — use it for invalid JSON. Neither
+// means "{}". A call without "id" gets "call_<line>_<n>". The finish reason
+// defaults to tool_calls when there are tool calls, else stop. An unknown
+// field, or a line that is not one JSON object, makes [Load] fail naming the
+// line.
+//
+// # Streaming
+//
+// Each request consumes the next line. Reasoning and text are cut into word
+// chunks that keep their whitespace, so the deltas concatenate exactly to
+// the scripted strings. Each tool call follows as a first delta (ID, name,
+// the start of the arguments) and one or more further argument deltas. Then
+// come usage (when given) and finish. A line with "error" or "hang" streams
+// the same deltas but ends with the error, or with ctx.Err() once the request
+// is cancelled, instead of usage and finish. Every stream checks its context
+// before each chunk and ends with ctx.Err() when it is done.
+//
+// # Failing loudly
+//
+// A script answers exactly the requests it was written for. A request beyond
+// its end fails with "script: no response left for request N (the script has
+// M)"; a line whose "expect" does not match the request fails with
+// "script: line L expected …, got …". lastRole and lastContains test the last
+// message of the request; toolsInclude lists tool names the request must
+// offer.
+package script

@@ -1,0 +1,59 @@
+// Package session is one session of the agent host: its durable log (package
+// eventlog), the projections the host needs from it — the model's messages,
+// the todo list, the turns — and followers that see every event.
+//
+// # Store and files
+//
+// A [Store] keeps sessions as <Dir>/<id>.jsonl (directory 0700, files 0600).
+// [Store.Create] starts a session, [Store.Open] reopens one, [Store.List]
+// summarises them all without taking any lock. One process at a time may
+// have a session open: a second Open fails with an error matching
+// eventlog.ErrLocked.
+//
+// # Structure
+//
+// Every event sits inside a turn; steps nest inside turns. Append and
+// AppendRaw refuse, with an [*InvalidError] and without writing anything, an
+// event that would break this: anything but turn/start outside a turn; a
+// turn/start while a turn is open or with a number other than LastTurn()+1; a
+// turn/end while a step is open or for another turn; a step/start while a
+// step is open or out of sequence (steps count from 1 within a turn); a
+// step/end for another step; an assistant/message or tool/call outside the
+// open step; a tool/result naming a step that is not open (or, between
+// steps, one not yet run in this turn). The same rules are checked when a
+// log is replayed: a line that breaks them is corruption.
+//
+// # Durability
+//
+// Append hands each event to the kernel before returning (it survives a
+// crash of this process) but does not fsync — except a turn/end: a turn/end
+// is durable when Append returns. [Session.Sync] makes everything durable.
+//
+// # Recovery
+//
+// Open replays the log. A torn tail is cut (see package eventlog); damage
+// anywhere else — including an event that breaks the turn structure or a
+// host event whose payload does not decode — fails Open with an
+// *eventlog.CorruptError naming the file and line. If the last turn was left
+// open by a crash, Open closes it: an error tool/result ("interrupted: no
+// result was recorded") for every tool call of the turn that has none, a
+// step/end if a step is open, then turn/end with reason interrupted, all
+// stamped with the time of the last real event and synced before Open
+// returns. [Session.Recovery] says what was done.
+//
+// # Followers never drop
+//
+// The session keeps every event in memory; that slice is the in-memory log.
+// [Session.Follow] yields every event from a given seq on, in order, with no
+// gap and no repeat, waiting for new ones until its context is done or the
+// session is closed. A follower is only a cursor into the slice: nothing is
+// queued per follower, so a slow follower costs no memory and loses nothing
+// — it reads from where it is when it comes back. Appends never wait for
+// followers.
+//
+// # Concurrency
+//
+// A *Session is safe for concurrent use. The slices it returns (Events,
+// Messages) share memory with the session and must not be modified; events
+// and messages, once appended, never change.
+package session

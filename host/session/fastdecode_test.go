@@ -1,0 +1,131 @@
+package session
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/harness-dev/harness/host/event"
+)
+
+var hostTypes = []event.Type{
+	event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd, event.TypeUserMessage,
+	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite,
+}
+
+// samplePayloads are one or more payloads of every host type, in the shapes
+// the host writes.
+func samplePayloads() []event.Payload {
+	return []event.Payload{
+		event.TurnStart{Turn: 1},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonError, Error: "model: 500", Usage: &event.Usage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, ReasoningTokens: 4}},
+		event.TurnEnd{Turn: 12, Reason: event.ReasonCompleted},
+		event.StepStart{Turn: 1, Step: 2},
+		event.StepEnd{Turn: 1, Step: 2},
+		event.UserMessage{Content: []event.Content{{Type: event.ContentText, Text: "héllo \"wörld\"\n\t<&>\u2028 😀"}, {Type: event.ContentResourceLink, URI: "file:///a", Name: "a", MimeType: "text/plain"}}},
+		event.UserMessage{},
+		event.UserMessage{Content: []event.Content{}},
+		event.AssistantMessage{Turn: 1, Step: 1, Text: "t", Reasoning: "r", ToolCalls: []event.ToolCallRequest{{ID: "c", Name: "n", Arguments: `{"a":"\u0000"}`}}, Usage: &event.Usage{OutputTokens: 7}, Finish: "tool_calls"},
+		event.AssistantMessage{Turn: 1, Step: 1},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c", Name: "bash", Args: `{"cmd":"ls -la"}`, Plugin: &event.Plugin{Name: "bash", Version: "1.2.3", SHA256: "ab", PID: 4242}},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c"},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c", Content: "line\nline\r\n\x01", IsError: true},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c"},
+		event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: event.TodoPending}, {Content: "b", Status: event.TodoCompleted}}},
+		event.TodoWrite{},
+	}
+}
+
+func TestFastDecode(t *testing.T) {
+	t.Parallel()
+	for _, p := range samplePayloads() {
+		data, err := event.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := fastDecode(p.EventType(), data)
+		if !ok {
+			t.Errorf("fastDecode gave up on %s", data)
+			continue
+		}
+		if d := cmp.Diff(p, got); d != "" {
+			t.Errorf("fastDecode(%s) (-want +got):\n%s", data, d)
+		}
+	}
+	// Shapes it leaves to encoding/json.
+	for _, tc := range []struct {
+		t    event.Type
+		data string
+	}{
+		{event.TypeTurnStart, `{"turn":1,"extra":true}`},
+		{event.TypeTurnStart, `{"Turn":1}`},
+		{event.TypeTurnStart, `{"tu\u0072n":1}`},
+		{event.TypeTurnStart, `{"turn":1,"turn":2}`},
+		{event.TypeTurnStart, `{"turn":null}`},
+		{event.TypeTurnStart, `{"turn":1.0}`},
+		{event.TypeTurnStart, `{"turn":1e2}`},
+		{event.TypeTurnStart, `{"turn":1234567890}`},
+		{event.TypeStepStart, `{"turn":"1","step":1}`},
+		{event.TypeToolResult, `{"turn":1,"isError":null}`},
+		{event.TypeToolResult, `{"content":null}`},
+		{event.TypeUserMessage, `{"content":[null]}`},
+		{event.TypeUserMessage, `{"content":{}}`},
+		{event.TypeTurnStart, `{"turn":1} x`},
+		{event.TypeTurnStart, `[]`},
+	} {
+		if p, ok := fastDecode(tc.t, []byte(tc.data)); ok {
+			t.Errorf("fastDecode(%s, %s) = %+v, want it to give up", tc.t, tc.data, p)
+		}
+	}
+}
+
+// FuzzFastDecode checks that whatever fastDecode returns is exactly what
+// event.Decode (encoding/json) returns for the same data, and that it never
+// panics, valid JSON or not.
+func FuzzFastDecode(f *testing.F) {
+	for _, p := range samplePayloads() {
+		data, _ := event.Encode(p)
+		for i, t := range hostTypes {
+			if t == p.EventType() {
+				f.Add(uint8(i), []byte(data))
+			}
+		}
+	}
+	f.Add(uint8(4), []byte(`{"content":[{"type":"text","text":"\ud83d\ude00 \ud800 \udc00x \u00e9 \xff"}]}`))
+	f.Add(uint8(1), []byte(` { "turn" : -0 , "reason" : "" , "usage" : null } `))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		typ := hostTypes[int(which)%len(hostTypes)]
+		got, ok := fastDecode(typ, data)
+		if !ok || !json.Valid(data) {
+			return // replay only decodes validated data
+		}
+		want, err := event.Event{Type: typ, Data: data}.Decode()
+		if err != nil {
+			t.Fatalf("fastDecode(%s, %q) = %+v; event.Decode fails: %v", typ, data, got, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("fastDecode(%s, %q) (-event.Decode +fast):\n%s", typ, data, d)
+		}
+	})
+}
+
+func BenchmarkDecodePayload(b *testing.B) {
+	p := event.AssistantMessage{Turn: 12, Step: 3, Text: "I'll read the file first, then update the failing test.\nOK?", ToolCalls: []event.ToolCallRequest{{ID: "call_7f3a", Name: "read_file", Arguments: `{"path":"host/eventlog/log.go"}`}}, Usage: &event.Usage{InputTokens: 5210, OutputTokens: 88}}
+	data, _ := event.Encode(p)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := fastDecode(event.TypeAssistantMessage, data); !ok {
+				b.Fatal("gave up")
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (event.Event{Type: event.TypeAssistantMessage, Data: data}).Decode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/harness-dev/harness/host/event"
+)
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	if got, err := st.List(); err != nil || len(got) != 0 {
+		t.Fatalf("List of a missing directory = %v, %v", got, err)
+	}
+
+	long := "Please   refactor\n\tthe " + strings.Repeat("very ", 40) + "long function"
+	empty := create(t, st, "empty") // created at t0+1s
+	empty.Close()
+
+	a := create(t, st, "a") // t0+2s
+	mustAppend(t, a, simpleTurn(1, long)...)
+	mustAppend(t, a, simpleTurn(2, "second")...) // last event at t0+24s
+	a.Close()
+
+	b, err := st.Create(CreateOptions{ID: "b", Cwd: "/src/other", Parent: "a"}) // t0+25s
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, b, event.TurnStart{Turn: 1}, event.UserMessage{Content: []event.Content{
+		{Type: event.ContentResourceLink, Name: "x.go", URI: "file:///x.go"},
+		{Type: event.ContentText, Text: "explain"},
+	}}) // t0+27s; b stays open (locked) while we list
+
+	// c has a torn tail and an open turn; List must neither cut nor close.
+	c := create(t, st, "c")                    // t0+28s
+	mustAppend(t, c, event.TurnStart{Turn: 1}) // t0+29s
+	c.Close()
+	cpath := filepath.Join(st.Dir, "c.jsonl")
+	f, _ := os.OpenFile(cpath, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"seq":1,"ti`)
+	f.Close()
+	cbefore, _ := os.ReadFile(cpath)
+
+	// d is corrupt in the middle; unrelated files are ignored.
+	writeRaw(t, st, "d", [][2]string{{"turn/start", `{"turn":1}`}, {"turn/end", `{"turn":1,"reason":"completed"}`}})
+	dpath := filepath.Join(st.Dir, "d.jsonl")
+	dd, _ := os.ReadFile(dpath)
+	os.WriteFile(dpath, []byte(strings.Replace(string(dd), `"seq":0`, `"seq":5`, 1)), 0o600)
+	os.WriteFile(filepath.Join(st.Dir, "notes.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(st.Dir, ".hidden.jsonl"), []byte("x"), 0o600)
+	os.Mkdir(filepath.Join(st.Dir, "dir.jsonl"), 0o700)
+
+	got, err := st.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	want := []Summary{
+		{ID: "c", Cwd: "/src/project", CreatedAt: at(28), UpdatedAt: at(29), Turns: 1},
+		{ID: "b", Cwd: "/src/other", Parent: "a", CreatedAt: at(25), UpdatedAt: at(27), Turns: 1, FirstPrompt: "[resource: x.go <file:///x.go>] explain"},
+		{ID: "a", Cwd: "/src/project", CreatedAt: at(2), UpdatedAt: at(24), Turns: 2,
+			FirstPrompt: "Please refactor the " + strings.Repeat("very ", 15) + "very…"},
+		{ID: "empty", Cwd: "/src/project", CreatedAt: at(1), UpdatedAt: at(1)},
+		{ID: "d"}, // Err set; sorts last with a zero time
+	}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(Summary{}, "Err")); d != "" {
+		t.Errorf("List (-want +got):\n%s", d)
+	}
+	if len(got) == 5 {
+		if got[4].Err == nil || !strings.Contains(got[4].Err.Error(), "d.jsonl:2: seq 5, want 0") {
+			t.Errorf("corrupt session: Err = %v", got[4].Err)
+		}
+		for _, s := range got[:4] {
+			if s.Err != nil {
+				t.Errorf("%s: Err = %v", s.ID, s.Err)
+			}
+		}
+		if n := len([]rune(got[2].FirstPrompt)); n != 100 {
+			t.Errorf("FirstPrompt is %d runes, want 100", n)
+		}
+	}
+	if after, _ := os.ReadFile(cpath); string(after) != string(cbefore) {
+		t.Error("List changed a torn file")
+	}
+	b.Close()
+}

@@ -1,0 +1,385 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// Session is one open session: its log, held locked, and its projections.
+// Get one from [Store.Create] or [Store.Open]; Close it when done.
+type Session struct {
+	log      *eventlog.Log
+	header   eventlog.Header
+	now      func() time.Time
+	recovery Recovery
+
+	mu sync.Mutex
+	// mu guards the fields below.
+	closed bool
+	events []event.Event
+	msgs   []llm.Message
+	todos  []event.Todo
+	turns  []Turn
+	st     structure
+	// wake is closed and cleared on every append and on Close, to wake
+	// followers waiting for the next event; nil while none waits.
+	wake chan struct{}
+}
+
+// Turn is one turn as the log records it.
+type Turn struct {
+	Turn int
+	// Start is the seq of the turn/start; End that of the turn/end, -1
+	// while the turn is open.
+	Start, End int64
+	// Reason is the turn/end's reason; empty while the turn is open.
+	Reason event.Reason
+	// Steps counts the steps started in the turn.
+	Steps int
+}
+
+// Recovery says what Open repaired.
+type Recovery struct {
+	// Torn is the torn tail cut from the file.
+	Torn eventlog.Repair
+	// InterruptedTurn is the turn Open closed as interrupted, 0 if none.
+	InterruptedTurn int
+	// SyntheticResults counts the error tool results Open wrote for calls
+	// that had none.
+	SyntheticResults int
+}
+
+// IsZero reports whether Open repaired nothing.
+func (r Recovery) IsZero() bool { return r.Torn.IsZero() && r.InterruptedTurn == 0 }
+
+func (r Recovery) String() string {
+	if r.IsZero() {
+		return "nothing to recover"
+	}
+	s := ""
+	if !r.Torn.IsZero() {
+		s = "torn tail: " + r.Torn.String()
+	}
+	if r.InterruptedTurn != 0 {
+		if s != "" {
+			s += "; "
+		}
+		s += fmt.Sprintf("closed turn %d as interrupted with %d synthetic tool results", r.InterruptedTurn, r.SyntheticResults)
+	}
+	return s
+}
+
+// interruptedResult is the content of a tool result Open writes for a call
+// that had none when the process died.
+const interruptedResult = "interrupted: no result was recorded"
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.header.ID }
+
+// Cwd returns the session's working directory, an absolute path.
+func (s *Session) Cwd() string { return s.header.Cwd }
+
+// Parent returns the id of the session this one was started from, or "".
+func (s *Session) Parent() string { return s.header.Parent }
+
+// CreatedAt returns when the session was created.
+func (s *Session) CreatedAt() time.Time { return s.header.CreatedAt }
+
+// Path returns the session's log file.
+func (s *Session) Path() string { return s.log.Path() }
+
+// Recovery says what Open repaired; zero for a session Created or closed
+// cleanly.
+func (s *Session) Recovery() Recovery { return s.recovery }
+
+// Append validates p against the log's structure, writes it and returns the
+// logged event. An event that breaks the structure yields an
+// [*InvalidError] and nothing is written. Append does not fsync, except for
+// a turn/end: a turn/end is durable when Append returns. If only that sync
+// fails, the event is returned with the error: it is logged, not durable.
+// p may be a payload value or a pointer to one.
+func (s *Session) Append(p event.Payload) (event.Event, error) {
+	p, err := normalize(p)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", err)
+	}
+	data, err := event.Encode(p)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", err)
+	}
+	return s.append(p.EventType(), p, data)
+}
+
+// AppendRaw appends an event whose payload is already JSON, such as one a
+// plugin proposed. data must be a JSON object. An event of a host type is
+// decoded and treated exactly as by Append — a todo/write updates Todos — but
+// its data is logged as given (compacted if it spans lines). An event of
+// another type must be named family/name (letters, digits, '.', '_', '-')
+// and needs an open turn, like every event. AppendRaw copies data.
+func (s *Session) AppendRaw(t event.Type, data json.RawMessage) (event.Event, error) {
+	if !json.Valid(data) {
+		return event.Event{}, fmt.Errorf("append: %w", invalid(t, "data is not valid JSON"))
+	}
+	if bytes.IndexByte(data, '\n') >= 0 {
+		var b bytes.Buffer
+		_ = json.Compact(&b, data) // valid, checked above
+		data = b.Bytes()
+	} else {
+		data = bytes.Clone(data)
+	}
+	var p event.Payload
+	if event.IsKnown(t) {
+		var err error
+		if p, err = decodePayload(t, data); err != nil {
+			return event.Event{}, fmt.Errorf("append: %w", err)
+		}
+	} else if err := checkForeign(t, data); err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", err)
+	}
+	return s.append(t, p, data)
+}
+
+// checkForeign checks an event of a type outside the host's vocabulary.
+func checkForeign(t event.Type, data []byte) error {
+	if !validType(string(t)) {
+		return invalid(t, "not a valid event type: want family/name of letters, digits, '.', '_', '-'")
+	}
+	if !isObject(data) {
+		return invalid(t, "data is not a JSON object")
+	}
+	return nil
+}
+
+// validType reports whether t has the form family/name[/more], each part of
+// letters, digits, '.', '_' and '-', at most 128 bytes in all.
+func validType(t string) bool {
+	if len(t) == 0 || len(t) > 128 {
+		return false
+	}
+	slash, part := false, 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '/':
+			if part == 0 {
+				return false
+			}
+			slash, part = true, 0
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+			part++
+		default:
+			return false
+		}
+	}
+	return slash && part > 0
+}
+
+func (s *Session) append(t event.Type, p event.Payload, data json.RawMessage) (event.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return event.Event{}, fmt.Errorf("append %s: %w", t, ErrClosed)
+	}
+	return s.appendLocked(t, p, data, s.now().UTC())
+}
+
+// appendLocked checks, writes, projects and announces one event; a
+// turn/end is synced before followers hear of it.
+func (s *Session) appendLocked(t event.Type, p event.Payload, data json.RawMessage, at time.Time) (event.Event, error) {
+	if err := s.st.check(t, p); err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", err)
+	}
+	ev := event.Event{Seq: int64(len(s.events)), Time: at, Type: t, Data: data}
+	if err := s.log.Append(eventlog.Record{Seq: ev.Seq, Time: ev.Time, Type: string(t), Data: data}); err != nil {
+		return event.Event{}, fmt.Errorf("append %s to session %s: %w", t, s.header.ID, err)
+	}
+	s.project(ev, p)
+	var err error
+	if t == event.TypeTurnEnd {
+		// Synced under mu, before followers hear of it: nothing reports a
+		// turn as ended before it is durable. Readers wait one fsync.
+		if serr := s.log.Sync(); serr != nil {
+			err = fmt.Errorf("append %s to session %s: %w", t, s.header.ID, serr)
+		}
+	}
+	s.notify()
+	return ev, err
+}
+
+// project applies a checked event to the structure and the projections.
+func (s *Session) project(ev event.Event, p event.Payload) {
+	s.st.apply(p)
+	s.events = append(s.events, ev)
+	switch p := p.(type) {
+	case event.TurnStart:
+		s.turns = append(s.turns, Turn{Turn: p.Turn, Start: ev.Seq, End: -1})
+	case event.TurnEnd:
+		t := &s.turns[len(s.turns)-1]
+		t.End, t.Reason = ev.Seq, p.Reason
+	case event.StepStart:
+		s.turns[len(s.turns)-1].Steps++
+	case event.TodoWrite:
+		s.todos = p.Todos
+		if s.todos == nil {
+			s.todos = []event.Todo{} // written, even if empty
+		}
+	case event.UserMessage, event.AssistantMessage, event.ToolResult:
+		if m, ok := message(p); ok {
+			s.msgs = append(s.msgs, m)
+		}
+	}
+}
+
+// notify wakes the followers waiting for an event.
+func (s *Session) notify() {
+	if s.wake != nil {
+		close(s.wake)
+		s.wake = nil
+	}
+}
+
+// Messages returns the model history derived from the surface events, kept
+// up to date as events are appended. The slice and the messages share memory
+// with the session: the caller must not modify them (appending to the slice
+// is safe; it never writes into the session's array).
+func (s *Session) Messages() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.msgs[:len(s.msgs):len(s.msgs)]
+}
+
+// Events returns every event of the session so far. The caller must not
+// modify the slice or the events' Data.
+func (s *Session) Events() []event.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events[:len(s.events):len(s.events)]
+}
+
+// Len returns the number of events: the seq the next one will carry.
+func (s *Session) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.events)
+}
+
+// Todos returns the current todo list — that of the last todo/write — or nil
+// before any. The slice is the caller's.
+func (s *Session) Todos() []event.Todo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.todos)
+}
+
+// Turns returns every turn of the session in order. The slice is the
+// caller's.
+func (s *Session) Turns() []Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.turns)
+}
+
+// LastTurn returns the number of the last turn started, 0 if none.
+func (s *Session) LastTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.lastTurn
+}
+
+// OpenTurn returns the open turn, if one is open.
+func (s *Session) OpenTurn() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.turn, s.st.turn != 0
+}
+
+// OpenStep returns the open step of the open turn, if one is open.
+func (s *Session) OpenStep() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.step, s.st.step != 0
+}
+
+// Follow returns a sequence of every event from seq from on (from 0 if
+// negative), in order, without gap or repeat. It yields the events already
+// logged, then waits for new ones; it ends when ctx is done, when the
+// session is closed and every event has been yielded, or when the loop
+// breaks. A slow consumer loses nothing: it resumes where it stopped. The
+// sequence may be ranged over more than once; each range starts at from.
+func (s *Session) Follow(ctx context.Context, from int64) iter.Seq[event.Event] {
+	return func(yield func(event.Event) bool) {
+		next := max(from, 0)
+		for ctx.Err() == nil {
+			s.mu.Lock()
+			if next < int64(len(s.events)) {
+				// Logged events never change, so the batch can be read
+				// without the lock while appends go on.
+				batch := s.events[next:len(s.events):len(s.events)]
+				s.mu.Unlock()
+				for _, ev := range batch {
+					if !yield(ev) {
+						return
+					}
+					next++
+				}
+				continue
+			}
+			if s.closed {
+				s.mu.Unlock()
+				return
+			}
+			if s.wake == nil {
+				s.wake = make(chan struct{})
+			}
+			wake := s.wake
+			s.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			}
+		}
+	}
+}
+
+// Sync makes every event appended so far durable.
+func (s *Session) Sync() error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return fmt.Errorf("sync session %s: %w", s.header.ID, ErrClosed)
+	}
+	if err := s.log.Sync(); err != nil {
+		return fmt.Errorf("sync session %s: %w", s.header.ID, err)
+	}
+	return nil
+}
+
+// Close syncs and closes the log, releasing the lock, and ends every
+// follower once it has yielded the last event. An open turn stays open in
+// the log; the next Open closes it as interrupted. Closing a closed session
+// returns nil.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.notify()
+	s.mu.Unlock()
+	if err := s.log.Close(); err != nil {
+		return fmt.Errorf("close session %s: %w", s.header.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package session
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
+)
+
+// Store is a directory of sessions, one file <Dir>/<id>.jsonl each.
+type Store struct {
+	// Dir is <state-dir>/sessions. It is created (0700) on first Create.
+	Dir string
+	// Now is the clock that stamps events; nil means time.Now.
+	Now func() time.Time
+}
+
+// CreateOptions are the parameters of a new session.
+type CreateOptions struct {
+	// ID is the session id; empty means a generated one (see NewID).
+	ID string
+	// Cwd is the session's working directory, an absolute path. Required.
+	Cwd string
+	// Parent is the id of the session this one is started from, if any.
+	Parent string
+}
+
+// Summary describes a session for a listing.
+type Summary struct {
+	ID     string
+	Cwd    string
+	Parent string
+	// CreatedAt is from the header; UpdatedAt is the time of the last
+	// event, or CreatedAt if there is none.
+	CreatedAt, UpdatedAt time.Time
+	// FirstPrompt is the text of the first user message on one line, cut to
+	// about 100 characters.
+	FirstPrompt string
+	// Turns counts the turns started.
+	Turns int
+	// Err is set when the file could not be read; the other fields may
+	// then be partial.
+	Err error
+}
+
+func (st *Store) now() time.Time {
+	if st.Now != nil {
+		return st.Now()
+	}
+	return time.Now()
+}
+
+func (st *Store) path(id string) string { return filepath.Join(st.Dir, id+".jsonl") }
+
+// Create creates a session and returns it open.
+func (st *Store) Create(opts CreateOptions) (*Session, error) {
+	if st.Dir == "" {
+		return nil, errors.New("create session: the store has no directory")
+	}
+	if !filepath.IsAbs(opts.Cwd) {
+		return nil, fmt.Errorf("create session: cwd %q is not an absolute path", opts.Cwd)
+	}
+	if opts.Parent != "" && !ValidID(opts.Parent) {
+		return nil, fmt.Errorf("create session: parent %q is not a valid session id", opts.Parent)
+	}
+	if opts.ID != "" && !ValidID(opts.ID) {
+		return nil, fmt.Errorf("create session: %q is not a valid session id (want [A-Za-z0-9][A-Za-z0-9._-]{0,127})", opts.ID)
+	}
+	for attempt := 0; ; attempt++ {
+		now := st.now().UTC()
+		id := opts.ID
+		if id == "" {
+			id = NewID(now)
+		}
+		h := eventlog.Header{ID: id, CreatedAt: now, Cwd: filepath.Clean(opts.Cwd), Parent: opts.Parent}
+		log, err := eventlog.Create(st.path(id), h)
+		if errors.Is(err, fs.ErrExist) && opts.ID == "" && attempt < 3 {
+			continue // a generated id collided: draw another
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create session %s: %w", id, err)
+		}
+		return &Session{log: log, header: log.Header(), now: st.now}, nil
+	}
+}
+
+// Open opens the session id, replays its log and recovers it (see the
+// package doc). An unknown id yields an error wrapping [ErrNotFound]; a
+// session open elsewhere, one matching eventlog.ErrLocked.
+func (st *Store) Open(id string) (*Session, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("open session %q: not a valid session id", id)
+	}
+	path := st.path(id)
+	s := &Session{now: st.now}
+	log, err := eventlog.Open(path, func(r eventlog.Record) error { return s.replay(path, r) })
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open session %s: %w", id, ErrNotFound)
+	case errors.Is(err, eventlog.ErrLocked):
+		return nil, err // one line that says it all
+	case err != nil:
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	s.log, s.header = log, log.Header()
+	if s.header.ID != id {
+		log.Close()
+		return nil, fmt.Errorf("open session %s: %w", id, &eventlog.CorruptError{
+			Path: path, Line: 1, Err: fmt.Errorf("header names session %q", s.header.ID)})
+	}
+	s.recovery.Torn = log.Repaired()
+	if err := s.closeInterrupted(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("open session %s: close interrupted turn: %w", id, err)
+	}
+	return s, nil
+}
+
+// replay applies one record of the log being opened, refusing what Append
+// would have refused.
+func (s *Session) replay(path string, r eventlog.Record) error {
+	ev := event.Event{Seq: r.Seq, Time: r.Time, Type: event.Type(r.Type), Data: r.Data}
+	var p event.Payload
+	var err error
+	if event.IsKnown(ev.Type) {
+		p, err = decodePayload(ev.Type, ev.Data)
+	} else {
+		err = checkForeign(ev.Type, ev.Data)
+	}
+	if err == nil {
+		err = s.st.check(ev.Type, p)
+	}
+	if err != nil {
+		return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
+	}
+	s.project(ev, p)
+	return nil
+}
+
+// closeInterrupted closes a turn the log left open: error results for the
+// calls without one, the open step, the turn; then syncs.
+func (s *Session) closeInterrupted() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	turn := s.st.turn
+	if turn == 0 {
+		return nil
+	}
+	at := s.events[len(s.events)-1].Time // the turn/start at least
+	add := func(p event.Payload) error {
+		data, err := event.Encode(p)
+		if err == nil {
+			_, err = s.appendLocked(p.EventType(), p, data, at)
+		}
+		return err
+	}
+	result := func(c pendingCall) error {
+		s.recovery.SyntheticResults++
+		return add(event.ToolResult{Turn: turn, Step: c.step, CallID: c.id, Content: interruptedResult, IsError: true})
+	}
+	calls := slices.Clone(s.st.calls)
+	// Calls of the open step are answered inside it, the others after it.
+	if step := s.st.step; step != 0 {
+		for _, c := range calls {
+			if c.step == step {
+				if err := result(c); err != nil {
+					return err
+				}
+			}
+		}
+		if err := add(event.StepEnd{Turn: turn, Step: step}); err != nil {
+			return err
+		}
+		calls = slices.DeleteFunc(calls, func(c pendingCall) bool { return c.step == step })
+	}
+	for _, c := range calls {
+		if err := result(c); err != nil {
+			return err
+		}
+	}
+	if err := add(event.TurnEnd{Turn: turn, Reason: event.ReasonInterrupted}); err != nil {
+		return err // appendLocked synced it
+	}
+	s.recovery.InterruptedTurn = turn
+	return nil
+}
+
+// List summarises every session in the store, most recently updated first.
+// It takes no lock and writes nothing: sessions open in other processes are
+// listed as they stand, a torn tail ignored. A session whose file cannot be
+// read is listed with Summary.Err set. A missing directory lists nothing.
+func (st *Store) List() ([]Summary, error) {
+	entries, err := os.ReadDir(st.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var list []Summary
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !ValidID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		list = append(list, summary(st.path(id), id))
+	}
+	slices.SortFunc(list, func(a, b Summary) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return list, nil
+}
+
+// summary reads one session file for List.
+func summary(path, id string) Summary {
+	sum := Summary{ID: id}
+	var last time.Time
+	prompted := false
+	h, _, err := eventlog.Read(path, func(r eventlog.Record) error {
+		last = r.Time
+		switch event.Type(r.Type) {
+		case event.TypeTurnStart:
+			sum.Turns++
+		case event.TypeUserMessage:
+			if prompted {
+				break
+			}
+			prompted = true
+			p, err := decodePayload(event.TypeUserMessage, r.Data)
+			if err != nil {
+				return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
+			}
+			sum.FirstPrompt = summarize(userText(p.(event.UserMessage).Content))
+		}
+		return nil
+	})
+	if err != nil {
+		sum.Err = fmt.Errorf("read session %s: %w", id, err)
+		return sum
+	}
+	sum.Cwd, sum.Parent, sum.CreatedAt = h.Cwd, h.Parent, h.CreatedAt
+	sum.UpdatedAt = h.CreatedAt
+	if !last.IsZero() {
+		sum.UpdatedAt = last
+	}
+	return sum
+}
+
+// NewID returns a fresh session id: the UTC time to the second, then 8 random
+// hex digits, e.g. "20261129T194710-3f9a2c1b". Ids sort by creation time.
+func NewID(now time.Time) string {
+	var b [4]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go ≥ 1.24)
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id can name a session: an ASCII letter or digit,
+// then up to 127 letters, digits, '.', '_' or '-'.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
