@@ -13,12 +13,6 @@ import (
 //go:embed demo/demo.jsonl
 var demoScript []byte
 
-// demoPrompts are the user's side of the bundled demo, one turn each.
-var demoPrompts = []string{
-	"What is harness?",
-	"And where is this conversation stored?",
-}
-
 func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("demo", std.err, "harness demo [flags]")
 	c := bindConfig(fs, e)
@@ -39,7 +33,9 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 		return exitFailed, err
 	}
 	defer s.Close()
-	for _, p := range demoPrompts {
+	// The user's side of the demo, one turn each.
+	prompts := []string{"What is harness?", "And where is this conversation stored?"}
+	for _, p := range prompts {
 		fmt.Fprintf(std.out, "\n> %s\n\n", p)
 		if code, err := h.turn(ctx, s, p, std); code != exitOK || err != nil {
 			return code, err

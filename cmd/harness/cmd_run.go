@@ -37,6 +37,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	code, err := h.turn(ctx, s, text, std)
+	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
 	if cerr := s.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close session %s: %w", s.ID(), cerr)
 	}
@@ -54,8 +55,6 @@ func (h *host) turn(ctx context.Context, s *session.Session, text string, std st
 	stop := view.follow()
 	out := loop.Run(ctx, s, event.Text(text), view)
 	stop()
-	fmt.Fprintf(std.err, "session %s · turn %d · %s · continue with: harness run --session %s PROMPT\n",
-		s.ID(), out.Turn, out.Reason, s.ID())
 	switch out.Reason {
 	case event.ReasonCompleted:
 		return exitOK, nil

@@ -11,17 +11,21 @@ import (
 
 // BenchmarkStep measures the loop's own cost per step: one op is a turn of
 // 10 steps (9 that call tools, then an answer) against the script provider,
-// no-op in-process tools and the in-memory session. ns/step is the figure
-// to watch; the budget is 1 ms.
+// no-op in-process tools and the in-memory session ("mem") or the real
+// session log on disk ("log": write(2) per event, one fsync per turn).
+// ns/step is the figure to watch; the budget is 1 ms.
 func BenchmarkStep(b *testing.B) {
 	const steps = 10
 	for _, bc := range []struct {
 		name  string
 		calls []string
 		safe  bool
+		real  bool
 	}{
-		{"1call", []string{"c1:noop"}, false},
-		{"4parallel", []string{"c1:noop", "c2:noop", "c3:noop", "c4:noop"}, true},
+		{"mem/1call", []string{"c1:noop"}, false, false},
+		{"mem/4parallel", []string{"c1:noop", "c2:noop", "c3:noop", "c4:noop"}, true, false},
+		{"log/1call", []string{"c1:noop"}, false, true},
+		{"log/4parallel", []string{"c1:noop", "c2:noop", "c3:noop", "c4:noop"}, true, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			text := strings.Repeat(toolLine("Working on it, step by step.", bc.calls...)+"\n", steps-1) +
@@ -39,9 +43,16 @@ func BenchmarkStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				var s Session
+				if bc.real {
+					_, rs := realSession(b)
+					s = rs
+				} else {
+					ms := newMemSession()
+					ms.drop = true
+					s = ms
+				}
 				b.StartTimer()
-				s := newMemSession()
-				s.drop = true
 				l := &Loop{Model: model, ModelName: "bench", Tools: tb, System: "system prompt"}
 				if out := l.Run(ctx, s, prompt, nil); out.Reason != event.ReasonCompleted {
 					b.Fatalf("turn ended %s: %v", out.Reason, out.Err)

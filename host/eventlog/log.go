@@ -44,9 +44,37 @@ func Create(path string, h Header) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	// The file appears whole or not at all: the header is written and
+	// fsynced in a temporary file, which is then hard-linked into place
+	// (link fails rather than replace an existing file).
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
 	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(line)
+	if werr == nil {
+		werr = tmp.Chmod(0o600)
+	}
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("create %s: %w", path, werr)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = &os.PathError{Op: "create", Path: path, Err: le.Err}
+		}
 		return nil, err // *fs.PathError names the file; errors.Is(err, fs.ErrExist) holds
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	fail := func(err error) (*Log, error) {
 		f.Close()
@@ -54,13 +82,8 @@ func Create(path string, h Header) (*Log, error) {
 		return nil, err
 	}
 	if err := lock(f); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(line); err != nil {
-		return fail(fmt.Errorf("create %s: %w", path, err))
-	}
-	if err := f.Sync(); err != nil {
-		return fail(fmt.Errorf("create %s: sync: %w", path, err))
+		f.Close() // another process got the new file first: leave it to it
+		return nil, err
 	}
 	if err := syncDir(dir); err != nil {
 		return fail(fmt.Errorf("create %s: %w", path, err))

@@ -183,6 +183,11 @@ func TestValidation(t *testing.T) {
 		{"tool result in the wrong step", []event.Payload{event.TurnStart{Turn: 1}, event.StepStart{Turn: 1, Step: 1}}, event.ToolResult{Turn: 1, Step: 2, CallID: "c"}, "step 2, but step 1 is open"},
 		{"tool result for a step not run", []event.Payload{event.TurnStart{Turn: 1}, event.StepStart{Turn: 1, Step: 1}, event.StepEnd{Turn: 1, Step: 1}}, event.ToolResult{Turn: 1, Step: 2, CallID: "c"}, "step 2 has not run in turn 1"},
 		{"tool result outside a turn", nil, event.ToolResult{Turn: 1, Step: 1, CallID: "c"}, "no turn is open"},
+		{"todo with empty content", []event.Payload{event.TurnStart{Turn: 1}}, event.TodoWrite{Todos: []event.Todo{{Content: "", Status: "pending"}}}, "non-empty and already trimmed"},
+		{"todo with untrimmed content", []event.Payload{event.TurnStart{Turn: 1}}, event.TodoWrite{Todos: []event.Todo{{Content: " a", Status: "pending"}}}, "non-empty and already trimmed"},
+		{"todo with repeated content", []event.Payload{event.TurnStart{Turn: 1}}, event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: "pending"}, {Content: "a", Status: "completed"}}}, `repeats content "a"`},
+		{"todo with unknown status", []event.Payload{event.TurnStart{Turn: 1}}, event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: "doing"}}}, `unknown status "doing"`},
+		{"todo with two in progress", []event.Payload{event.TurnStart{Turn: 1}}, event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: "in_progress"}, {Content: "b", Status: "in_progress"}}}, "2 items in progress"},
 		{"nil payload", nil, nil, "nil payload"},
 		{"nil pointer payload", nil, (*event.TurnStart)(nil), "nil *event.TurnStart payload"},
 	} {

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strings"
+
 	"github.com/harness-dev/harness/host/event"
 )
 
@@ -84,10 +86,43 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 		if s.step == 0 && (p.Step < 1 || p.Step > s.lastStep) {
 			return invalid(t, "step %d has not run in turn %d", p.Step, s.turn)
 		}
-	default: // user/message, todo/write, plugin-declared types
+	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")
 		}
+		return checkTodos(t, p.Todos)
+	default: // user/message, plugin-declared types
+		if s.turn == 0 {
+			return invalid(t, "no turn is open")
+		}
+	}
+	return nil
+}
+
+// checkTodos holds a todo/write to the todo list's invariants, whichever
+// plugin proposed it: every content non-empty and already trimmed, no
+// content twice, a known status, at most one item in progress.
+func checkTodos(t event.Type, todos []event.Todo) error {
+	seen := make(map[string]bool, len(todos))
+	inProgress := 0
+	for _, td := range todos {
+		if td.Content == "" || strings.TrimSpace(td.Content) != td.Content {
+			return invalid(t, "content must be non-empty and already trimmed")
+		}
+		if seen[td.Content] {
+			return invalid(t, "repeats content %q", td.Content)
+		}
+		seen[td.Content] = true
+		switch td.Status {
+		case event.TodoPending, event.TodoCompleted:
+		case event.TodoInProgress:
+			inProgress++
+		default:
+			return invalid(t, "unknown status %q", td.Status)
+		}
+	}
+	if inProgress > 1 {
+		return invalid(t, "%d items in progress; at most one is allowed", inProgress)
 	}
 	return nil
 }
