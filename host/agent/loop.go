@@ -144,8 +144,8 @@ func (t *turn) close(reason event.Reason, err error) Outcome {
 	if serr := t.s.Sync(); serr != nil {
 		out.Reason, out.Err = event.ReasonError, both(out.Err, fmt.Errorf("sync session: %w", serr))
 	}
-	if out.Err != nil {
-		t.log.Error("turn failed", "session", t.s.ID(), "turn", t.n, "error", out.Err)
+	if out.Err != nil { // the caller reports it; Info keeps it out of the default output
+		t.log.Info("turn failed", "session", t.s.ID(), "turn", t.n, "error", out.Err)
 	} else if t.log.IsDebug() {
 		t.log.Debug("turn ended", "session", t.s.ID(), "turn", t.n, "reason", out.Reason)
 	}
