@@ -121,4 +121,3 @@ func (c *config) pluginDirs() ([]string, error) {
 	}
 	return []string{filepath.Join(filepath.Dir(exe), "plugins")}, nil
 }
-
