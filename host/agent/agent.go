@@ -45,6 +45,9 @@ type Tool struct {
 	// ConcurrencySafe tools may run together with other such calls of the
 	// same step.
 	ConcurrencySafe bool
+	// Plugin names the binary serving the tool when the list was taken; the
+	// loop records it on each tool/call.
+	Plugin *event.Plugin
 }
 
 // Call is one tool call, with its context as fields.
@@ -72,8 +75,6 @@ type Result struct {
 	Content string
 	IsError bool
 	Events  []Emitted
-	// Plugin names the binary that served the call, when there is one.
-	Plugin *event.Plugin
 }
 
 // Toolbox lists and runs tools. host/toolbox implements it with plugins.

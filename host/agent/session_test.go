@@ -56,8 +56,10 @@ func TestLoopRealSession(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
 	release := make(chan struct{})
+	plan := tool("plan", false)
+	plan.Plugin = &event.Plugin{Name: "planner", Version: "1.2.3", SHA256: "feed", PID: 7}
 	tb := &fakeToolbox{
-		tools: []Tool{tool("plan", false), tool("look", true)},
+		tools: []Tool{plan, tool("look", true)},
 		call: func(ctx context.Context, c Call) Result {
 			switch c.CallID {
 			case "a":
@@ -81,9 +83,17 @@ func TestLoopRealSession(t *testing.T) {
 	}
 	var results []string
 	for _, ev := range s.Events() {
-		if ev.Type == event.TypeToolResult {
-			p, _ := ev.Decode()
-			results = append(results, p.(event.ToolResult).CallID)
+		switch p, _ := ev.Decode(); p := p.(type) {
+		case event.ToolResult:
+			results = append(results, p.CallID)
+		case event.ToolCall:
+			var want *event.Plugin
+			if p.Name == "plan" {
+				want = plan.Plugin
+			}
+			if diff := cmp.Diff(want, p.Plugin); diff != "" {
+				t.Errorf("tool/call %s plugin (-want +got):\n%s", p.CallID, diff)
+			}
 		}
 	}
 	if diff := cmp.Diff([]string{"a", "b", "c"}, results); diff != "" {

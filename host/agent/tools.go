@@ -155,7 +155,11 @@ func (t *turn) appendCall(st *step, i int) error {
 	if t.log.IsDebug() {
 		t.log.Debug("tool call", "session", t.s.ID(), "turn", t.n, "step", st.k, "tool", c.Name, "call", c.ID)
 	}
-	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments}); err != nil {
+	var plugin *event.Plugin
+	if tool, ok := st.tools[c.Name]; ok {
+		plugin = tool.Plugin
+	}
+	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments, Plugin: plugin}); err != nil {
 		return err
 	}
 	c.logged = true
