@@ -94,7 +94,10 @@ func TestImportRules(t *testing.T) {
 		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm"}},
 		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm"}, allowExternal: true},
 		{dir: "host/prompt"},
+		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "pluginapi"}, allowExternal: true},
 		{dir: "pluginapi", allowInternal: []string{"pluginapi"}, allowExternal: true},
+		// plugins see only the public contract (Go's internal rule keeps
+		// them out of pluginapi/internal).
 		{dir: "plugins", allowInternal: []string{"pluginapi"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event"}, allowExternal: true},
 	}

@@ -36,7 +36,9 @@ const usage = `harness — an agent host with an event-sourced session log.
 Usage:
   harness run [flags] PROMPT     run one turn in the terminal
   harness sessions [flags]       list sessions
+  harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
+  harness plugins [flags]        list the plugins found, their tools and failures
   harness version                print the version
 
 Flags go before PROMPT; every flag has an environment twin (see harness run -h).
@@ -63,6 +65,10 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdSessions(ctx, args[1:], std, lookup)
 	case "demo":
 		code, err = cmdDemo(ctx, args[1:], std, lookup)
+	case "plugins":
+		code, err = cmdPlugins(ctx, args[1:], std, lookup)
+	case "acp":
+		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":
 		fmt.Fprintf(std.out, "harness %s\n", version)
 		return exitOK

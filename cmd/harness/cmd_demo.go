@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/harness-dev/harness/host/llm/script"
 )
@@ -28,13 +29,22 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 	if err != nil {
 		return exitFailed, err
 	}
+	defer h.close()
+	if err := h.startTools(ctx); err != nil {
+		return exitFailed, err
+	}
+	if !h.hasTool("todo_write") {
+		dirs, _ := c.pluginDirs()
+		return exitFailed, fmt.Errorf("the demo needs the todo plugin, and %s has none: build the plugins with go build -o bin/plugins/ ./plugins/... (next to bin/harness), or pass --plugin-dir",
+			strings.Join(dirs, ":"))
+	}
 	s, err := h.openSession("")
 	if err != nil {
 		return exitFailed, err
 	}
-	defer s.Close()
+	defer h.closeSession(s)
 	// The user's side of the demo, one turn each.
-	prompts := []string{"What is harness?", "And where is this conversation stored?"}
+	prompts := []string{"Show me how you work on a task.", "And where is this conversation stored?"}
 	for _, p := range prompts {
 		fmt.Fprintf(std.out, "\n> %s\n\n", p)
 		if code, err := h.turn(ctx, s, p, std); code != exitOK || err != nil {

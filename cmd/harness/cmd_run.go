@@ -32,14 +32,19 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	if err != nil {
 		return exitFailed, err
 	}
+	defer h.close()
 	s, err := h.openSession(*sessionID)
 	if err != nil {
 		return exitFailed, err
 	}
+	if err := h.startTools(ctx); err != nil {
+		h.closeSession(s)
+		return exitFailed, err
+	}
 	code, err := h.turn(ctx, s, text, std)
 	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
-	if cerr := s.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("close session %s: %w", s.ID(), cerr)
+	if cerr := h.closeSession(s); cerr != nil && err == nil {
+		err = cerr
 	}
 	return code, err
 }

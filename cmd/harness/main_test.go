@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +24,35 @@ func harness(t *testing.T, envs map[string]string, args ...string) (int, string,
 	lookup := func(k string) (string, bool) { v, ok := envs[k]; return v, ok }
 	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, lookup)
 	return code, out.String(), errb.String()
+}
+
+// builtPlugins builds the real plugin binaries once per test run.
+var builtPlugins struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// testPlugins returns a folder holding the real plugins, built from
+// ./plugins/... — the load path users have.
+func testPlugins(t *testing.T) string {
+	t.Helper()
+	builtPlugins.once.Do(func() {
+		dir, err := os.MkdirTemp("", "harness-plugins-")
+		if err != nil {
+			builtPlugins.err = err
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", dir+"/", "../../plugins/...").CombinedOutput()
+		if err != nil {
+			builtPlugins.err = fmt.Errorf("go build plugins: %v\n%s", err, out)
+		}
+		builtPlugins.dir = dir
+	})
+	if builtPlugins.err != nil {
+		t.Fatal(builtPlugins.err)
+	}
+	return builtPlugins.dir
 }
 
 func writeScript(t *testing.T, lines ...string) string {
@@ -187,18 +218,32 @@ func TestRunErrors(t *testing.T) {
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": state}, "demo")
+	code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t)}, "demo")
 	if code != 0 {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"What is harness?", "agent host", "session log", "jq"} {
+	for _, want := range []string{"Show me how you work", "[~] Explain the session log", "[x] Explain the plugins",
+		"Updated todo list: 0 pending, 0 in progress, 3 completed.", "session log", "jq"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 	evs, _ := readLog(t, state)
-	if n := strings.Count(strings.Join(types(evs), " "), "turn/end"); n != 2 {
+	all := strings.Join(types(evs), " ")
+	if n := strings.Count(all, "turn/end"); n != 2 {
 		t.Errorf("demo logged %d turns, want 2", n)
+	}
+	if n := strings.Count(all, "todo/write"); n != 4 {
+		t.Errorf("demo logged %d todo/write events, want 4", n)
+	}
+}
+
+func TestDemoWithoutPlugins(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"HARNESS_STATE_DIR": t.TempDir(), "HARNESS_PLUGIN_DIR": t.TempDir()}
+	code, _, errOut := harness(t, env, "demo")
+	if code != exitFailed || !strings.Contains(errOut, "the demo needs the todo plugin") || !strings.Contains(errOut, "go build -o bin/plugins/ ./plugins/...") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/toolbox"
 )
 
 // parseFlags parses args into fs. It returns done when the command should
@@ -42,6 +43,10 @@ type host struct {
 	base string
 	// color allows ANSI styles on a terminal: NO_COLOR unset, TERM not dumb.
 	color bool
+	// sessions are the sessions open in this process, for HostServices.
+	sessions openSessions
+	// tools are the plugins' tools, nil until startTools.
+	tools *toolbox.Toolbox
 }
 
 // newHost checks the configuration and builds the logger, the session store
@@ -88,7 +93,12 @@ func (h *host) loop(cwd string) (*agent.Loop, error) {
 	if res.ProjectTruncated {
 		h.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
 	}
+	var tools agent.Toolbox
+	if h.tools != nil {
+		tools = loopTools{h.tools}
+	}
 	return &agent.Loop{
+		Tools:     tools,
 		Model:     h.model,
 		ModelName: h.modelName,
 		System:    res.Text,
@@ -98,18 +108,45 @@ func (h *host) loop(cwd string) (*agent.Loop, error) {
 }
 
 // openSession opens session id, or creates one in the current directory
-// when id is empty.
+// when id is empty. The session is known to HostServices until closeSession.
 func (h *host) openSession(id string) (*session.Session, error) {
+	var s *session.Session
+	var err error
 	if id != "" {
-		s, err := h.store.Open(id)
+		s, err = h.store.Open(id)
 		if errors.Is(err, session.ErrNotFound) {
 			return nil, fmt.Errorf("no session %q in %s: list them with harness sessions", id, h.store.Dir)
 		}
-		return s, err
+	} else {
+		cwd, werr := os.Getwd()
+		if werr != nil {
+			return nil, fmt.Errorf("find the current directory: %w", werr)
+		}
+		s, err = h.store.Create(session.CreateOptions{Cwd: cwd})
 	}
-	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("find the current directory: %w", err)
+		return nil, err
 	}
-	return h.store.Create(session.CreateOptions{Cwd: cwd})
+	h.sessions.add(s)
+	return s, nil
+}
+
+// closeSession closes s and forgets it.
+func (h *host) closeSession(s *session.Session) error {
+	h.sessions.remove(s.ID())
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("close session %s: %w", s.ID(), err)
+	}
+	return nil
+}
+
+// close stops the plugins.
+func (h *host) close() error {
+	if h.tools == nil {
+		return nil
+	}
+	if err := h.tools.Close(); err != nil {
+		return fmt.Errorf("stop plugins: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,435 @@
+package acpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// DefaultShutdownGrace bounds how long Serve waits, once the client has gone,
+// for running turns to end before it closes their sessions.
+const DefaultShutdownGrace = 500 * time.Millisecond
+
+// Options configure Serve.
+type Options struct {
+	// Name, Title and Version describe the agent in initialize's agentInfo.
+	// Name defaults to "harness", Version to "dev".
+	Name, Title, Version string
+	// Logger receives the bridge's diagnostics; nil discards them.
+	Logger hclog.Logger
+	// MaxMessageBytes bounds one inbound message; 0 means
+	// DefaultMaxMessageBytes. It is capped just under the SDK's 10 MiB.
+	MaxMessageBytes int
+	// ShutdownGrace bounds the wait for running turns when the client goes;
+	// 0 means DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+}
+
+// Serve speaks ACP with the client whose messages arrive on in and whose
+// replies go to out, on behalf of host. It returns once in ends or ctx is
+// done: running turns are cancelled and given Options.ShutdownGrace to end,
+// then every session the connection opened is closed. The error reports a
+// failure to read in or to close a session.
+func Serve(ctx context.Context, host Host, in io.Reader, out io.Writer, opts Options) error {
+	if opts.Name == "" {
+		opts.Name = "harness"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	opts.MaxMessageBytes = min(opts.MaxMessageBytes, sdkLineLimit-1)
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = DefaultShutdownGrace
+	}
+
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	b := &bridge{host: host, opts: opts, log: opts.Logger, out: w, sessions: make(map[string]*liveSession)}
+	b.conn = acp.NewAgentSideConnection(b, w, pr)
+	sdkLog, stopSDKLog := newSlogger(opts.Logger.Named("jsonrpc"))
+	defer stopSDKLog()
+	b.conn.SetLogger(sdkLog)
+	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn}
+	readErr := make(chan error, 1)
+	go func() {
+		err := g.copy()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+			err = nil
+		}
+		pw.CloseWithError(err)
+		readErr <- err
+	}()
+
+	select {
+	case <-b.conn.Done():
+	case <-ctx.Done():
+		pw.CloseWithError(ctx.Err()) // the SDK stops reading; in may stay blocked
+		<-b.conn.Done()
+	}
+	err := b.shutdown()
+	select {
+	case rerr := <-readErr:
+		if rerr != nil {
+			err = errors.Join(fmt.Errorf("read the client's messages: %w", rerr), err)
+		}
+	default: // still blocked in a read of in; the process is about to exit
+	}
+	return err
+}
+
+// bridge is the agent side of one ACP connection.
+type bridge struct {
+	host Host
+	opts Options
+	log  hclog.Logger
+	conn *acp.AgentSideConnection
+	out  *lockedWriter // the SDK's writer too; see notify.go
+
+	// openMu serialises opening, registering and closing sessions, so that
+	// one session is opened once.
+	openMu   sync.Mutex
+	mu       sync.Mutex // guards sessions
+	sessions map[string]*liveSession
+}
+
+// liveSession is a session open on this connection.
+type liveSession struct {
+	s Session
+	// turn is held by the running turn (and by close); capacity 1.
+	turn chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the running turn, nil between turns
+	closed bool
+}
+
+func newLiveSession(s Session) *liveSession {
+	return &liveSession{s: s, turn: make(chan struct{}, 1)}
+}
+
+// acquire waits for the session's turn slot; it fails when ctx is done first.
+func (ls *liveSession) acquire(ctx context.Context) error {
+	select {
+	case ls.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (ls *liveSession) release() { <-ls.turn }
+
+// markClosed marks the session closed; false if it already was.
+func (ls *liveSession) markClosed() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	was := ls.closed
+	ls.closed = true
+	return !was
+}
+
+// isClosed reports whether the session was closed on this connection.
+func (ls *liveSession) isClosed() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.closed
+}
+
+// cancelTurn cancels the running turn, if any.
+func (ls *liveSession) cancelTurn() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.cancel != nil {
+		ls.cancel()
+	}
+}
+
+func (b *bridge) lookup(id acp.SessionId) (*liveSession, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ls, ok := b.sessions[string(id)]
+	return ls, ok
+}
+
+// Initialize answers with protocol version 1 whatever the client asked: the
+// only one harness speaks; the client decides whether to go on.
+func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	if p.ProtocolVersion != acp.ProtocolVersionNumber {
+		b.log.Info("client asked for another protocol version", "asked", p.ProtocolVersion, "answered", acp.ProtocolVersionNumber)
+	}
+	info := &acp.Implementation{Name: b.opts.Name, Version: b.opts.Version}
+	if b.opts.Title != "" {
+		info.Title = acp.Ptr(b.opts.Title)
+	}
+	return acp.InitializeResponse{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: acp.SessionCapabilities{
+				List:   &acp.SessionListCapabilities{},
+				Close:  &acp.SessionCloseCapabilities{},
+				Resume: &acp.SessionResumeCapabilities{},
+			},
+		},
+		AgentInfo:   info,
+		AuthMethods: []acp.AuthMethod{},
+	}, nil
+}
+
+// Authenticate is never needed: initialize lists no methods.
+func (b *bridge) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, invalidParams(errors.New("harness needs no authentication: initialize lists no methods"))
+}
+
+// NewSession creates a session in the client's cwd.
+func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	if !filepath.IsAbs(p.Cwd) {
+		return acp.NewSessionResponse{}, invalidParams(fmt.Errorf("cwd %q is not an absolute path", p.Cwd))
+	}
+	b.ignoreMCP(p.McpServers)
+	b.openMu.Lock()
+	defer b.openMu.Unlock()
+	s, err := b.host.NewSession(ctx, p.Cwd)
+	if err != nil {
+		return acp.NewSessionResponse{}, internal("create a session", err)
+	}
+	b.mu.Lock()
+	b.sessions[s.ID()] = newLiveSession(s)
+	b.mu.Unlock()
+	b.log.Debug("session created", "session", s.ID(), "cwd", s.Cwd())
+	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID())}, nil
+}
+
+// LoadSession opens a session and replays its whole conversation, then
+// answers.
+func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	b.ignoreMCP(p.McpServers)
+	ls, err := b.open(ctx, p.SessionId, p.Cwd)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	// Replay between turns, so that it is the whole log and nothing else.
+	if err := ls.acquire(ctx); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	defer ls.release()
+	if ls.isClosed() {
+		return acp.LoadSessionResponse{}, notOpen(string(p.SessionId))
+	}
+	start := time.Now()
+	if err := b.replay(ctx, ls.s); err != nil {
+		return acp.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
+	}
+	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
+	return acp.LoadSessionResponse{}, nil
+}
+
+// ResumeSession opens a session without replaying it.
+func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	b.ignoreMCP(p.McpServers)
+	if _, err := b.open(ctx, p.SessionId, p.Cwd); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	return acp.ResumeSessionResponse{}, nil
+}
+
+// open returns the session id, opening it on this connection unless it
+// already is.
+func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string) (*liveSession, error) {
+	b.openMu.Lock()
+	defer b.openMu.Unlock()
+	if ls, ok := b.lookup(id); ok {
+		return ls, nil
+	}
+	s, err := b.host.OpenSession(ctx, string(id))
+	if err != nil {
+		return nil, openError(string(id), err)
+	}
+	if cwd != "" && filepath.Clean(cwd) != s.Cwd() {
+		b.log.Info("session opened from another directory; it keeps its own", "session", id, "cwd", s.Cwd(), "asked", cwd)
+	}
+	ls := newLiveSession(s)
+	b.mu.Lock()
+	b.sessions[s.ID()] = ls
+	b.mu.Unlock()
+	return ls, nil
+}
+
+// ListSessions lists the host's sessions, those in p.Cwd only when given.
+func (b *bridge) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	all, err := b.host.ListSessions(ctx)
+	if err != nil {
+		return acp.ListSessionsResponse{}, internal("list sessions", err)
+	}
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for _, s := range all {
+		if p.Cwd != nil && filepath.Clean(*p.Cwd) != filepath.Clean(s.Cwd) {
+			continue
+		}
+		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd}
+		if s.Title != "" {
+			info.Title = acp.Ptr(s.Title)
+		}
+		if !s.UpdatedAt.IsZero() {
+			info.UpdatedAt = acp.Ptr(s.UpdatedAt.UTC().Format(time.RFC3339Nano))
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	return out, nil
+}
+
+// CloseSession cancels the session's turn, waits for it to end (its last
+// updates go out first) and closes the session.
+func (b *bridge) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	ls, ok := b.lookup(p.SessionId)
+	if !ok {
+		return acp.CloseSessionResponse{}, notOpen(string(p.SessionId))
+	}
+	ls.cancelTurn()
+	if err := ls.acquire(ctx); err != nil {
+		return acp.CloseSessionResponse{}, err
+	}
+	defer ls.release()
+	b.openMu.Lock()
+	defer b.openMu.Unlock()
+	if !ls.markClosed() {
+		return acp.CloseSessionResponse{}, notOpen(string(p.SessionId))
+	}
+	b.mu.Lock()
+	delete(b.sessions, string(p.SessionId))
+	b.mu.Unlock()
+	if err := ls.s.Close(); err != nil {
+		return acp.CloseSessionResponse{}, internal("close session "+quote(string(p.SessionId)), err)
+	}
+	return acp.CloseSessionResponse{}, nil
+}
+
+// Prompt runs one turn. Its updates are all written before it returns, so
+// before the response. A cancelled turn answers stopReason cancelled, never
+// an error; a failed turn answers a JSON-RPC error carrying the cause. A
+// prompt for a session whose turn is running waits for that turn (the SDK
+// has cancelled it already: a new prompt supersedes the running one).
+func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	cancelled := acp.PromptResponse{StopReason: acp.StopReasonCancelled}
+	ls, ok := b.lookup(p.SessionId)
+	if !ok {
+		return acp.PromptResponse{}, notOpen(string(p.SessionId))
+	}
+	content, err := promptContent(p.Prompt)
+	if err != nil {
+		return acp.PromptResponse{}, invalidParams(err)
+	}
+	if ls.acquire(ctx) != nil {
+		return cancelled, nil
+	}
+	defer ls.release()
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ls.mu.Lock()
+	closed := ls.closed
+	ls.cancel = cancel
+	ls.mu.Unlock()
+	if closed {
+		return acp.PromptResponse{}, notOpen(string(p.SessionId))
+	}
+	defer func() {
+		ls.mu.Lock()
+		ls.cancel = nil
+		ls.mu.Unlock()
+	}()
+
+	ts := b.startStream(ctx, ls.s)
+	reason, err := ls.s.Prompt(turnCtx, content, ts)
+	ts.finish()
+	if turnCtx.Err() != nil {
+		return cancelled, nil // whatever the turn made of it
+	}
+	switch reason {
+	case event.ReasonCompleted:
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	case event.ReasonMaxSteps:
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
+	case event.ReasonMaxTokens:
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
+	case event.ReasonRefusal:
+		return acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case event.ReasonCancelled, event.ReasonInterrupted:
+		return cancelled, nil
+	case event.ReasonError:
+		return acp.PromptResponse{}, turnFailed(string(p.SessionId), err)
+	}
+	if err != nil {
+		return acp.PromptResponse{}, turnFailed(string(p.SessionId), err)
+	}
+	b.log.Warn("turn ended for an unknown reason; answering end_turn", "session", p.SessionId, "reason", reason)
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// Cancel cancels the session's running turn. The SDK has already cancelled
+// the pending prompt's context; this covers a turn started otherwise.
+func (b *bridge) Cancel(_ context.Context, p acp.CancelNotification) error {
+	if ls, ok := b.lookup(p.SessionId); ok {
+		ls.cancelTurn()
+	}
+	return nil
+}
+
+// SetSessionMode is not served: sessions have no modes.
+func (b *bridge) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+}
+
+// SetSessionConfigOption is not served: sessions have no config options.
+func (b *bridge) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+func (b *bridge) ignoreMCP(servers []acp.McpServer) {
+	if len(servers) > 0 {
+		b.log.Warn("MCP servers are not supported; ignoring them", "count", len(servers))
+	}
+}
+
+// shutdown cancels every running turn, waits up to the grace period for
+// them to end, then closes every session.
+func (b *bridge) shutdown() error {
+	b.mu.Lock()
+	live := make([]*liveSession, 0, len(b.sessions))
+	for _, ls := range b.sessions {
+		live = append(live, ls)
+	}
+	b.sessions = map[string]*liveSession{}
+	b.mu.Unlock()
+	for _, ls := range live {
+		ls.cancelTurn()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.ShutdownGrace)
+	defer cancel()
+	var errs []error
+	for _, ls := range live {
+		if err := ls.acquire(ctx); err != nil {
+			b.log.Warn("turn still running at shutdown; closing its session anyway", "session", ls.s.ID())
+		}
+		ls.markClosed()
+		if err := ls.s.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close session %s: %w", ls.s.ID(), err))
+		}
+	}
+	return errors.Join(errs...)
+}

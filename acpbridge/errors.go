@@ -1,0 +1,60 @@
+package acpbridge
+
+import (
+	"errors"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// JSON-RPC error codes the bridge answers with itself.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	codeNotFound       = -32002 // ACP: resource not found, data.sessionId
+)
+
+// notOpen answers a request naming a session this connection has not open.
+func notOpen(id string) *acp.RequestError {
+	return &acp.RequestError{Code: codeNotFound,
+		Message: "Resource not found: session " + quote(id) + " is not open on this connection (session/new, session/load or session/resume it first)",
+		Data:    map[string]any{"sessionId": id}}
+}
+
+// noSuchSession answers a load or resume of a session the host does not have.
+func noSuchSession(id string) *acp.RequestError {
+	return &acp.RequestError{Code: codeNotFound, Message: "Resource not found: no session " + quote(id),
+		Data: map[string]any{"sessionId": id}}
+}
+
+// invalidParams answers a request whose parameters cannot be served.
+func invalidParams(err error) *acp.RequestError {
+	return &acp.RequestError{Code: codeInvalidParams, Message: "Invalid params: " + oneLine(err.Error()),
+		Data: map[string]any{"error": err.Error()}}
+}
+
+// internal answers a request the host failed to serve.
+func internal(what string, err error) *acp.RequestError {
+	return &acp.RequestError{Code: codeInternal, Message: what + ": " + oneLine(err.Error()),
+		Data: map[string]any{"error": err.Error()}}
+}
+
+// turnFailed answers a prompt whose turn ended with reason error.
+func turnFailed(id string, err error) *acp.RequestError {
+	if err == nil {
+		err = errors.New("the turn ended with an error")
+	}
+	return &acp.RequestError{Code: codeInternal, Message: "turn failed: " + oneLine(err.Error()),
+		Data: map[string]any{"sessionId": id, "reason": string(event.ReasonError), "error": oneLine(err.Error())}}
+}
+
+// openError answers a failed load or resume.
+func openError(id string, err error) *acp.RequestError {
+	if errors.Is(err, ErrSessionNotFound) {
+		return noSuchSession(id)
+	}
+	return internal("open session "+quote(id), err)
+}

@@ -1,0 +1,72 @@
+package acpbridge
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// ErrSessionNotFound is what a Host returns, wrapped, when no session has the
+// id asked for. The bridge answers it with ACP's -32002 "Resource not found".
+var ErrSessionNotFound = errors.New("session not found")
+
+// Host is what the bridge needs from the agent host: sessions to create,
+// reopen and list. cmd/harness implements it with the session store and the
+// agent loop.
+type Host interface {
+	// NewSession creates a session whose working directory is cwd, an
+	// absolute path, and returns it open.
+	NewSession(ctx context.Context, cwd string) (Session, error)
+	// OpenSession reopens the session id (its log replayed and recovered)
+	// and returns it open. An unknown id yields an error wrapping
+	// ErrSessionNotFound.
+	OpenSession(ctx context.Context, id string) (Session, error)
+	// ListSessions describes every session the host keeps, open or not.
+	ListSessions(ctx context.Context) ([]SessionInfo, error)
+}
+
+// SessionInfo describes a session for session/list.
+type SessionInfo struct {
+	ID  string
+	Cwd string
+	// Title is a short human title, such as the first prompt; may be empty.
+	Title string
+	// UpdatedAt is the time of the last event; may be zero.
+	UpdatedAt time.Time
+}
+
+// Session is one open session. The bridge calls Prompt for one turn at a
+// time per session, and Close once, after the last turn has returned.
+type Session interface {
+	// ID is the session id.
+	ID() string
+	// Cwd is the session's working directory.
+	Cwd() string
+	// Events returns every event logged so far. The caller does not modify
+	// the slice.
+	Events() []event.Event
+	// Follow yields every event from seq from on, in order, then waits for
+	// new ones until ctx is done or the session is closed.
+	Follow(ctx context.Context, from int64) iter.Seq[event.Event]
+	// Prompt runs one turn on the prompt and returns how it ended: the
+	// reason of its turn/end, and the failure when the reason is
+	// event.ReasonError. Text and reasoning deltas go to live as they
+	// arrive; everything else is logged and reaches the bridge through
+	// Events and Follow. Cancelling ctx stops the turn, which then ends
+	// cancelled; Prompt must return promptly.
+	Prompt(ctx context.Context, prompt []event.Content, live Live) (event.Reason, error)
+	// Close releases the session.
+	Close() error
+}
+
+// Live receives the deltas of a turn that are never logged. Its method set
+// is that of agent.Live, so a Live can be handed to the agent loop as is.
+type Live interface {
+	// TextDelta is a piece of the model's answer text.
+	TextDelta(sessionID, text string)
+	// ReasoningDelta is a piece of the model's reasoning.
+	ReasoningDelta(sessionID, text string)
+}

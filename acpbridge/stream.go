@@ -1,0 +1,106 @@
+package acpbridge
+
+import (
+	"context"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// turnStream sends the updates of one live turn. Durable events reach it by
+// following the session; text and reasoning deltas through its Live
+// methods. Both go through one cursor under mu, so the client sees the
+// turn in log order, each event once, and every delta after the events
+// logged before it (a step's deltas after its step/start, the next step's
+// text after this step's tool results).
+type turnStream struct {
+	b    *bridge
+	sess Session
+
+	mu     sync.Mutex // guards tr and cursor, and orders the sends
+	tr     translator
+	cursor int64 // next event to translate
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// startStream starts streaming sess's events from its current end. It
+// follows the session until finish, whatever becomes of ctx: the updates
+// of a cancelled turn still go out.
+func (b *bridge) startStream(ctx context.Context, sess Session) *turnStream {
+	ts := &turnStream{b: b, sess: sess,
+		tr: translator{sessionID: sess.ID()}, cursor: int64(len(sess.Events())), done: make(chan struct{})}
+	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	ts.stop = stop
+	from := ts.cursor
+	go func() {
+		defer close(ts.done)
+		for range sess.Follow(fctx, from) {
+			ts.mu.Lock()
+			ts.catchUpLocked()
+			ts.mu.Unlock()
+		}
+	}()
+	return ts
+}
+
+// finish stops following and sends whatever is left; when it returns,
+// every update of the turn has been written.
+func (ts *turnStream) finish() {
+	ts.stop()
+	<-ts.done
+	ts.mu.Lock()
+	ts.catchUpLocked()
+	ts.mu.Unlock()
+}
+
+// TextDelta implements Live.
+func (ts *turnStream) TextDelta(_, text string) { ts.delta(kindText, text) }
+
+// ReasoningDelta implements Live.
+func (ts *turnStream) ReasoningDelta(_, text string) { ts.delta(kindThought, text) }
+
+func (ts *turnStream) delta(kind, text string) {
+	if text == "" {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.catchUpLocked()
+	ts.b.send(ts.sess.ID(), ts.tr.delta(kind, text))
+}
+
+// catchUpLocked translates and sends the events logged since the cursor.
+func (ts *turnStream) catchUpLocked() {
+	evs := ts.sess.Events()
+	for ; ts.cursor < int64(len(evs)); ts.cursor++ {
+		ev := evs[ts.cursor]
+		ups, err := ts.tr.updates(ev)
+		if err != nil {
+			ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+			continue
+		}
+		for _, u := range ups {
+			ts.b.send(ts.sess.ID(), u)
+		}
+	}
+}
+
+// replay sends the whole conversation of sess as session/update
+// notifications, through the same translator as live turns, and stops
+// early only when ctx is done or the client is gone.
+func (b *bridge) replay(ctx context.Context, sess Session) error {
+	tr := translator{sessionID: sess.ID(), replay: true}
+	evs := sess.Events()
+	ups := make([]acp.SessionUpdate, 0, len(evs))
+	for _, ev := range evs {
+		u, err := tr.updates(ev)
+		if err != nil {
+			b.log.Warn("event not replayed", "session", sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+			continue
+		}
+		ups = append(ups, u...)
+	}
+	return b.sendAll(ctx, sess.ID(), ups)
+}

@@ -1,0 +1,282 @@
+package acpbridge
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// translator turns a session's events into ACP session updates. The same
+// code serves a live turn and a session/load replay; the only difference is
+// where the conversation's text comes from. Live, the user's prompt is not
+// echoed and the model's text and reasoning arrive as deltas (see
+// [translator.delta]); on replay they come from user/message and
+// assistant/message. A translator keeps the position in the log the mapping
+// needs — the open turn and step — so it must see every event in order.
+type translator struct {
+	sessionID string
+	replay    bool
+	turn      int
+	step      int
+}
+
+// update kinds, as the sessionUpdate discriminator names them.
+const (
+	kindUser    = "user_message_chunk"
+	kindText    = "agent_message_chunk"
+	kindThought = "agent_thought_chunk"
+)
+
+// updates returns the session updates for ev, in order; none for events
+// that show nothing (turn and step boundaries, plugin-declared types). A
+// payload that does not decode is an error, and yields nothing.
+func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
+	p, err := ev.Decode()
+	if errors.Is(err, event.ErrUnknownType) {
+		return nil, nil // a plugin's own event: nothing to show
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch p := p.(type) {
+	case event.TurnStart:
+		t.turn, t.step = p.Turn, 0
+	case event.StepStart:
+		t.step = p.Step
+	case event.UserMessage:
+		if t.replay {
+			return t.userMessage(p), nil
+		}
+	case event.AssistantMessage:
+		if t.replay {
+			var ups []acp.SessionUpdate
+			if p.Reasoning != "" {
+				ups = append(ups, chunk(kindThought, acp.TextBlock(p.Reasoning), t.messageID(kindThought, p.Turn, p.Step)))
+			}
+			if p.Text != "" {
+				ups = append(ups, chunk(kindText, acp.TextBlock(p.Text), t.messageID(kindText, p.Turn, p.Step)))
+			}
+			return ups, nil
+		}
+	case event.ToolCall:
+		return toolCallStart(p), nil
+	case event.ToolResult:
+		return []acp.SessionUpdate{toolCallEnd(p)}, nil
+	case event.TodoWrite:
+		return []acp.SessionUpdate{plan(p.Todos)}, nil
+	}
+	return nil, nil
+}
+
+// delta returns the update for a live text (kindText) or reasoning
+// (kindThought) delta of the current step.
+func (t *translator) delta(kind, text string) acp.SessionUpdate {
+	return chunk(kind, acp.TextBlock(text), t.messageID(kind, t.turn, t.step))
+}
+
+// userMessage replays a user message: one chunk per content block.
+func (t *translator) userMessage(m event.UserMessage) []acp.SessionUpdate {
+	id := t.messageID(kindUser, t.turn, 0)
+	ups := make([]acp.SessionUpdate, 0, len(m.Content))
+	for _, c := range m.Content {
+		ups = append(ups, chunk(kindUser, contentBlock(c), id))
+	}
+	return ups
+}
+
+// messageID names the message a chunk belongs to, the same live and on
+// replay: a name-based (version 5 style) UUID of the session, the kind and
+// the turn and step. Text and reasoning of a step are two messages.
+func (t *translator) messageID(kind string, turn, step int) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "harness/acp\x00%s\x00%s\x00%d\x00%d", t.sessionID, kind, turn, step)
+	var u [16]byte
+	copy(u[:], h.Sum(nil))
+	u[6] = u[6]&0x0f | 0x50 // version 5
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	b := hex.EncodeToString(u[:])
+	return b[0:8] + "-" + b[8:12] + "-" + b[12:16] + "-" + b[16:20] + "-" + b[20:32]
+}
+
+// chunk builds a message chunk update of the given kind.
+func chunk(kind string, c acp.ContentBlock, messageID string) acp.SessionUpdate {
+	id := &messageID
+	switch kind {
+	case kindUser:
+		return acp.SessionUpdate{UserMessageChunk: &acp.SessionUpdateUserMessageChunk{Content: c, MessageId: id}}
+	case kindThought:
+		return acp.SessionUpdate{AgentThoughtChunk: &acp.SessionUpdateAgentThoughtChunk{Content: c, MessageId: id}}
+	}
+	return acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{Content: c, MessageId: id}}
+}
+
+// toolCallStart announces a tool call: tool_call (pending), then
+// tool_call_update (in_progress). The loop logs tool/call right before it
+// dispatches the call, so both are true by the time they are sent.
+func toolCallStart(c event.ToolCall) []acp.SessionUpdate {
+	pr := present(c.Name, c.Args)
+	id := acp.ToolCallId(c.CallID)
+	return []acp.SessionUpdate{
+		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind,
+			Status: acp.ToolCallStatusPending, RawInput: pr.rawInput}},
+		{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: id, Status: acp.Ptr(acp.ToolCallStatusInProgress)}},
+	}
+}
+
+// toolCallEnd reports a tool call's result: completed or failed, its text as
+// content and, raw, {content, isError}.
+func toolCallEnd(r event.ToolResult) acp.SessionUpdate {
+	status := acp.ToolCallStatusCompleted
+	raw := map[string]any{"content": r.Content}
+	if r.IsError {
+		status = acp.ToolCallStatusFailed
+		raw["isError"] = true
+	}
+	u := &acp.SessionToolCallUpdate{ToolCallId: acp.ToolCallId(r.CallID), Status: &status, RawOutput: raw}
+	if r.Content != "" {
+		u.Content = []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(r.Content))}
+	}
+	return acp.SessionUpdate{ToolCallUpdate: u}
+}
+
+// plan maps the todo list to a plan update: the complete list, every entry
+// of priority medium (the list has no priorities; ACP requires one).
+func plan(todos []event.Todo) acp.SessionUpdate {
+	entries := make([]acp.PlanEntry, 0, len(todos)) // never null: [] clears the plan
+	for _, td := range todos {
+		entries = append(entries, acp.PlanEntry{Content: td.Content, Priority: acp.PlanEntryPriorityMedium, Status: planStatus(td.Status)})
+	}
+	return acp.SessionUpdate{Plan: &acp.SessionUpdatePlan{Entries: entries}}
+}
+
+// planStatus maps a todo status; the session admits only the three ACP
+// knows, anything else shows as pending rather than being dropped.
+func planStatus(s event.TodoStatus) acp.PlanEntryStatus {
+	switch s {
+	case event.TodoInProgress:
+		return acp.PlanEntryStatusInProgress
+	case event.TodoCompleted:
+		return acp.PlanEntryStatusCompleted
+	}
+	return acp.PlanEntryStatusPending
+}
+
+// presentation is how a tool call shows in the editor.
+type presentation struct {
+	title    string
+	kind     acp.ToolKind
+	rawInput any
+}
+
+// present returns the presentation of a call to tool name with the model's
+// raw arguments: bash shows its command and runs (execute); todo_write
+// updates the todo list, which the editor shows as the plan; any other tool
+// shows its name (kind other). rawInput is the parsed arguments, or the raw
+// text when they are not JSON.
+func present(name, args string) presentation {
+	var parsed any
+	if err := json.Unmarshal([]byte(args), &parsed); err != nil {
+		parsed = args
+		if strings.TrimSpace(args) == "" {
+			parsed = map[string]any{}
+		}
+	}
+	pr := presentation{title: name, kind: acp.ToolKindOther, rawInput: parsed}
+	switch name {
+	case "bash":
+		pr.kind = acp.ToolKindExecute
+		if m, ok := parsed.(map[string]any); ok {
+			if cmd, ok := m["command"].(string); ok && strings.TrimSpace(cmd) != "" {
+				pr.title = strings.TrimSpace(cmd)
+			}
+		}
+	case "todo_write":
+		pr.title = "Update todo list"
+	}
+	if pr.title == "" {
+		pr.title = "tool call"
+	}
+	return pr
+}
+
+// contentBlock maps a block of a user message to ACP.
+func contentBlock(c event.Content) acp.ContentBlock {
+	var mime *string
+	if c.MimeType != "" {
+		mime = &c.MimeType
+	}
+	switch c.Type {
+	case event.ContentResourceLink:
+		b := acp.ResourceLinkBlock(c.Name, c.URI)
+		b.ResourceLink.MimeType = mime
+		return b
+	case event.ContentResource:
+		return acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{
+			Uri: c.URI, Text: c.Text, MimeType: mime}})
+	}
+	return acp.TextBlock(c.Text)
+}
+
+// promptContent maps the blocks of a session/prompt to the content of a user
+// message: text, resource links and embedded text resources. An embedded
+// binary resource becomes a link to its URI; images and audio are refused,
+// as initialize does not advertise them.
+func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
+	if len(blocks) == 0 {
+		return nil, errors.New("the prompt is empty")
+	}
+	out := make([]event.Content, 0, len(blocks))
+	for i, b := range blocks {
+		switch {
+		case b.Text != nil:
+			out = append(out, event.Content{Type: event.ContentText, Text: b.Text.Text})
+		case b.ResourceLink != nil:
+			l := b.ResourceLink
+			out = append(out, event.Content{Type: event.ContentResourceLink, URI: l.Uri, Name: l.Name, MimeType: deref(l.MimeType)})
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			out = append(out, event.Content{Type: event.ContentResource, URI: r.Uri, Text: r.Text, MimeType: deref(r.MimeType)})
+		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
+			r := b.Resource.Resource.BlobResourceContents
+			out = append(out, event.Content{Type: event.ContentResourceLink, URI: r.Uri, Name: linkName(r.Uri), MimeType: deref(r.MimeType)})
+		case b.Image != nil:
+			return nil, fmt.Errorf("prompt block %d is an image: harness does not accept images (promptCapabilities.image is false)", i)
+		case b.Audio != nil:
+			return nil, fmt.Errorf("prompt block %d is audio: harness does not accept audio (promptCapabilities.audio is false)", i)
+		default:
+			return nil, fmt.Errorf("prompt block %d has no content harness knows", i)
+		}
+	}
+	return out, nil
+}
+
+// linkName names a resource after the last element of its URI.
+func linkName(uri string) string {
+	if i := strings.LastIndexByte(strings.TrimRight(uri, "/"), '/'); i >= 0 {
+		if n := strings.TrimRight(uri, "/")[i+1:]; n != "" {
+			return n
+		}
+	}
+	return uri
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// oneLine is s on one line, for error messages.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// quote quotes a session id for a message.
+func quote(s string) string { return strconv.Quote(s) }

@@ -1,0 +1,196 @@
+package acpbridge
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+func ev(t *testing.T, p event.Payload) event.Event {
+	t.Helper()
+	data, err := event.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return event.Event{Type: p.EventType(), Data: data}
+}
+
+func jsonOf(t *testing.T, ups []acp.SessionUpdate) []string {
+	t.Helper()
+	var out []string
+	for _, u := range ups {
+		b, err := json.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func TestTranslate(t *testing.T) {
+	t.Parallel()
+	mid := func(kind string, turn, step int) string {
+		tr := translator{sessionID: "s"}
+		return tr.messageID(kind, turn, step)
+	}
+	user := event.UserMessage{Content: []event.Content{{Type: event.ContentText, Text: "hi"}}}
+	answer := event.AssistantMessage{Turn: 1, Step: 1, Text: "Hello.", Reasoning: "Greet.",
+		ToolCalls: []event.ToolCallRequest{{ID: "c1", Name: "x", Arguments: "{}"}}}
+	tests := []struct {
+		name   string
+		replay bool
+		ev     event.Event
+		want   []string
+	}{
+		{"user message live", false, ev(t, user), nil},
+		{"user message replay", true, ev(t, user),
+			[]string{`{"content":{"text":"hi","type":"text"},"messageId":"` + mid(kindUser, 1, 0) + `","sessionUpdate":"user_message_chunk"}`}},
+		{"assistant live", false, ev(t, answer), nil},
+		{"assistant replay", true, ev(t, answer), []string{
+			`{"content":{"text":"Greet.","type":"text"},"messageId":"` + mid(kindThought, 1, 1) + `","sessionUpdate":"agent_thought_chunk"}`,
+			`{"content":{"text":"Hello.","type":"text"},"messageId":"` + mid(kindText, 1, 1) + `","sessionUpdate":"agent_message_chunk"}`,
+		}},
+		{"empty todo list clears the plan", false, ev(t, event.TodoWrite{}), []string{`{"entries":[],"sessionUpdate":"plan"}`}},
+		{"unknown tool, arguments not JSON", false, ev(t, event.ToolCall{CallID: "c9", Name: "frob", Args: "{oops"}), []string{
+			`{"kind":"other","rawInput":"{oops","sessionUpdate":"tool_call","status":"pending","title":"frob","toolCallId":"c9"}`,
+			`{"sessionUpdate":"tool_call_update","status":"in_progress","toolCallId":"c9"}`,
+		}},
+		{"result without content", false, ev(t, event.ToolResult{CallID: "c9"}),
+			[]string{`{"rawOutput":{"content":""},"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c9"}`}},
+		{"turn and step boundaries show nothing", true, ev(t, event.StepEnd{Turn: 1, Step: 1}), nil},
+		{"a plugin's own event shows nothing", true, event.Event{Type: "acme/thing", Data: json.RawMessage(`{}`)}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := translator{sessionID: "s", replay: tc.replay, turn: 1}
+			ups, err := tr.updates(tc.ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, jsonOf(t, ups)); diff != "" {
+				t.Errorf("updates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTranslateBadPayload(t *testing.T) {
+	t.Parallel()
+	tr := translator{sessionID: "s"}
+	if ups, err := tr.updates(event.Event{Type: event.TypeTodoWrite, Data: json.RawMessage(`{"todos":"all"}`)}); err == nil || ups != nil {
+		t.Errorf("bad payload: %v, %v; want an error and nothing", ups, err)
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	t.Parallel()
+	a := translator{sessionID: "s1"}
+	b := translator{sessionID: "s1", replay: true}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	id := a.messageID(kindText, 3, 2)
+	if !uuid.MatchString(id) {
+		t.Errorf("message id %q is not a version 5 UUID", id)
+	}
+	if id != b.messageID(kindText, 3, 2) {
+		t.Error("live and replay ids differ")
+	}
+	others := []string{a.messageID(kindThought, 3, 2), a.messageID(kindText, 3, 1), a.messageID(kindText, 2, 2),
+		(&translator{sessionID: "s2"}).messageID(kindText, 3, 2)}
+	for _, o := range others {
+		if o == id {
+			t.Errorf("id %s shared by another message", id)
+		}
+	}
+	// Live deltas take the turn and step from the events seen.
+	for _, p := range []event.Payload{event.TurnStart{Turn: 3}, event.StepStart{Turn: 3, Step: 2}} {
+		if _, err := a.updates(ev(t, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := *a.delta(kindText, "x").AgentMessageChunk.MessageId; got != id {
+		t.Errorf("delta message id %s, want %s", got, id)
+	}
+}
+
+func TestPresent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, args string
+		title      string
+		kind       acp.ToolKind
+		raw        any
+	}{
+		{"bash", `{"command":"  ls -la\n","description":"List"}`, "ls -la", acp.ToolKindExecute, map[string]any{"command": "  ls -la\n", "description": "List"}},
+		{"bash", `{"description":"no command"}`, "bash", acp.ToolKindExecute, map[string]any{"description": "no command"}},
+		{"todo_write", `{"todos":[]}`, "Update todo list", acp.ToolKindOther, map[string]any{"todos": []any{}}},
+		{"read_file", `{"path":"a.go"}`, "read_file", acp.ToolKindOther, map[string]any{"path": "a.go"}},
+		{"read_file", ``, "read_file", acp.ToolKindOther, map[string]any{}},
+		{"", `[1]`, "tool call", acp.ToolKindOther, []any{1.0}},
+	}
+	for _, tc := range tests {
+		pr := present(tc.name, tc.args)
+		if pr.title != tc.title || pr.kind != tc.kind || !cmp.Equal(pr.rawInput, tc.raw) {
+			t.Errorf("present(%q, %q) = %+v, want title %q kind %s raw %v", tc.name, tc.args, pr, tc.title, tc.kind, tc.raw)
+		}
+	}
+}
+
+func TestPromptContentRefuses(t *testing.T) {
+	t.Parallel()
+	for name, blocks := range map[string][]acp.ContentBlock{
+		"empty": nil,
+		"image": {acp.ImageBlock("AA==", "image/png")},
+		"audio": {acp.AudioBlock("AA==", "audio/wav")},
+		"none":  {{}},
+	} {
+		if _, err := promptContent(blocks); err == nil {
+			t.Errorf("%s prompt accepted", name)
+		}
+	}
+}
+
+// TestUpdateLine checks that the bridge writes a session/update exactly as
+// the SDK would.
+func TestUpdateLine(t *testing.T) {
+	t.Parallel()
+	tr := translator{sessionID: "s\"1", replay: true}
+	var ups []acp.SessionUpdate
+	for _, p := range []event.Payload{
+		event.TurnStart{Turn: 1},
+		event.UserMessage{Content: []event.Content{{Type: event.ContentText, Text: "<hi> & \u2028"}, {Type: event.ContentResource, URI: "file:///a", Text: "x"}}},
+		event.AssistantMessage{Turn: 1, Step: 1, Text: "t", Reasoning: "r"},
+		event.ToolCall{CallID: "c", Name: "bash", Args: `{"command":"ls"}`},
+		event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: event.TodoCompleted}}},
+		event.ToolResult{CallID: "c", Content: "out", IsError: true},
+	} {
+		u, err := tr.updates(ev(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups = append(ups, u...)
+	}
+	for _, u := range ups {
+		got, err := updateLine(tr.sessionID, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(struct {
+			JSONRPC string                  `json:"jsonrpc"`
+			Method  string                  `json:"method"`
+			Params  acp.SessionNotification `json:"params"`
+		}{"2.0", "session/update", acp.SessionNotification{SessionId: acp.SessionId(tr.sessionID), Update: u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Errorf("bridge wrote\n%s\nthe SDK writes\n%s", got, want)
+		}
+	}
+}

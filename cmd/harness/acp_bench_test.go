@@ -1,0 +1,186 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// acpProc is a running `harness acp` driven over its stdio.
+type acpProc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startACP(b *testing.B, bin, state string) *acpProc {
+	b.Helper()
+	cmd := exec.Command(bin, "acp", "--provider", "script", "--script", filepath.Join(state, "none.jsonl"), "--state-dir", state)
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return &acpProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+}
+
+// call sends request id and reads until its response; it returns the
+// number of notifications read before it.
+func (p *acpProc) call(b *testing.B, id int, method, params string) int {
+	b.Helper()
+	if _, err := fmt.Fprintf(p.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params); err != nil {
+		b.Fatal(err)
+	}
+	prefix := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, id))
+	notes := 0
+	for {
+		line, err := p.out.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			var more []byte
+			more, err = p.out.ReadSlice('\n')
+			line = append(bytes.Clone(line), more...)
+		}
+		if err != nil {
+			b.Fatalf("%s: read: %v", method, err)
+		}
+		if bytes.HasPrefix(line, prefix) {
+			if bytes.Contains(line, []byte(`"error"`)) {
+				b.Fatalf("%s: %s", method, line)
+			}
+			return notes
+		}
+		notes++
+	}
+}
+
+func (p *acpProc) stop(b *testing.B) {
+	b.Helper()
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		b.Fatalf("harness acp: %v", err)
+	}
+}
+
+func benchState(b *testing.B) string {
+	b.Helper()
+	state := b.TempDir()
+	if err := os.WriteFile(filepath.Join(state, "none.jsonl"), []byte("// no model calls\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return state
+}
+
+const initializeParams = `{"protocolVersion":1,"clientCapabilities":{}}`
+
+// BenchmarkACPStart measures a fresh `harness acp` process from spawn until
+// initialize is answered, and until session/new is answered (budgets 15 ms
+// and 50 ms). The process's exit is not counted.
+func BenchmarkACPStart(b *testing.B) {
+	bin, _ := buildHarness(b)
+	state := benchState(b)
+	cwd := b.TempDir()
+	b.Run("initialize", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			p := startACP(b, bin, state)
+			p.call(b, 1, "initialize", initializeParams)
+			b.StopTimer()
+			p.stop(b)
+			b.StartTimer()
+		}
+	})
+	b.Run("session_new", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			p := startACP(b, bin, state)
+			p.call(b, 1, "initialize", initializeParams)
+			p.call(b, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd))
+			b.StopTimer()
+			p.stop(b)
+			b.StartTimer()
+		}
+	})
+}
+
+// BenchmarkACPLoad measures session/load of a 10,000-event session in a
+// fresh process: from the request to its response, every replayed update
+// read (budget 500 ms). spawn→loaded/op adds the process start and
+// initialize.
+func BenchmarkACPLoad(b *testing.B) {
+	bin, _ := buildHarness(b)
+	state := benchState(b)
+	id, n := writeSession(b, filepath.Join(state, "sessions"), 10_000)
+	params := fmt.Sprintf(`{"sessionId":%q,"cwd":"/bench","mcpServers":[]}`, id)
+	var total time.Duration
+	var updates int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		start := time.Now()
+		p := startACP(b, bin, state)
+		p.call(b, 1, "initialize", initializeParams)
+		b.StartTimer()
+		updates = p.call(b, 2, "session/load", params)
+		b.StopTimer()
+		total += time.Since(start)
+		p.stop(b)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-spawn→loaded/op")
+	b.ReportMetric(float64(updates), "updates")
+	b.ReportMetric(float64(n), "events")
+}
+
+// writeSession writes a session of about n events: turns of a prompt, a
+// step with reasoning, text and a tool call, its result, then a step with
+// the answer; every fifth turn also writes the todo list.
+func writeSession(b *testing.B, dir string, n int) (string, int) {
+	b.Helper()
+	st := &session.Store{Dir: dir}
+	s, err := st.Create(session.CreateOptions{Cwd: "/bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	text := strings.Repeat("The lock is taken in Open and released in Close. ", 4)
+	args := `{"command":"grep -rn Lock host/","description":"Find the locks"}`
+	add := func(ps ...event.Payload) {
+		for _, p := range ps {
+			if _, err := s.Append(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for t := 1; s.Len() < n; t++ {
+		c := fmt.Sprintf("call_%d", t)
+		add(event.TurnStart{Turn: t}, event.UserMessage{Content: event.Text("Where is the lock taken? Turn " + fmt.Sprint(t))},
+			event.StepStart{Turn: t, Step: 1},
+			event.AssistantMessage{Turn: t, Step: 1, Reasoning: text, Text: text, ToolCalls: []event.ToolCallRequest{{ID: c, Name: "bash", Arguments: args}}},
+			event.ToolCall{Turn: t, Step: 1, CallID: c, Name: "bash", Args: args})
+		if t%5 == 0 {
+			add(event.TodoWrite{Todos: []event.Todo{{Content: "Find the lock", Status: event.TodoCompleted}, {Content: "Explain it", Status: event.TodoInProgress}}})
+		}
+		add(event.ToolResult{Turn: t, Step: 1, CallID: c, Content: text + text},
+			event.StepEnd{Turn: t, Step: 1}, event.StepStart{Turn: t, Step: 2},
+			event.AssistantMessage{Turn: t, Step: 2, Text: text}, event.StepEnd{Turn: t, Step: 2},
+			event.TurnEnd{Turn: t, Reason: event.ReasonCompleted})
+	}
+	return s.ID(), s.Len()
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/harness-dev/harness/acpbridge"
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// cmdACP serves the Agent Client Protocol on stdin and stdout until stdin
+// ends: an editor (Zed, …) runs `harness acp` and drives it. stdout carries
+// ACP messages only; the log goes to stderr as JSON lines.
+func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	fs := newFlagSet("acp", std.err, "harness acp [flags]   (an editor runs it: ACP on stdin/stdout, JSON log on stderr)")
+	c := bindConfig(fs, e)
+	if code, done := parseFlags(fs, args); done {
+		return code, nil
+	}
+	if len(fs.Args()) > 0 {
+		return exitUsage, fmt.Errorf("harness acp takes no arguments, got %q: %w", fs.Args(), errUsage)
+	}
+	if err := c.check(); err != nil {
+		return exitUsage, fmt.Errorf("%w: %w", err, errUsage)
+	}
+	log, err := newLogger(std.err, c.LogLevel, true)
+	if err != nil {
+		return exitUsage, err
+	}
+	model, modelName, err := newModel(c, e, log)
+	if err != nil {
+		return exitFailed, err
+	}
+	h, err := newHost(c, e, std, model)
+	if err != nil {
+		return exitFailed, err
+	}
+	h.log, h.modelName = log, modelName // newHost's logger is for the terminal
+	// The plugin toolbox goes in ah.tools; close it after Serve returns
+	// (the sessions are closed by then), so plugins exit with the host.
+	ah := &acpHost{h: h}
+	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
+		Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp")})
+	if err != nil {
+		return exitFailed, err
+	}
+	return exitOK, nil
+}
+
+// acpHost serves the ACP bridge from the session store and the agent loop.
+type acpHost struct {
+	h *host
+	// tools is the loop's toolbox; nil gives the model no tools.
+	tools agent.Toolbox
+}
+
+// NewSession implements acpbridge.Host.
+func (a *acpHost) NewSession(_ context.Context, cwd string) (acpbridge.Session, error) {
+	s, err := a.h.store.Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		return nil, err
+	}
+	return a.wrap(s)
+}
+
+// OpenSession implements acpbridge.Host.
+func (a *acpHost) OpenSession(_ context.Context, id string) (acpbridge.Session, error) {
+	if !session.ValidID(id) {
+		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
+	}
+	s, err := a.h.store.Open(id)
+	if errors.Is(err, session.ErrNotFound) {
+		return nil, fmt.Errorf("no session %s in %s: %w", id, a.h.store.Dir, acpbridge.ErrSessionNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec := s.Recovery(); !rec.IsZero() {
+		a.h.log.Info("session recovered", "session", id, "recovery", rec.String())
+	}
+	return a.wrap(s)
+}
+
+func (a *acpHost) wrap(s *session.Session) (acpbridge.Session, error) {
+	loop, err := a.h.loop(s.Cwd())
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	loop.Tools = a.tools
+	return &acpSession{Session: s, loop: loop}, nil
+}
+
+// ListSessions implements acpbridge.Host: the store's sessions but those
+// started from another (subagents), whose files cannot be read skipped.
+func (a *acpHost) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
+	list, err := a.h.store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acpbridge.SessionInfo, 0, len(list))
+	for _, s := range list {
+		if s.Err != nil {
+			a.h.log.Warn("session not listed", "session", s.ID, "error", s.Err)
+			continue
+		}
+		if s.Parent != "" {
+			continue
+		}
+		out = append(out, acpbridge.SessionInfo{ID: s.ID, Cwd: s.Cwd, Title: s.FirstPrompt, UpdatedAt: s.UpdatedAt})
+	}
+	return out, nil
+}
+
+// acpSession is an open session with the loop that runs its turns.
+type acpSession struct {
+	*session.Session
+	loop *agent.Loop
+}
+
+// Prompt implements acpbridge.Session.
+func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live acpbridge.Live) (event.Reason, error) {
+	out := s.loop.Run(ctx, s.Session, prompt, live)
+	return out.Reason, out.Err
+}

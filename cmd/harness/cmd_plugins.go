@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+)
+
+func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	fs := newFlagSet("plugins", std.err, "harness plugins [flags]")
+	c := bindConfig(fs, e)
+	if code, done := parseFlags(fs, args); done {
+		return code, nil
+	}
+	if err := c.check(); err != nil {
+		return exitUsage, fmt.Errorf("%w: %w", err, errUsage)
+	}
+	log, err := newLogger(std.err, c.LogLevel, false)
+	if err != nil {
+		return exitUsage, err
+	}
+	dir, err := c.stateDir(e)
+	if err != nil {
+		return exitFailed, err
+	}
+	h := &host{cfg: c, log: log, stateDir: dir}
+	if err := h.startTools(ctx); err != nil {
+		return exitFailed, err
+	}
+	defer h.close()
+	dirs, _ := c.pluginDirs()
+	infos := h.tools.Plugins()
+	if len(infos) == 0 {
+		fmt.Fprintf(std.err, "no plugins in %s: build them with go build -o bin/plugins/ ./plugins/...\n", strings.Join(dirs, ":"))
+		return exitOK, nil
+	}
+	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PLUGIN\tVERSION\tSHA256\tSTATUS\tTOOLS\tPATH")
+	failed := 0
+	for _, p := range infos {
+		name, sum := p.Name, p.SHA256
+		if name == "" {
+			name = "-"
+		}
+		if len(sum) > 12 {
+			sum = sum[:12]
+		}
+		if sum == "" {
+			sum = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Version), sum, p.Status, dash(strings.Join(p.Tools, ",")), p.Path)
+		if p.Err != "" {
+			failed++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return exitFailed, err
+	}
+	for _, p := range infos {
+		if p.Err != "" {
+			fmt.Fprintf(std.out, "\n%s: %s", p.Path, p.Err)
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintln(std.out)
+	}
+	return exitOK, nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package toolbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// found is one entry of the plugin dirs worth reporting: a plugin
+// candidate (err nil) or an unreadable dir or file.
+type found struct {
+	path string
+	err  error
+}
+
+// discover lists the plugin candidates of dirs: in dir order, then in file
+// name order, every executable regular file whose name is not skipped by
+// skipName. A missing dir is logged and skipped; an unreadable dir or file
+// is listed with its error. Files without an exec bit are skipped silently.
+func discover(dirs []string, log hclog.Logger) []found {
+	var out []found
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		dir = filepath.Clean(dir)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			log.Warn("plugin dir does not exist", "dir", dir)
+			continue
+		}
+		if err != nil {
+			out = append(out, found{path: dir, err: fmt.Errorf("read plugin dir: %w", err)})
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || skipName(e.Name()) {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			fi, err := os.Stat(path) // follows a symlink
+			switch {
+			case err != nil:
+				out = append(out, found{path: path, err: err})
+			case !fi.Mode().IsRegular():
+				log.Debug("skipping plugin dir entry: not a regular file", "path", path)
+			case fi.Mode().Perm()&0o111 == 0:
+				log.Debug("skipping plugin dir entry: not executable", "path", path)
+			default:
+				out = append(out, found{path: path})
+			}
+		}
+	}
+	return out
+}
+
+// skipName reports whether a file name in a plugin dir is never a plugin:
+// dotfiles, editor backups and swap files, temporary files, and the probe
+// file `go build -o` creates next to its output.
+func skipName(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return true
+	}
+	for _, suffix := range []string{"~", ".swp", ".swx", ".tmp", "-go-tmp-umask"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}

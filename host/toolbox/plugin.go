@@ -1,0 +1,465 @@
+package toolbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// errClosed is returned for calls after Close.
+var errClosed = errors.New("the toolbox is closed")
+
+// plugin supervises one registered plugin file: its cached binary, the
+// description of its first start, and the process serving it now. It
+// restarts the process on demand after a crash, with backoff, and disables
+// the plugin when it crashes too often.
+type plugin struct {
+	tb     *Toolbox
+	path   string // the discovered file
+	sum    string // sha256 of its bytes
+	exe    string // the cached copy that runs
+	desc   pluginapi.Description
+	events map[string]bool // declared event types
+	log    hclog.Logger
+
+	mu sync.Mutex
+	// mu guards the fields below, and instance.noted and instance.stopping
+	// of its instances.
+	cur      *instance // the live process; nil after it exited
+	starting *start    // the restart in progress, if any
+	brk      breaker
+	disabled bool
+	closed   bool
+	lastErr  string
+}
+
+// instance is one process of a plugin. A new one is made for every start.
+type instance struct {
+	client *pluginapi.Client
+	ref    event.Plugin
+	exited <-chan struct{}
+
+	// guarded by the plugin's mu
+	noted    bool // its exit was handled
+	stopping bool // the toolbox stopped it on purpose
+}
+
+// alive reports whether the process has not exited (as far as the client
+// has noticed).
+func (i *instance) alive() bool {
+	select {
+	case <-i.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// start is a restart in progress; done is closed when it ends, after err
+// is set. cancel aborts it.
+type start struct {
+	done   chan struct{}
+	err    error
+	cancel context.CancelFunc
+}
+
+// load snapshots the file at path into the cache, starts the copy and
+// returns its supervisor.
+func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plugin, error) {
+	begin := time.Now()
+	sum, exe, err := snapshot(path, tb.cfg.CacheDir, idx)
+	if err != nil {
+		return nil, err
+	}
+	hashed := time.Since(begin)
+	inst, desc, err := tb.start(ctx, path, exe, sum)
+	if err != nil {
+		return nil, err
+	}
+	p := &plugin{
+		tb:     tb,
+		path:   path,
+		sum:    sum,
+		exe:    exe,
+		desc:   desc,
+		events: make(map[string]bool, len(desc.EventTypes)),
+		log:    tb.log.With("plugin", desc.Name),
+		cur:    inst,
+		brk: breaker{
+			max:     tb.cfg.MaxCrashes,
+			window:  tb.cfg.CrashWindow,
+			base:    tb.cfg.RestartBackoff,
+			ceiling: tb.cfg.MaxRestartBackoff,
+		},
+	}
+	for _, t := range desc.EventTypes {
+		p.events[t] = true
+	}
+	go p.watch(inst)
+	p.log.Debug("plugin started", "path", path, "version", desc.Version, "sha256", sum,
+		"pid", inst.ref.PID, "tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
+	return p, nil
+}
+
+// start launches the cached copy exe of the plugin file path, asks for its
+// description, checks it and configures the plugin.
+func (tb *Toolbox) start(ctx context.Context, path, exe, sum string) (*instance, pluginapi.Description, error) {
+	var desc pluginapi.Description
+	ctx, cancel := context.WithTimeout(ctx, tb.cfg.StartTimeout)
+	defer cancel()
+	c, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{
+		Path:         exe,
+		Name:         filepath.Base(path),
+		Logger:       tb.log,
+		Env:          []string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel},
+		StartTimeout: tb.cfg.StartTimeout,
+		StopTimeout:  tb.cfg.StopTimeout,
+	})
+	if err != nil {
+		return nil, desc, startFailure(err)
+	}
+	desc, err = c.Describe(ctx)
+	if err == nil {
+		err = validateDescription(desc)
+	}
+	if err == nil {
+		err = c.Configure(ctx, pluginapi.ConfigureRequest{
+			HostVersion: tb.cfg.HostVersion,
+			LogLevel:    tb.cfg.LogLevel,
+			Host:        tb.cfg.Host,
+		})
+		if err != nil {
+			err = fmt.Errorf("configure: %w", err)
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, desc, err
+	}
+	return &instance{
+		client: c,
+		exited: c.Exited(),
+		ref:    event.Plugin{Name: desc.Name, Version: desc.Version, SHA256: sum, PID: c.PID()},
+	}, desc, nil
+}
+
+// current returns the live process, or nil.
+func (p *plugin) current() *instance {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cur
+}
+
+// acquire returns a live process of p, restarting it if it exited: it waits
+// for a restart in progress, or for a short backoff, and fails when the
+// plugin is disabled, the toolbox is closed, the backoff is long, the
+// restart fails, or ctx ends.
+func (p *plugin) acquire(ctx context.Context) (*instance, error) {
+	for {
+		p.mu.Lock()
+		if p.cur != nil && !p.cur.alive() {
+			// The watcher has not got to it yet.
+			p.exitedLocked(p.cur, tailText(p.cur.client.StderrTail()))
+		}
+		switch {
+		case p.closed:
+			p.mu.Unlock()
+			return nil, errClosed
+		case p.disabled:
+			p.mu.Unlock()
+			return nil, p.disabledError()
+		case p.cur != nil:
+			inst := p.cur
+			p.mu.Unlock()
+			return inst, nil
+		}
+		st := p.starting
+		if st == nil {
+			now := time.Now()
+			if wait := p.brk.readyAt(now).Sub(now); wait > 0 {
+				p.mu.Unlock()
+				if wait > p.tb.cfg.MaxRestartWait {
+					return nil, fmt.Errorf("plugin %s is restarting after a crash; try again in %s",
+						p.desc.Name, wait.Round(100*time.Millisecond))
+				}
+				if err := sleep(ctx, wait); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// The restart outlives this call's ctx: other calls may wait
+			// for it. Close cancels it.
+			rctx, cancel := context.WithTimeout(context.Background(), p.tb.cfg.StartTimeout)
+			st = &start{done: make(chan struct{}), cancel: cancel}
+			p.starting = st
+			go p.restart(rctx, st)
+		}
+		p.mu.Unlock()
+		select {
+		case <-st.done:
+			if st.err != nil {
+				return nil, st.err
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// restart starts a new process from the cached copy and checks that it
+// offers the same tools. A failed restart counts as a crash.
+func (p *plugin) restart(ctx context.Context, st *start) {
+	defer st.cancel()
+	begin := time.Now()
+	inst, desc, err := p.tb.start(ctx, p.path, p.exe, p.sum)
+	if err == nil && !sameTools(p.desc, desc) {
+		inst.client.Close()
+		inst, err = nil, errors.New("it offers other tools than at its first start")
+	}
+
+	var stop *instance // started in vain: the toolbox closed meanwhile
+	p.mu.Lock()
+	p.starting = nil
+	switch {
+	case p.closed:
+		st.err = errClosed
+		if inst != nil {
+			inst.stopping = true
+			stop = inst
+		}
+	case err != nil:
+		st.err = fmt.Errorf("plugin %s could not be restarted: %w", p.desc.Name, err)
+		p.lastErr = st.err.Error()
+		p.log.Warn("plugin restart failed", "error", err)
+		p.crashedLocked(time.Now())
+	default:
+		p.cur = inst
+		p.tb.swapInstance(p, inst)
+		go p.watch(inst)
+		p.log.Info("plugin restarted", "pid", inst.ref.PID, "elapsed", time.Since(begin))
+	}
+	p.mu.Unlock()
+	if stop != nil {
+		stop.client.Close()
+	}
+	close(st.done)
+}
+
+// watch handles the exit of inst as soon as the client notices it.
+func (p *plugin) watch(inst *instance) {
+	<-inst.exited
+	why := exitReason(exitErrorOf(inst, nil))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.exitedLocked(inst, why)
+}
+
+// exitErrorOf returns how inst ended, if it did: err's *ExitError, or,
+// when err is not one and the process is gone, the one a call on the
+// exited client returns (once the plugin's stderr is read to its end).
+// It returns nil for a live process.
+func exitErrorOf(inst *instance, err error) *pluginapi.ExitError {
+	var ee *pluginapi.ExitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	if inst.alive() {
+		return nil
+	}
+	_, err = inst.client.Execute(context.Background(), pluginapi.CallRequest{}, nil)
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return &pluginapi.ExitError{PID: inst.ref.PID, Stderr: inst.client.StderrTail(), Err: err}
+}
+
+// exitReason says in one line how a plugin process ended: its exit state
+// and its last stderr lines.
+func exitReason(ee *pluginapi.ExitError) string {
+	tail := tailText(ee.Stderr)
+	switch {
+	case ee.State == "" && tail == "":
+		return "exited"
+	case ee.State == "":
+		return tail
+	case tail == "":
+		return ee.State
+	}
+	return ee.State + ": " + tail
+}
+
+// exitedLocked handles the exit of inst once: unless the toolbox stopped
+// it, it is a crash. why says how it ended.
+func (p *plugin) exitedLocked(inst *instance, why string) {
+	if inst.noted {
+		return
+	}
+	inst.noted = true
+	if p.cur == inst {
+		p.cur = nil
+	}
+	if inst.stopping {
+		return
+	}
+	p.lastErr = fmt.Sprintf("pid %d ended: %s", inst.ref.PID, why)
+	p.log.Warn("plugin exited", "pid", inst.ref.PID, "reason", why)
+	p.crashedLocked(time.Now())
+}
+
+// crashedLocked counts a crash and disables p when the breaker trips.
+func (p *plugin) crashedLocked(now time.Time) {
+	if p.brk.record(now) && !p.disabled {
+		p.disabled = true
+		p.log.Error("plugin disabled", "crashes", p.brk.count(now), "window", p.brk.window)
+	}
+}
+
+func (p *plugin) disabledError() error {
+	return fmt.Errorf("plugin %s is disabled after %d crashes in %s; see the log (harness plugins)",
+		p.desc.Name, p.brk.max, seconds(p.brk.window))
+}
+
+// close stops p's process and waits for a restart in progress to end.
+func (p *plugin) close() error {
+	p.mu.Lock()
+	p.closed = true
+	st, inst := p.starting, p.cur
+	if inst != nil {
+		inst.stopping = true
+	}
+	p.mu.Unlock()
+	if st != nil {
+		st.cancel()
+		<-st.done // the restart stops what it started once it sees closed
+	}
+	if inst == nil {
+		return nil
+	}
+	if err := inst.client.Close(); err != nil {
+		return fmt.Errorf("stop plugin %s (pid %d): %w", p.desc.Name, inst.ref.PID, err)
+	}
+	return nil
+}
+
+// info describes p for Plugins.
+func (p *plugin) info() PluginInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pi := PluginInfo{
+		Path:    p.path,
+		Name:    p.desc.Name,
+		Version: p.desc.Version,
+		SHA256:  p.sum,
+		Tools:   toolNames(p.desc),
+		Status:  StatusStopped,
+		Err:     p.lastErr,
+	}
+	switch {
+	case p.disabled:
+		pi.Status = StatusDisabled
+	case p.cur != nil && p.cur.alive() && !p.cur.stopping:
+		pi.Status = StatusRunning
+		pi.PID = p.cur.ref.PID
+	}
+	return pi
+}
+
+func toolNames(d pluginapi.Description) []string {
+	names := make([]string, len(d.Tools))
+	for i, t := range d.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// sameTools reports whether two descriptions offer the same tools, event
+// types and plugin identity.
+func sameTools(a, b pluginapi.Description) bool {
+	if a.Name != b.Name || a.Version != b.Version || !slices.Equal(a.EventTypes, b.EventTypes) {
+		return false
+	}
+	return slices.EqualFunc(a.Tools, b.Tools, func(x, y pluginapi.ToolSpec) bool {
+		return x.Name == y.Name && x.Description == y.Description && string(x.Schema) == string(y.Schema) &&
+			x.ConcurrencySafe == y.ConcurrencySafe && x.NeedsPermission == y.NeedsPermission
+	})
+}
+
+// seconds formats a whole number of seconds as "60s", anything else as
+// time.Duration does.
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startFailure rewords a start error of pluginapi without the file name
+// (a Failure names the file) and keeps it for errors.As.
+func startFailure(err error) error {
+	var se *pluginapi.StartError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("launch: %w", err)
+	}
+	var msg string
+	switch se.Kind {
+	case pluginapi.StartNotPlugin:
+		msg = "not a harness plugin"
+		if se.Detail != "" {
+			msg += ": " + se.Detail
+		}
+	case pluginapi.StartVersion:
+		v := make([]string, len(se.PluginVersions))
+		for i, n := range se.PluginVersions {
+			v[i] = strconv.Itoa(n)
+		}
+		msg = fmt.Sprintf("speaks plugin protocol %s; this harness speaks %d", strings.Join(v, ", "), pluginapi.ProtocolVersion)
+	case pluginapi.StartTimeout:
+		msg = "did not complete its plugin handshake in time"
+		if se.Detail != "" {
+			msg = "did not complete its plugin handshake within " + se.Detail
+		}
+	case pluginapi.StartExited:
+		msg = "exited before its plugin handshake"
+		if se.Detail != "" {
+			msg += " (" + se.Detail + ")"
+		}
+		if tail := tailText(se.Stderr); tail != "" {
+			msg += ": " + tail
+		}
+	default:
+		msg = fmt.Sprintf("cannot run: %v", se.Err)
+	}
+	return &launchError{msg: msg, err: err}
+}
+
+// launchError is a start failure worded for a Failure.
+type launchError struct {
+	msg string
+	err error
+}
+
+func (e *launchError) Error() string { return e.msg }
+func (e *launchError) Unwrap() error { return e.err }

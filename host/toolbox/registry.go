@@ -1,0 +1,67 @@
+package toolbox
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// registry is an immutable snapshot of the registered plugins: which
+// process serves each tool. It is never modified once stored in
+// Toolbox.reg; a change (a restart, later a reload) builds a new one and
+// swaps it in, so a reader sees one consistent state without locking.
+type registry struct {
+	members  []member         // registered plugins, in discovery order
+	tools    map[string]entry // tool name → where it runs
+	list     []Tool           // sorted by name
+	failures []Failure        // in discovery order
+}
+
+// member is a registered plugin and the process its tools route to in
+// this snapshot.
+type member struct {
+	plug *plugin
+	inst *instance
+}
+
+// entry routes one tool.
+type entry struct {
+	plug *plugin
+	inst *instance
+	spec pluginapi.ToolSpec
+}
+
+func newRegistry(members []member, failures []Failure) *registry {
+	r := &registry{members: members, tools: map[string]entry{}, failures: failures}
+	for _, m := range members {
+		for _, spec := range m.plug.desc.Tools {
+			r.tools[spec.Name] = entry{plug: m.plug, inst: m.inst, spec: spec}
+			r.list = append(r.list, Tool{
+				Spec: llm.ToolSpec{
+					Name:        spec.Name,
+					Description: spec.Description,
+					Parameters:  spec.Schema,
+				},
+				ConcurrencySafe: spec.ConcurrencySafe,
+				NeedsPermission: spec.NeedsPermission,
+				Plugin:          m.inst.ref,
+			})
+		}
+	}
+	slices.SortFunc(r.list, func(a, b Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
+	return r
+}
+
+// withInstance returns a copy of r in which p's tools route to inst, or
+// nil if p is not a member of r.
+func (r *registry) withInstance(p *plugin, inst *instance) *registry {
+	i := slices.IndexFunc(r.members, func(m member) bool { return m.plug == p })
+	if i < 0 {
+		return nil
+	}
+	members := slices.Clone(r.members)
+	members[i].inst = inst
+	return newRegistry(members, r.failures)
+}

@@ -1,0 +1,325 @@
+package toolbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// Config configures a Toolbox. Dirs and CacheDir are required; the zero
+// value of every other field picks the default named in its comment.
+type Config struct {
+	// Dirs are the plugin dirs, searched in order.
+	Dirs []string
+	// CacheDir holds the content-addressed copies that run
+	// (<state-dir>/plugins/cache). It is created 0700.
+	CacheDir string
+	// Logger receives the toolbox's logs and the plugins' (default: none).
+	Logger hclog.Logger
+	// HostVersion is told to plugins at Configure.
+	HostVersion string
+	// LogLevel is the plugins' log level, passed in HARNESS_PLUGIN_LOG_LEVEL
+	// and at Configure (default: Logger's level).
+	LogLevel string
+	// Host are the services plugins may call back.
+	Host pluginapi.HostServices
+	// StartTimeout bounds one start: launch, Describe, Configure
+	// (default 10 s).
+	StartTimeout time.Duration
+	// StopTimeout bounds the graceful stop of a plugin before its process
+	// group is killed (default 3 s).
+	StopTimeout time.Duration
+	// MaxCrashes crashes within CrashWindow disable a plugin (default 5
+	// in 60 s).
+	MaxCrashes  int
+	CrashWindow time.Duration
+	// RestartBackoff is the wait before restarting a plugin after its
+	// first crash in the window; it doubles with each further crash, up to
+	// MaxRestartBackoff (default 100 ms doubling to 5 s).
+	RestartBackoff    time.Duration
+	MaxRestartBackoff time.Duration
+	// MaxRestartWait is the longest a call waits for a restart's backoff to
+	// pass; a longer one fails the call with a clear error (default 2 s).
+	MaxRestartWait time.Duration
+	// Parallel is the number of plugins Open starts at once (default
+	// max(4, GOMAXPROCS)).
+	Parallel int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = c.Logger.GetLevel().String()
+	}
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&c.StartTimeout, 10*time.Second)
+	set(&c.StopTimeout, 3*time.Second)
+	set(&c.CrashWindow, 60*time.Second)
+	set(&c.RestartBackoff, 100*time.Millisecond)
+	set(&c.MaxRestartBackoff, 5*time.Second)
+	set(&c.MaxRestartWait, 2*time.Second)
+	if c.MaxCrashes <= 0 {
+		c.MaxCrashes = 5
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = max(4, runtime.GOMAXPROCS(0))
+	}
+	return c
+}
+
+// Tool is one tool the model may call, as the toolbox lists it.
+type Tool struct {
+	Spec            llm.ToolSpec
+	ConcurrencySafe bool
+	NeedsPermission bool
+	// Plugin is the process that serves the tool in this listing.
+	Plugin event.Plugin
+}
+
+// Call is one tool call, with its context as fields.
+type Call struct {
+	SessionID string
+	Caller    pluginapi.CallerKind
+	Turn      int
+	CallID    string
+	Name      string
+	// Args is the model's raw JSON text; it must be a JSON object (empty
+	// text counts as {}).
+	Args string
+	Cwd  string
+}
+
+// Result is what a call produced. Every failure is an error Result whose
+// Content starts "Error: "; Events are only set on results whose events
+// were all checked.
+type Result struct {
+	Content string
+	IsError bool
+	Events  []pluginapi.Event
+	// Plugin names the binary that served the call (PID 0 when no process
+	// was reached); nil for an unknown tool.
+	Plugin *event.Plugin
+}
+
+// Status is the state of a plugin in Plugins.
+type Status string
+
+// Plugin states.
+const (
+	StatusRunning  Status = "running"  // a process serves its tools
+	StatusStopped  Status = "stopped"  // no process now; the next call starts one
+	StatusDisabled Status = "disabled" // crashed too often; its calls fail
+	StatusFailed   Status = "failed"   // never registered; see Err
+)
+
+// PluginInfo describes one discovered plugin file, for `harness plugins`.
+type PluginInfo struct {
+	Path    string // the discovered file
+	Name    string
+	Version string
+	SHA256  string
+	Tools   []string
+	PID     int // 0 when no process runs
+	Status  Status
+	// Err is why it failed, or its last crash.
+	Err string
+}
+
+// Failure is a file or dir of the plugin dirs that yielded no plugin.
+type Failure struct {
+	Path string
+	Err  error
+}
+
+// Error returns the one-line message naming the file.
+func (f Failure) Error() string { return f.Path + ": " + f.Err.Error() }
+
+// Unwrap returns Err.
+func (f Failure) Unwrap() error { return f.Err }
+
+// Toolbox runs the discovered plugins and routes tool calls to them. Its
+// methods are safe for concurrent use.
+type Toolbox struct {
+	cfg Config
+	log hclog.Logger
+
+	// reg is the current registry snapshot; readers load it, writers build
+	// a new one and store it while holding swapMu.
+	reg    atomic.Pointer[registry]
+	swapMu sync.Mutex
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open discovers the plugins in cfg.Dirs, starts them concurrently and
+// registers their tools. A file that yields no plugin is recorded as a
+// Failure, logged and skipped; Open fails only when the cache dir cannot be
+// created or ctx ends.
+func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
+	if cfg.CacheDir == "" {
+		return nil, errors.New("open toolbox: no plugin cache dir")
+	}
+	cfg = cfg.withDefaults()
+	if err := ensureDir(cfg.CacheDir); err != nil {
+		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
+	}
+	tb := &Toolbox{cfg: cfg, log: cfg.Logger}
+	begin := time.Now()
+	entries := discover(cfg.Dirs, tb.log)
+	idx := loadHashIndex(cfg.CacheDir)
+	loaded := tb.loadAll(ctx, entries, idx)
+	if err := idx.save(); err != nil {
+		tb.log.Warn("could not save the plugin hash index", "error", err)
+	}
+
+	var (
+		members  []member
+		failures []Failure
+		offered  = map[string]*plugin{} // tool name → plugin
+		named    = map[string]*plugin{} // plugin name → plugin
+	)
+	for i, l := range loaded {
+		p, err := l.plug, l.err
+		if err == nil {
+			if err = checkConflicts(p, offered, named); err != nil {
+				p.close()
+			}
+		}
+		if err != nil {
+			f := Failure{Path: entries[i].path, Err: err}
+			tb.log.Warn("plugin skipped", "path", f.Path, "error", err)
+			failures = append(failures, f)
+			continue
+		}
+		named[p.desc.Name] = p
+		for _, t := range p.desc.Tools {
+			offered[t.Name] = p
+		}
+		members = append(members, member{plug: p, inst: p.current()})
+	}
+	reg := newRegistry(members, failures)
+	tb.reg.Store(reg)
+	if err := ctx.Err(); err != nil {
+		tb.Close()
+		return nil, fmt.Errorf("open toolbox: %w", err)
+	}
+	tb.log.Info("plugins started", "plugins", len(members), "tools", len(reg.list),
+		"failures", len(failures), "elapsed", time.Since(begin))
+	return tb, nil
+}
+
+// loaded is the outcome of loading one discovered file.
+type loaded struct {
+	plug *plugin
+	err  error
+}
+
+// loadAll loads every candidate, at most cfg.Parallel at once, and returns
+// the outcomes in the order of entries. An entry that discovery could not
+// read keeps its error.
+func (tb *Toolbox) loadAll(ctx context.Context, entries []found, idx *hashIndex) []loaded {
+	out := make([]loaded, len(entries))
+	sem := make(chan struct{}, tb.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		if e.err != nil {
+			out[i] = loaded{err: e.err}
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p, err := tb.load(ctx, e.path, idx)
+			out[i] = loaded{plug: p, err: err}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// checkConflicts refuses a plugin whose name or a tool name an earlier
+// plugin already took.
+func checkConflicts(p *plugin, offered, named map[string]*plugin) error {
+	if q := named[p.desc.Name]; q != nil {
+		return fmt.Errorf("plugin name %q is already used by %s; refused", p.desc.Name, q.path)
+	}
+	for _, t := range p.desc.Tools {
+		if q := offered[t.Name]; q != nil {
+			return fmt.Errorf("tool %q is already offered by %s (plugin %s); refused plugin %s",
+				t.Name, q.path, q.desc.Name, p.desc.Name)
+		}
+	}
+	return nil
+}
+
+// Tools returns the tools of the current registry snapshot, sorted by
+// name. The caller may keep and modify the slice.
+func (tb *Toolbox) Tools() []Tool {
+	return slices.Clone(tb.reg.Load().list)
+}
+
+// Plugins describes every discovered plugin in discovery order, then every
+// failure.
+func (tb *Toolbox) Plugins() []PluginInfo {
+	reg := tb.reg.Load()
+	out := make([]PluginInfo, 0, len(reg.members)+len(reg.failures))
+	for _, m := range reg.members {
+		out = append(out, m.plug.info())
+	}
+	for _, f := range reg.failures {
+		out = append(out, PluginInfo{Path: f.Path, Status: StatusFailed, Err: f.Err.Error()})
+	}
+	return out
+}
+
+// Failures returns the files and dirs that yielded no plugin, in discovery
+// order, each with its one-line reason.
+func (tb *Toolbox) Failures() []Failure {
+	return slices.Clone(tb.reg.Load().failures)
+}
+
+// Close stops every plugin concurrently, each within its stop timeout, and
+// returns their errors joined. Calls after Close fail; Close is idempotent.
+func (tb *Toolbox) Close() error {
+	tb.closeOnce.Do(func() {
+		tb.closed.Store(true)
+		reg := tb.reg.Load()
+		errs := make([]error, len(reg.members))
+		var wg sync.WaitGroup
+		for i, m := range reg.members {
+			wg.Go(func() { errs[i] = m.plug.close() })
+		}
+		wg.Wait()
+		tb.closeErr = errors.Join(errs...)
+	})
+	return tb.closeErr
+}
+
+// swapInstance stores a snapshot in which p's tools route to inst. It does
+// nothing when p is no longer registered (a reload replaced it).
+func (tb *Toolbox) swapInstance(p *plugin, inst *instance) {
+	tb.swapMu.Lock()
+	defer tb.swapMu.Unlock()
+	if next := tb.reg.Load().withInstance(p, inst); next != nil {
+		tb.reg.Store(next)
+	}
+}

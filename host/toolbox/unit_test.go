@@ -1,0 +1,436 @@
+package toolbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+func TestValidateDescription(t *testing.T) {
+	t.Parallel()
+	obj := json.RawMessage(`{"type":"object","properties":{}}`)
+	valid := func() pluginapi.Description {
+		return pluginapi.Description{
+			Name:       "todo",
+			Version:    "1.0.0",
+			Tools:      []pluginapi.ToolSpec{{Name: "todo_write", Schema: obj}, {Name: "a-b_C9", Schema: json.RawMessage(`{"type":"object"}`)}},
+			EventTypes: []string{"todo/write", "notes/added"},
+		}
+	}
+	tests := map[string]struct {
+		edit func(*pluginapi.Description)
+		want string // substring of the error; "" for none
+	}{
+		"valid":            {edit: func(*pluginapi.Description) {}},
+		"no tools":         {edit: func(d *pluginapi.Description) { d.Tools = nil }},
+		"empty name":       {edit: func(d *pluginapi.Description) { d.Name = "" }, want: "empty plugin name"},
+		"name with space":  {edit: func(d *pluginapi.Description) { d.Name = "my plugin" }, want: "spaces"},
+		"empty tool name":  {edit: func(d *pluginapi.Description) { d.Tools[0].Name = "" }, want: `name ""`},
+		"tool name dot":    {edit: func(d *pluginapi.Description) { d.Tools[0].Name = "todo.write" }, want: "does not match"},
+		"tool name 65":     {edit: func(d *pluginapi.Description) { d.Tools[0].Name = strings.Repeat("a", 65) }, want: "does not match"},
+		"tool name 64":     {edit: func(d *pluginapi.Description) { d.Tools[0].Name = strings.Repeat("a", 64) }},
+		"duplicate tool":   {edit: func(d *pluginapi.Description) { d.Tools[1].Name = "todo_write" }, want: "listed twice"},
+		"schema missing":   {edit: func(d *pluginapi.Description) { d.Tools[0].Schema = nil }, want: "parameter schema"},
+		"schema array":     {edit: func(d *pluginapi.Description) { d.Tools[0].Schema = json.RawMessage(`[]`) }, want: "parameter schema"},
+		"schema broken":    {edit: func(d *pluginapi.Description) { d.Tools[0].Schema = json.RawMessage(`{"type":`) }, want: "parameter schema"},
+		"schema no type":   {edit: func(d *pluginapi.Description) { d.Tools[0].Schema = json.RawMessage(`{}`) }, want: "parameter schema"},
+		"schema string":    {edit: func(d *pluginapi.Description) { d.Tools[0].Schema = json.RawMessage(`{"type":"string"}`) }, want: "parameter schema"},
+		"event no slash":   {edit: func(d *pluginapi.Description) { d.EventTypes = []string{"todo"} }, want: "family/name"},
+		"event empty half": {edit: func(d *pluginapi.Description) { d.EventTypes = []string{"todo/"} }, want: "family/name"},
+		"event space":      {edit: func(d *pluginapi.Description) { d.EventTypes = []string{"todo/wr ite"} }, want: "family/name"},
+		"event host type":  {edit: func(d *pluginapi.Description) { d.EventTypes = []string{"tool/result"} }, want: "belongs to the host"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := valid()
+			tt.edit(&d)
+			err := validateDescription(d)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("validateDescription: %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("validateDescription: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateEvents(t *testing.T) {
+	t.Parallel()
+	declared := map[string]bool{"todo/write": true}
+	tests := map[string]struct {
+		events []pluginapi.Event
+		want   string
+	}{
+		"none":       {},
+		"declared":   {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`{"todos":[]}`)}}},
+		"undeclared": {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`{}`)}, {Type: "x/y", Data: json.RawMessage(`{}`)}}, want: `plugin todo proposed an undeclared event type "x/y"`},
+		"array data": {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`[1]`)}}, want: "not a JSON object"},
+		"bad data":   {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`{"a":`)}}, want: "not a JSON object"},
+		"no data":    {events: []pluginapi.Event{{Type: "todo/write"}}, want: "not a JSON object"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := validateEvents("todo", declared, tt.events)
+			if got := errText(err); !strings.Contains(got, tt.want) || (tt.want == "") != (err == nil) {
+				t.Fatalf("validateEvents: %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args, want, err string
+	}{
+		{args: `{"a":1}`, want: `{"a":1}`},
+		{args: "  {}\n", want: `{}`},
+		{args: "", want: `{}`},
+		{args: " \t", want: `{}`},
+		{args: `[1]`, err: "want a JSON object, got an array"},
+		{args: `"x"`, err: "want a JSON object, got a string"},
+		{args: `null`, err: "want a JSON object, got null"},
+		{args: `12`, err: "want a JSON object, got a number"},
+		{args: `true`, err: "want a JSON object, got a boolean"},
+		{args: `{"a":`, err: "not valid JSON"},
+		{args: `{} {}`, err: "not valid JSON"},
+	}
+	for _, tt := range tests {
+		got, err := checkArgs(tt.args)
+		if string(got) != tt.want || errText(err) != tt.err {
+			t.Errorf("checkArgs(%q) = %q, %q; want %q, %q", tt.args, got, errText(err), tt.want, tt.err)
+		}
+	}
+}
+
+func TestBreaker(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	b := breaker{max: 5, window: time.Minute, base: 100 * time.Millisecond, ceiling: 300 * time.Millisecond}
+	if got := b.readyAt(t0); !got.IsZero() {
+		t.Fatalf("readyAt without crashes = %v, want zero", got)
+	}
+	steps := []struct {
+		crash   time.Duration
+		tripped bool
+		ready   time.Duration // readyAt(crash) - t0
+	}{
+		{crash: 0, ready: 100 * time.Millisecond},
+		{crash: time.Second, ready: time.Second + 200*time.Millisecond},
+		{crash: 2 * time.Second, ready: 2*time.Second + 300*time.Millisecond},
+		{crash: 3 * time.Second, ready: 3*time.Second + 300*time.Millisecond}, // capped
+		// At 61 s the crashes at 0 and 1 s have left the window.
+		{crash: 61 * time.Second, ready: 61*time.Second + 300*time.Millisecond},                // 2, 3, 61
+		{crash: 62 * time.Second, ready: 62*time.Second + 300*time.Millisecond},                // 3, 61, 62
+		{crash: 62500 * time.Millisecond, ready: 62800 * time.Millisecond},                     // 3, 61, 62, 62.5
+		{crash: 63500 * time.Millisecond, ready: 63800 * time.Millisecond},                     // 61, 62, 62.5, 63.5
+		{crash: 64 * time.Second, tripped: true, ready: 64*time.Second + 300*time.Millisecond}, // 5 in 60 s
+	}
+	for i, s := range steps {
+		if got := b.record(at(s.crash)); got != s.tripped {
+			t.Fatalf("step %d: record = %v, want %v", i, got, s.tripped)
+		}
+		if got := b.readyAt(at(s.crash)); !got.Equal(at(s.ready)) {
+			t.Fatalf("step %d: readyAt = %v, want %v", i, got.Sub(t0), s.ready)
+		}
+	}
+	if n := b.count(at(200 * time.Second)); n != 0 {
+		t.Fatalf("count long after = %d, want 0", n)
+	}
+	if got := b.readyAt(at(200 * time.Second)); !got.IsZero() {
+		t.Fatalf("readyAt long after = %v, want zero", got)
+	}
+}
+
+func TestTailText(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 400) // 800 bytes
+	tests := map[string]struct {
+		lines []string
+		want  string
+	}{
+		"empty": {},
+		"plain": {lines: []string{"one", "", "  two  "}, want: "one | two"},
+		"hclog": {
+			lines: []string{`{"@level":"debug","@message":"configured"}`, `{"@level":"error","@message":"write failed","error":"disk full"}`, `{"@message":"bye"}`},
+			want:  "write failed: disk full | bye",
+		},
+		"not js": {lines: []string{`{not json`}, want: `{not json`},
+		"panic": {
+			lines: []string{"starting", "panic: boom", "", "goroutine 1 [running]:", "main.main()"},
+			want:  "panic: boom | goroutine 1 [running]: | main.main()",
+		},
+		"long": {lines: []string{"first", long}, want: "…" + strings.Repeat("é", 250)},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := tailText(tt.lines); got != tt.want {
+				t.Fatalf("tailText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := tailText([]string{"panic: " + long}); len(got) > maxTail+len("…") || !strings.HasPrefix(got, "panic: ") || !strings.HasSuffix(got, "…") {
+		t.Fatalf("tailText(long panic) = %q", got)
+	}
+}
+
+func TestSkipName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"todo":                   false,
+		"todo.sh":                false,
+		".todo":                  true,
+		"todo~":                  true,
+		".todo.swp":              true,
+		"todo.swp":               true,
+		"todo.tmp":               true,
+		"todo-go-tmp-umask":      true,
+		"bash":                   false,
+		"todo.0a1b2c.tmp":        true,
+		".0a1b.3344.tmp":         true,
+		"subagent.exe":           false,
+		"notes.txt":              false,
+		"todo.swx":               true,
+		"README":                 false,
+		"plugin-with-dash_und.1": false,
+	} {
+		if got := skipName(name); got != want {
+			t.Errorf("skipName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	write := func(path string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(a, "zeta"), 0o755)
+	write(filepath.Join(a, "alpha"), 0o700)
+	write(filepath.Join(a, "noexec"), 0o644)
+	write(filepath.Join(a, ".hidden"), 0o755)
+	write(filepath.Join(a, "alpha~"), 0o755)
+	write(filepath.Join(a, "x.swp"), 0o755)
+	if err := os.Mkdir(filepath.Join(a, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(b, "beta"), 0o755)
+	if err := os.Symlink(filepath.Join(a, "zeta"), filepath.Join(b, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(a, "missing"), filepath.Join(b, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
+	got := discover([]string{a, filepath.Join(a, "nope"), b, a + "/"}, log)
+	var paths []string
+	var failed []string
+	for _, f := range got {
+		if f.err != nil {
+			failed = append(failed, f.path)
+			continue
+		}
+		paths = append(paths, f.path)
+	}
+	want := []string{filepath.Join(a, "alpha"), filepath.Join(a, "zeta"), filepath.Join(b, "beta"), filepath.Join(b, "link")}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("candidates (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(b, "dangling")}, failed); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(logs.String(), "plugin dir does not exist") || !strings.Contains(logs.String(), filepath.Join(a, "nope")) {
+		t.Errorf("log lacks the missing dir warning:\n%s", logs.String())
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "plug")
+	cache := filepath.Join(t.TempDir(), "state", "plugins", "cache")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureDir(cache); err != nil {
+		t.Fatal(err)
+	}
+	sum, dst, err := snapshot(src, cache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "667f61a069b75f1f57fc561623da00e013e144221e8ea54de2803da9dd8aa952" // sha256sum
+	if sum != want || dst != filepath.Join(cache, sum) {
+		t.Fatalf("snapshot = %q, %q", sum, dst)
+	}
+	checkMode(t, cache, os.ModeDir|0o700)
+	checkMode(t, dst, 0o500)
+	if b, _ := os.ReadFile(dst); string(b) != "#!/bin/sh\necho v1\n" {
+		t.Fatalf("copy holds %q", b)
+	}
+	fi1, _ := os.Stat(dst)
+
+	// Same bytes: the copy is reused, not rewritten.
+	sum2, _, err := snapshot(src, cache, nil)
+	if err != nil || sum2 != sum {
+		t.Fatalf("second snapshot = %q, %v", sum2, err)
+	}
+	fi2, _ := os.Stat(dst)
+	if !os.SameFile(fi1, fi2) {
+		t.Errorf("the cached copy was rewritten")
+	}
+
+	// A damaged entry of the wrong size is replaced.
+	os.Chmod(dst, 0o600)
+	os.WriteFile(dst, []byte("#!"), 0o600)
+	if _, _, err := snapshot(src, cache, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "#!/bin/sh\necho v1\n" {
+		t.Fatalf("damaged copy not replaced: %q", b)
+	}
+
+	// New bytes: a new entry; the old one stays for processes running it.
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum3, dst3, err := snapshot(src, cache, nil)
+	if err != nil || sum3 == sum {
+		t.Fatalf("snapshot after change = %q, %v", sum3, err)
+	}
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 2 {
+		t.Errorf("cache holds %d entries, want 2 (no temp files left)", len(entries))
+	}
+	if _, err := os.Stat(dst3); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSnapshotMissing(t *testing.T) {
+	t.Parallel()
+	_, _, err := snapshot(filepath.Join(t.TempDir(), "nope"), t.TempDir(), nil)
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("snapshot of a missing file: %v", err)
+	}
+}
+
+func TestWriteExecutableShortRead(t *testing.T) {
+	t.Parallel()
+	dst := filepath.Join(t.TempDir(), "x")
+	err := writeExecutable(dst, io.LimitReader(strings.NewReader("abcdef"), 3), 6)
+	if err == nil || !strings.Contains(err.Error(), "changed while it was copied") {
+		t.Fatalf("writeExecutable: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dst))
+	if len(entries) != 0 {
+		t.Fatalf("left %d files behind", len(entries))
+	}
+}
+
+func checkMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode() & (os.ModeDir | os.ModePerm); got != want {
+		t.Errorf("%s: mode %v, want %v", path, got, want)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestHashIndex(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	src := filepath.Join(dir, "plug")
+	if err := ensureDir(cache); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const v1 = "667f61a069b75f1f57fc561623da00e013e144221e8ea54de2803da9dd8aa952"
+
+	// A fresh file is hashed but not recorded (it changed just now).
+	idx := loadHashIndex(cache)
+	if sum, _, err := snapshot(src, cache, idx); err != nil || sum != v1 {
+		t.Fatalf("snapshot = %q, %v", sum, err)
+	}
+	if err := idx.save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "index.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("index saved with a racy entry: %v", err)
+	}
+
+	// With no racy window it is recorded, and saved.
+	idx = loadHashIndex(cache)
+	idx.racy = 0
+	if _, _, err := snapshot(src, cache, idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.save(); err != nil {
+		t.Fatal(err)
+	}
+	idx = loadHashIndex(cache)
+	if len(idx.old) != 1 || idx.old[src].SHA256 != v1 {
+		t.Fatalf("loaded index = %+v", idx.old)
+	}
+
+	// A recorded entry answers without reading the file: prove it by
+	// giving the entry a wrong hash whose cache copy exists.
+	fake := strings.Repeat("0", 64)
+	e := idx.old[src]
+	e.SHA256 = fake
+	idx.old[src] = e
+	if err := os.WriteFile(filepath.Join(cache, fake), make([]byte, e.Key.Size), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if sum, dst, err := snapshot(src, cache, idx); err != nil || sum != fake || dst != filepath.Join(cache, fake) {
+		t.Fatalf("snapshot with a recorded entry = %q, %q, %v", sum, dst, err)
+	}
+
+	// Once the file changes, it is hashed again.
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _, err := snapshot(src, cache, idx); err != nil || sum == fake || sum == v1 {
+		t.Fatalf("snapshot after a change = %q, %v", sum, err)
+	}
+
+	// A damaged index is an empty one.
+	if err := os.WriteFile(filepath.Join(cache, "index.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if idx := loadHashIndex(cache); len(idx.old) != 0 {
+		t.Fatalf("damaged index loaded as %+v", idx.old)
+	}
+}

@@ -1,0 +1,123 @@
+package toolbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// validateDescription checks what a plugin says about itself before any of
+// its tools is registered.
+func validateDescription(d pluginapi.Description) error {
+	if d.Name == "" {
+		return errors.New("describe: empty plugin name")
+	}
+	if strings.IndexFunc(d.Name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		return fmt.Errorf("describe: plugin name %q has spaces or control characters", d.Name)
+	}
+	seen := make(map[string]bool, len(d.Tools))
+	for i, t := range d.Tools {
+		if !validToolName(t.Name) {
+			return fmt.Errorf("describe: tool %d: name %q does not match ^[a-zA-Z0-9_-]{1,64}$", i, t.Name)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("describe: tool %q listed twice", t.Name)
+		}
+		seen[t.Name] = true
+		if err := pluginapi.CheckSchema(t.Schema); err != nil {
+			return fmt.Errorf("describe: tool %q: parameter schema: %w", t.Name, err)
+		}
+	}
+	for _, typ := range d.EventTypes {
+		if err := validateEventType(typ); err != nil {
+			return fmt.Errorf("describe: %w", err)
+		}
+	}
+	return nil
+}
+
+// validToolName reports whether s matches ^[a-zA-Z0-9_-]{1,64}$, the tool
+// name rule of the model providers.
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validateEventType checks a declared event type: "family/name", without
+// spaces, and not one of the host's structural or surface types, which only
+// the agent loop writes.
+func validateEventType(typ string) error {
+	family, name, ok := strings.Cut(typ, "/")
+	if !ok || family == "" || name == "" || strings.ContainsFunc(typ, unicode.IsSpace) {
+		return fmt.Errorf("event type %q is not of the form family/name", typ)
+	}
+	if t := event.Type(typ); event.IsKnown(t) && t != event.TypeTodoWrite {
+		return fmt.Errorf("event type %q belongs to the host", typ)
+	}
+	return nil
+}
+
+// validateEvents checks the events a result proposes: each must have a type
+// the plugin declared and a JSON object as data.
+func validateEvents(plugin string, declared map[string]bool, events []pluginapi.Event) error {
+	for _, e := range events {
+		if !declared[e.Type] {
+			return fmt.Errorf("plugin %s proposed an undeclared event type %q", plugin, e.Type)
+		}
+		if !isJSONObject(e.Data) {
+			return fmt.Errorf("plugin %s proposed a %q event whose data is not a JSON object", plugin, e.Type)
+		}
+	}
+	return nil
+}
+
+// checkArgs checks that the model's argument text is a JSON object. Empty
+// text stands for no arguments, {}: some providers send it for tools
+// without parameters.
+func checkArgs(args string) (json.RawMessage, error) {
+	b := bytes.TrimSpace([]byte(args))
+	if len(b) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("not valid JSON")
+	}
+	if b[0] != '{' {
+		return nil, fmt.Errorf("want a JSON object, got %s", jsonKind(b[0]))
+	}
+	return b, nil
+}
+
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}

@@ -1,0 +1,109 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ProtocolVersion is the major version of the plugin protocol: the go-plugin
+// handshake version and the proto package suffix (harness.plugin.v1).
+const ProtocolVersion = 1
+
+// ProtocolMinor is the additive revision of v1 this package speaks.
+const ProtocolMinor = 0
+
+// Magic cookie of the go-plugin handshake. It keeps a user from running a
+// plugin by hand by mistake; it is not a security measure.
+const (
+	MagicCookieKey   = "HARNESS_PLUGIN_MAGIC_COOKIE"
+	MagicCookieValue = "9c4e1f7a2b6d48e3a05c31d87f2e6b94"
+)
+
+// CallerKind says who makes a call.
+type CallerKind string
+
+// Caller kinds.
+const (
+	CallerAgent CallerKind = "agent" // the agent loop of a session
+	CallerNone  CallerKind = "none"  // no session: a conformance check, a direct invocation
+)
+
+// ToolSpec describes one tool.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Schema is the JSON Schema of the arguments object.
+	Schema json.RawMessage
+	// ConcurrencySafe tools may run together with other such calls.
+	ConcurrencySafe bool
+	// NeedsPermission tools ask the user before they run (issue: permissions).
+	NeedsPermission bool
+}
+
+// Description is what a plugin says about itself (Describe).
+type Description struct {
+	Name          string
+	Version       string
+	ProtocolMinor int
+	Tools         []ToolSpec
+	// EventTypes are the event types the plugin may propose in results.
+	EventTypes []string
+}
+
+// CallRequest is one tool call, with its context as fields.
+type CallRequest struct {
+	Tool      string
+	Args      json.RawMessage
+	SessionID string
+	Caller    CallerKind
+	Turn      int
+	CallID    string
+	Cwd       string
+}
+
+// Event is an event a plugin proposes for the caller's session. The host
+// checks the type against the plugin's declared EventTypes and appends it
+// right before the call's tool/result. A plugin never writes the log.
+type Event struct {
+	Type string
+	Data json.RawMessage
+}
+
+// Result is the one result of a call. A failure the model can act on is a
+// Result with IsError set, never a Go error.
+type Result struct {
+	Content string
+	IsError bool
+	Events  []Event
+}
+
+// Todo is one item of a session's todo list, as HostServices.ReadState
+// returns it.
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// ReadStateRequest asks for a session's state.
+type ReadStateRequest struct {
+	SessionID string
+}
+
+// ReadStateResponse is a session's current state, projected from its log.
+type ReadStateResponse struct {
+	Todos []Todo
+	Cwd   string
+}
+
+// HostServices are the host's services a plugin may call back, over the
+// go-plugin broker. The host implements them; a plugin reaches them through
+// Call.Host. Methods not yet offered return an error wrapping
+// ErrUnimplemented.
+type HostServices interface {
+	ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error)
+}
+
+// Progress receives the progress text of a running call (live output). It
+// may be called from any goroutine of the handler, never after the handler
+// returned.
+type Progress func(text string)

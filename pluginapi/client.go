@@ -1,0 +1,475 @@
+package pluginapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+)
+
+// Default timeouts of LaunchConfig.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultStopTimeout  = 3 * time.Second
+)
+
+// exitGrace is how long a failed call waits for the plugin process to be
+// reaped, so that it can report an ExitError with the plugin's last words.
+const exitGrace = 2 * time.Second
+
+// LaunchConfig says how to start one plugin process.
+type LaunchConfig struct {
+	// Path is the binary to run (the toolbox passes a content-addressed
+	// copy).
+	Path string
+	// Name is the plugin's name for logs and errors (e.g. its file name in
+	// the plugin folder); default: the base name of Path.
+	Name string
+	// Logger receives the plugin's log lines, Named(Name), and go-plugin's
+	// own; default: none.
+	Logger hclog.Logger
+	// Env is extra environment for the plugin (NAME=value), after the
+	// host's own environment unless SkipHostEnv. Launch sets
+	// HARNESS_PLUGIN_LOG_LEVEL from Logger's level and
+	// HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1 before it, so Env may override them.
+	Env []string
+	// SkipHostEnv gives the plugin only Env and go-plugin's variables, not
+	// the host's environment (for plugins that must not see its keys).
+	SkipHostEnv bool
+	// StartTimeout bounds spawn to handshake; default DefaultStartTimeout.
+	StartTimeout time.Duration
+	// StopTimeout bounds Close's graceful stop before the process group is
+	// killed; default DefaultStopTimeout.
+	StopTimeout time.Duration
+}
+
+// Client is the host's handle on one running plugin process (or on a
+// plugin served in this process, see StartInProcess). Its methods may be
+// called concurrently.
+type Client struct {
+	name        string
+	logger      hclog.Logger
+	d           *dispensed
+	pc          *plugin.Client
+	run         *procRunner // nil in process
+	tail        *lineTail
+	exited      <-chan struct{}
+	stopTimeout time.Duration
+	stopInProc  func() // in process: stops the server
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Launch starts the plugin binary cfg.Path, completes the go-plugin
+// handshake and connects to its ToolProvider. Start failures are
+// *StartErrors; if ctx ends first, Launch kills the process and returns
+// ctx's error. The caller must Close the Client.
+func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
+	if cfg.Name == "" {
+		cfg.Name = filepath.Base(cfg.Path)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
+	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = DefaultStopTimeout
+	}
+	named := cfg.Logger.Named(cfg.Name)
+	tail := &lineTail{}
+	r := newProcRunner(cfg.Name, cfg.Path)
+	defaults := []string{
+		EnvLogLevel + "=" + levelName(cfg.Logger.GetLevel()),
+		EnvExitOnStdinEOF + "=1",
+	}
+	pc := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  handshake(),
+		VersionedPlugins: pluginSets(nil),
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
+			r.env = slices.Concat(spec.Env, defaults, cfg.Env)
+			r.mu.Lock()
+			r.tmpDir = socketDir
+			r.mu.Unlock()
+			return r, nil
+		},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		// go-plugin relays the plugin's stderr into Logger.Named(runner name).
+		Logger:       cfg.Logger,
+		Stderr:       tail,
+		SyncStdout:   &logWriter{logger: named, level: hclog.Debug, stream: "stdout"},
+		SyncStderr:   &logWriter{logger: named, level: hclog.Info, stream: "stderr", tail: tail},
+		StartTimeout: cfg.StartTimeout,
+		SkipHostEnv:  cfg.SkipHostEnv,
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes))},
+	})
+
+	errc := make(chan error, 1)
+	go func() {
+		_, err := pc.Start()
+		errc <- err
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		_ = r.Kill(context.Background())
+		<-errc
+		r.cleanup()
+		return nil, fmt.Errorf("launch plugin %s: %w", cfg.Name, ctx.Err())
+	}
+	if err != nil {
+		serr := startError(cfg, r, tail, err)
+		_ = r.Kill(context.Background())
+		r.cleanup()
+		return nil, serr
+	}
+
+	c := &Client{
+		name:        cfg.Name,
+		logger:      named,
+		pc:          pc,
+		run:         r,
+		tail:        tail,
+		exited:      r.exited,
+		stopTimeout: cfg.StopTimeout,
+	}
+	proto, err := pc.Client()
+	if err == nil {
+		var raw any
+		raw, err = proto.Dispense(pluginSetName)
+		if err == nil {
+			c.d = raw.(*dispensed)
+		}
+	}
+	if err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("connect to plugin %s: %w", cfg.Name, err)
+	}
+	return c, nil
+}
+
+func levelName(l hclog.Level) string {
+	if l == hclog.NoLevel || l == hclog.Off {
+		return "info"
+	}
+	return strings.ToLower(l.String())
+}
+
+// cleanup removes the private socket folder, once the process is gone.
+func (r *procRunner) cleanup() {
+	r.mu.Lock()
+	dir := r.tmpDir
+	r.mu.Unlock()
+	if dir != "" {
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// pluginVersionIn finds N in go-plugin's "… Plugin version: N, …".
+func pluginVersionIn(msg string) (int, bool) {
+	_, rest, ok := strings.Cut(msg, "Plugin version: ")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	v, err := strconv.Atoi(rest[:end])
+	return v, err == nil
+}
+
+// startError turns go-plugin's start error into a StartError.
+func startError(cfg LaunchConfig, r *procRunner, tail *lineTail, err error) error {
+	se := &StartError{Name: cfg.Name, Path: cfg.Path, Err: err}
+	msg := err.Error()
+	first, _, _ := strings.Cut(msg, "\n")
+	settle := func() {
+		// Let the process be reaped and its stderr read, for the message.
+		select {
+		case <-r.exited:
+		case <-time.After(exitGrace):
+		}
+		select {
+		case <-r.drained:
+		case <-time.After(200 * time.Millisecond):
+		}
+		se.Stderr = tail.Lines()
+		se.Detail = r.exitState()
+	}
+	switch {
+	case errors.Is(err, syscall.ENOEXEC):
+		se.Kind, se.Detail = StartNotPlugin, "the system cannot execute it (exec format error)"
+	case strings.HasPrefix(first, "Unrecognized remote plugin message:"):
+		line := strings.TrimSpace(strings.TrimPrefix(first, "Unrecognized remote plugin message:"))
+		if line != "" {
+			se.Kind = StartNotPlugin
+			se.Stderr = tail.Lines()
+			se.Detail = fmt.Sprintf("it printed %q instead of the plugin handshake", truncate(line, 80))
+			break
+		}
+		settle()
+		se.Kind = StartExited
+		if foreignPlugin(se.Stderr) {
+			se.Kind, se.Detail = StartNotPlugin, "it is a go-plugin plugin of another program (it wants another magic cookie)"
+		}
+	case strings.HasPrefix(first, "plugin exited before we could connect"):
+		settle()
+		se.Kind = StartExited
+		if foreignPlugin(se.Stderr) {
+			se.Kind, se.Detail = StartNotPlugin, "it is a go-plugin plugin of another program (it wants another magic cookie)"
+		}
+	case strings.HasPrefix(first, "incompatible API version with plugin"):
+		se.Kind = StartVersion
+		if v, ok := pluginVersionIn(first); ok {
+			se.PluginVersions = []int{v}
+		}
+	case strings.HasPrefix(first, "incompatible core API version"):
+		se.Kind, se.Detail = StartNotPlugin, "its go-plugin core protocol is incompatible"
+	case strings.HasPrefix(first, "unsupported plugin protocol"):
+		se.Kind, se.Detail = StartNotPlugin, "it speaks go-plugin net/rpc, not gRPC"
+	case strings.HasPrefix(first, "timeout while waiting for plugin to start"):
+		se.Kind, se.Detail = StartTimeout, cfg.StartTimeout.String()
+		se.Stderr = tail.Lines()
+	default:
+		se.Kind = StartSpawn
+		se.Stderr = tail.Lines()
+	}
+	return se
+}
+
+func foreignPlugin(stderr []string) bool {
+	for _, l := range stderr {
+		if strings.Contains(l, "This binary is a plugin. These are not meant to be executed directly") {
+			return true
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Describe asks the plugin what it serves.
+func (c *Client) Describe(ctx context.Context) (Description, error) {
+	r, err := c.d.tp.Describe(ctx, &pb.Describe_Request{})
+	if err != nil {
+		return Description{}, c.callError(ctx, "describe", err)
+	}
+	return describeFromPB(r), nil
+}
+
+// Configure tells the plugin the host's facts and, when req.Host is set,
+// serves it HostServices over go-plugin's broker (a socket in the private
+// folder). Call it once, before Execute.
+func (c *Client) Configure(ctx context.Context, req ConfigureRequest) error {
+	var id uint32
+	if req.Host != nil {
+		id = c.d.broker.NextId()
+		host := &hostServer{h: req.Host}
+		go c.d.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+			s := serverFactory(c.logger)(opts)
+			pb.RegisterHostServicesServer(s, host)
+			return s
+		})
+	}
+	resp, err := c.d.tp.Configure(ctx, &pb.Configure_Request{
+		HostVersion:          req.HostVersion,
+		ProtocolMinor:        ProtocolMinor,
+		LogLevel:             req.LogLevel,
+		HostServicesBrokerId: id,
+	})
+	if err != nil {
+		return c.callError(ctx, "configure", err)
+	}
+	for _, w := range resp.GetWarnings() {
+		c.logger.Warn("plugin configuration warning", "warning", w)
+	}
+	return nil
+}
+
+// Execute runs one call. progress, if non-nil, receives the call's live
+// output, from the calling goroutine. A failure of the tool is a Result
+// with IsError; the error is non-nil only when the plugin or the transport
+// broke (an *ExitError if the process died, carrying its last stderr
+// lines) or ctx ended (ctx's error).
+func (c *Client) Execute(ctx context.Context, req CallRequest, progress Progress) (Result, error) {
+	op := "execute " + req.Tool
+	select {
+	case <-c.exited:
+		return Result{}, fmt.Errorf("%s: %w", op, c.exitError(nil))
+	default:
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.d.tp.Execute(callCtx, callToPB(req))
+	if err != nil {
+		return Result{}, c.callError(ctx, op, err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if err == io.EOF {
+			return Result{}, fmt.Errorf("%s: plugin %s ended the call without a result", op, c.name)
+		}
+		if err != nil {
+			return Result{}, c.callError(ctx, op, err)
+		}
+		switch e := ev.GetEvent().(type) {
+		case *pb.Execute_Event_Progress:
+			if progress != nil {
+				progress(e.Progress.GetText())
+			}
+		case *pb.Execute_Event_Result:
+			return resultFromPB(e.Result), nil
+		}
+	}
+}
+
+// Cancel asks the plugin to cancel the running call callID; the call still
+// returns its result. Unknown ids are ignored.
+func (c *Client) Cancel(ctx context.Context, callID string) error {
+	if _, err := c.d.tp.Cancel(ctx, &pb.Cancel_Request{CallId: callID}); err != nil {
+		return c.callError(ctx, "cancel "+callID, err)
+	}
+	return nil
+}
+
+// PID is the plugin's process id (0 for a plugin served in process).
+func (c *Client) PID() int {
+	if c.run == nil {
+		return 0
+	}
+	return c.run.PID()
+}
+
+// Exited is closed when the plugin process is gone.
+func (c *Client) Exited() <-chan struct{} { return c.exited }
+
+// StderrTail returns the plugin's last stderr lines, oldest first, as it
+// wrote them (JSON log lines included).
+func (c *Client) StderrTail() []string { return c.tail.Lines() }
+
+// Close stops the plugin: it asks it to shut down (go-plugin's Kill), waits
+// at most StopTimeout, then SIGKILLs its process group. It also kills
+// whatever the plugin left running in its group and removes the private
+// socket folder. It is idempotent.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *Client) close() error {
+	if c.stopInProc != nil {
+		c.stopInProc()
+		return nil
+	}
+	var err error
+	done := make(chan struct{})
+	go func() {
+		c.pc.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(c.stopTimeout):
+		c.logger.Warn("plugin did not stop in time; killing its process group", "timeout", c.stopTimeout)
+		_ = c.run.Kill(context.Background())
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			err = fmt.Errorf("stop plugin %s: go-plugin did not finish after SIGKILL", c.name)
+		}
+	}
+	// Whatever the plugin left behind in its group goes too.
+	if kerr := c.run.Kill(context.Background()); kerr != nil && err == nil {
+		err = fmt.Errorf("stop plugin %s: %w", c.name, kerr)
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(time.Second):
+		if err == nil {
+			err = fmt.Errorf("stop plugin %s: process %d still there after SIGKILL", c.name, c.run.PID())
+		}
+	}
+	c.run.closeReadEnds()
+	c.run.cleanup()
+	return err
+}
+
+// callError explains a failed RPC: ctx's error if ctx ended, an ExitError
+// if the plugin died, else the gRPC error.
+func (c *Client) callError(ctx context.Context, op string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	wait := time.Duration(0)
+	if status.Code(err) == codes.Unavailable {
+		wait = exitGrace
+	}
+	select {
+	case <-c.exited:
+		return fmt.Errorf("%s: %w", op, c.exitError(err))
+	case <-time.After(wait):
+	}
+	if st, ok := status.FromError(err); ok {
+		err = fmt.Errorf("%s (%s)", st.Message(), st.Code())
+	}
+	return fmt.Errorf("%s: plugin %s: %w", op, c.name, err)
+}
+
+// exitError describes the dead plugin, once its stderr is read.
+func (c *Client) exitError(err error) *ExitError {
+	e := &ExitError{Name: c.name, Err: err}
+	if c.run != nil {
+		select {
+		case <-c.run.drained:
+		case <-time.After(200 * time.Millisecond):
+		}
+		e.PID = c.run.PID()
+		e.State = c.run.exitState()
+	}
+	e.Stderr = c.tail.Lines()
+	return e
+}
+
+// hostServer is the host side of HostServices: ReadState is answered by the
+// host's HostServices; RequestPermission and SpawnSubagent answer
+// Unimplemented for now.
+type hostServer struct {
+	pb.UnimplementedHostServicesServer
+	h HostServices
+}
+
+func (s *hostServer) ReadState(ctx context.Context, req *pb.ReadState_Request) (*pb.ReadState_Response, error) {
+	st, err := s.h.ReadState(ctx, ReadStateRequest{SessionID: req.GetSessionId()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return stateToPB(st), nil
+}

@@ -1,0 +1,55 @@
+package pluginapi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// bins holds the plugin binaries TestMain builds: todo (the real plugin),
+// testplugin and v2plugin (testdata).
+var bins string
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv("PLUGINAPI_TEST_HOST"); path != "" {
+		os.Exit(actAsHost(path))
+	}
+	os.Exit(run(m))
+}
+
+// actAsHost is the test binary re-run as a host (see TestHostDeath): it
+// launches the plugin at path, prints its pid and waits to be killed.
+func actAsHost(path string) int {
+	c, err := pluginapi.Launch(context.Background(), pluginapi.LaunchConfig{Path: path})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stdout, c.PID()) // stdout-ok: read by the test
+	select {}
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "pluginapi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"../plugins/todo", "./testdata/testplugin", "./testdata/v2plugin")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build test plugins: %v\n", err)
+		return 1
+	}
+	bins = dir
+	return m.Run()
+}
+
+func bin(name string) string { return filepath.Join(bins, name) }

@@ -1,0 +1,139 @@
+package pluginapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Plugin is what a plugin binary serves: its name and version (shown to
+// users and recorded with every call) and its tools.
+type Plugin struct {
+	Name    string
+	Version string
+	Tools   []Tool
+	// EventTypes are the event types the plugin's results may carry (e.g.
+	// "todo/write"). A result carrying another type is turned into an
+	// error result by Serve, and rejected by the host.
+	EventTypes []string
+}
+
+// Tool is one tool: its spec and its handler.
+type Tool struct {
+	Spec ToolSpec
+	// Run handles one call. A failure the model can act on is a Result with
+	// IsError (see [ErrorResult]); a Go error is for a failure of the tool
+	// itself and becomes the error Result "Error: <err>". A panic becomes
+	// the error Result "Error: tool <name> panicked: <value>". Run may be
+	// called concurrently. It should return promptly once ctx is done.
+	Run func(ctx context.Context, call *Call) (Result, error)
+}
+
+// Call is one call as a handler sees it.
+type Call struct {
+	CallRequest
+	// Progress sends live output to the host; it is never nil.
+	Progress Progress
+	// Host reaches the host's services. It is never nil; before the host
+	// configured the plugin, or when it offers none, its methods fail with
+	// an error wrapping ErrUnimplemented.
+	Host HostServices
+	// Logger logs into the host's log (as the plugin's, at the level the
+	// host asked for), with the tool's name and the call id. It is never nil.
+	Logger hclog.Logger
+}
+
+// ConfigureRequest is what the host tells a plugin once, before any call.
+type ConfigureRequest struct {
+	HostVersion string
+	// LogLevel is the level of the plugin's log (trace, debug, info, warn,
+	// error); empty leaves it as it is.
+	LogLevel string
+	// Host, when non-nil, is served to the plugin as its HostServices.
+	Host HostServices
+}
+
+// ErrorResult is the error Result "Error: <message>", the form the model
+// sees every tool failure in.
+func ErrorResult(format string, a ...any) Result {
+	return Result{Content: "Error: " + fmt.Sprintf(format, a...), IsError: true}
+}
+
+// Typed makes a tool whose handler receives its arguments decoded into A.
+//
+// Before fn runs, the arguments are checked against spec.Schema (the
+// subset of JSON Schema described at [CheckSchema]: types, required and
+// unknown properties, enums, array items) and then decoded into A with
+// unknown fields disallowed. A failure of either is the error Result
+// "Error: invalid arguments: <what>", which the model can correct; fn is not
+// called. Go errors returned by fn are for failures of the tool itself; they
+// become the error Result "Error: <err>".
+func Typed[A any](spec ToolSpec, fn func(ctx context.Context, call *Call, args A) (Result, error)) Tool {
+	s, schemaErr := compileSchema(spec.Schema)
+	return Tool{
+		Spec: spec,
+		Run: func(ctx context.Context, call *Call) (Result, error) {
+			if schemaErr != nil {
+				return Result{}, fmt.Errorf("tool %s has an invalid schema: %w", spec.Name, schemaErr)
+			}
+			raw := call.Args
+			if len(bytes.TrimSpace(raw)) == 0 {
+				raw = json.RawMessage("{}")
+			}
+			if err := s.validateJSON(raw); err != nil {
+				return ErrorResult("invalid arguments: %v", err), nil
+			}
+			var args A
+			if err := decodeStrict(raw, &args); err != nil {
+				return ErrorResult("invalid arguments: %v", err), nil
+			}
+			return fn(ctx, call, args)
+		},
+	}
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields and
+// trailing data, with messages that name JSON types rather than Go ones.
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field == "" {
+				return fmt.Errorf("expected %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
+			}
+			return fmt.Errorf("%s: expected %s, got %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the arguments object")
+	}
+	return nil
+}
+
+// jsonKind names the JSON type a Go kind decodes from.
+func jsonKind(kind string) string {
+	switch kind {
+	case "slice", "array":
+		return "array"
+	case "struct", "map":
+		return "object"
+	case "bool":
+		return "boolean"
+	case "string":
+		return "string"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "integer"
+	case "float32", "float64":
+		return "number"
+	}
+	return kind
+}

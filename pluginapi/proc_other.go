@@ -1,0 +1,27 @@
+//go:build !unix
+
+package pluginapi
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// procAttr has nothing to add where there are no process groups.
+func procAttr() *syscall.SysProcAttr { return nil }
+
+// killGroup kills the plugin process itself.
+func killGroup(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
+
+// groupAlive cannot tell; the process is waited for instead.
+func groupAlive(int) bool { return false }

@@ -1,0 +1,175 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+)
+
+// Environment variables the host sets for a plugin.
+const (
+	// EnvLogLevel is the level of the plugin's log: trace, debug, info,
+	// warn or error (default info).
+	EnvLogLevel = "HARNESS_PLUGIN_LOG_LEVEL"
+	// EnvExitOnStdinEOF=1 tells Serve that stdin is a pipe whose write end
+	// only the host holds: EOF on it means the host died, and the plugin
+	// exits.
+	EnvExitOnStdinEOF = "HARNESS_PLUGIN_EXIT_ON_STDIN_EOF"
+)
+
+// DescribeFlag is the argument that makes Serve print the plugin's
+// description as JSON on stdout and exit, without a host.
+const DescribeFlag = "--describe"
+
+// pluginSetName is the name the tools service is dispensed under.
+const pluginSetName = "tools"
+
+func handshake() plugin.HandshakeConfig {
+	return plugin.HandshakeConfig{
+		ProtocolVersion:  ProtocolVersion,
+		MagicCookieKey:   MagicCookieKey,
+		MagicCookieValue: MagicCookieValue,
+	}
+}
+
+// grpcPlugin binds ToolProvider to go-plugin on both sides: server is set
+// in the plugin, nil in the host.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	server *toolServer
+}
+
+func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	p.server.broker = broker
+	pb.RegisterToolProviderServer(s, p.server)
+	return nil
+}
+
+// GRPCClient returns the host's handle on a dispensed plugin; exited is
+// cancelled by go-plugin when the plugin process is gone.
+func (p *grpcPlugin) GRPCClient(exited context.Context, broker *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
+	return &dispensed{tp: pb.NewToolProviderClient(cc), broker: broker, exited: exited}, nil
+}
+
+type dispensed struct {
+	tp     pb.ToolProviderClient
+	broker *plugin.GRPCBroker
+	exited context.Context
+}
+
+func pluginSets(server *toolServer) map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{ProtocolVersion: {pluginSetName: &grpcPlugin{server: server}}}
+}
+
+// Serve serves p as a harness plugin; call it from main. It never returns:
+// it exits the process, with status 0 when the host shut the plugin down or
+// went away, 1 when p is invalid or the plugin cannot serve.
+//
+// Run by hand with the argument --describe, the binary prints its
+// description as JSON and exits. Run by hand otherwise, it says it is a
+// plugin and exits 1.
+func Serve(p Plugin) {
+	os.Exit(serve(p))
+}
+
+func serve(p Plugin) int {
+	stderr := os.Stderr
+	if err := validatePlugin(&p); err != nil {
+		fmt.Fprintf(stderr, "invalid plugin: %v\n", err)
+		return 1
+	}
+	if len(os.Args) > 1 && os.Args[1] == DescribeFlag {
+		return printDescription(os.Stdout, &p) // stdout-ok: run by hand, no host
+	}
+	level := hclog.LevelFromString(os.Getenv(EnvLogLevel))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	logger := hclog.New(&hclog.LoggerOptions{
+		Name:       p.Name,
+		Level:      level,
+		Output:     stderr, // the original stderr: go-plugin relays it
+		JSONFormat: true,
+	})
+	if os.Getenv(EnvExitOnStdinEOF) == "1" {
+		go exitOnEOF(os.Stdin, logger)
+	}
+	go exitOnOrphan(os.Getppid(), logger)
+
+	server := newToolServer(&p, logger)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  handshake(),
+		VersionedPlugins: pluginSets(server),
+		GRPCServer:       serverFactory(logger),
+		Logger:           logger,
+	})
+	// go-plugin returns when the host shut the server down, or exits by
+	// itself (status 1) when it cannot serve.
+	return 0
+}
+
+// exitOnEOF exits the process when the host-held stdin pipe closes.
+func exitOnEOF(stdin io.Reader, logger hclog.Logger) {
+	_, _ = io.Copy(io.Discard, stdin)
+	logger.Info("host is gone (stdin closed); exiting")
+	os.Exit(0)
+}
+
+// exitOnOrphan exits the process when its parent changes, i.e. the host
+// died and the plugin was reparented.
+func exitOnOrphan(ppid int, logger hclog.Logger) {
+	for {
+		time.Sleep(500 * time.Millisecond)
+		if os.Getppid() != ppid {
+			logger.Info("host is gone (parent changed); exiting")
+			os.Exit(0)
+		}
+	}
+}
+
+// describeJSON is the --describe output.
+type describeJSON struct {
+	Name          string         `json:"name"`
+	Version       string         `json:"version"`
+	Protocol      int            `json:"protocol"`
+	ProtocolMinor int            `json:"protocolMinor"`
+	Tools         []toolSpecJSON `json:"tools"`
+	EventTypes    []string       `json:"eventTypes"`
+}
+
+type toolSpecJSON struct {
+	Name            string          `json:"name"`
+	Description     string          `json:"description"`
+	Parameters      json.RawMessage `json:"parameters"`
+	ConcurrencySafe bool            `json:"concurrencySafe"`
+	NeedsPermission bool            `json:"needsPermission"`
+}
+
+func printDescription(w io.Writer, p *Plugin) int {
+	d := describeJSON{
+		Name: p.Name, Version: p.Version, Protocol: ProtocolVersion, ProtocolMinor: ProtocolMinor,
+		Tools: []toolSpecJSON{}, EventTypes: append([]string{}, p.EventTypes...),
+	}
+	for _, t := range p.Tools {
+		d.Tools = append(d.Tools, toolSpecJSON{
+			Name: t.Spec.Name, Description: t.Spec.Description, Parameters: t.Spec.Schema,
+			ConcurrencySafe: t.Spec.ConcurrencySafe, NeedsPermission: t.Spec.NeedsPermission,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return 1
+	}
+	return 0
+}

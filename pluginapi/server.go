@@ -1,0 +1,309 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+)
+
+// maxMessageBytes bounds one gRPC message each way, on every connection of
+// the protocol (go-plugin's plugin-side default would be 4 MiB).
+const maxMessageBytes = 64 << 20
+
+// toolServer is the plugin side of ToolProvider.
+type toolServer struct {
+	pb.UnimplementedToolProviderServer
+
+	plugin   *Plugin
+	tools    map[string]*Tool
+	describe *pb.Describe_Response
+	logger   hclog.Logger
+	broker   *plugin.GRPCBroker // set by go-plugin before serving
+
+	mu       sync.Mutex
+	host     HostServices
+	hostConn *grpc.ClientConn
+	calls    map[string]*inflight
+}
+
+type inflight struct{ cancel context.CancelFunc }
+
+func newToolServer(p *Plugin, logger hclog.Logger) *toolServer {
+	s := &toolServer{
+		plugin:   p,
+		tools:    make(map[string]*Tool, len(p.Tools)),
+		describe: describeToPB(p),
+		logger:   logger,
+		host:     noHost{},
+		calls:    map[string]*inflight{},
+	}
+	for i := range p.Tools {
+		s.tools[p.Tools[i].Spec.Name] = &p.Tools[i]
+	}
+	return s
+}
+
+// validatePlugin refuses a plugin whose description the host would reject.
+func validatePlugin(p *Plugin) error {
+	if p.Name == "" {
+		return errors.New("plugin has no name")
+	}
+	if p.Version == "" {
+		return fmt.Errorf("plugin %s has no version", p.Name)
+	}
+	seen := map[string]bool{}
+	for _, t := range p.Tools {
+		name := t.Spec.Name
+		switch {
+		case !validToolName(name):
+			return fmt.Errorf("plugin %s: tool name %q must be 1-64 letters, digits, '_' or '-'", p.Name, name)
+		case seen[name]:
+			return fmt.Errorf("plugin %s: tool %s is declared twice", p.Name, name)
+		case t.Run == nil:
+			return fmt.Errorf("plugin %s: tool %s has no Run", p.Name, name)
+		}
+		seen[name] = true
+		if err := CheckSchema(t.Spec.Schema); err != nil {
+			return fmt.Errorf("plugin %s: tool %s: schema: %w", p.Name, name, err)
+		}
+	}
+	for _, et := range p.EventTypes {
+		if et == "" {
+			return fmt.Errorf("plugin %s declares an empty event type", p.Name)
+		}
+	}
+	return nil
+}
+
+// validToolName matches ^[A-Za-z0-9_-]{1,64}$, what model providers accept.
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *toolServer) Describe(context.Context, *pb.Describe_Request) (*pb.Describe_Response, error) {
+	return s.describe, nil
+}
+
+func (s *toolServer) Configure(ctx context.Context, req *pb.Configure_Request) (*pb.Configure_Response, error) {
+	if lvl := req.GetLogLevel(); lvl != "" {
+		if l := hclog.LevelFromString(lvl); l != hclog.NoLevel {
+			s.logger.SetLevel(l)
+		}
+	}
+	s.logger.Debug("configured", "host_version", req.GetHostVersion(), "host_protocol_minor", req.GetProtocolMinor())
+	id := req.GetHostServicesBrokerId()
+	if id == 0 {
+		return &pb.Configure_Response{}, nil
+	}
+	if s.broker == nil {
+		return nil, status.Error(codes.FailedPrecondition, "no go-plugin broker to reach host services")
+	}
+	// Dial now: the broker forgets an unclaimed id after 5 s.
+	conn, err := s.broker.DialWithOptions(id, grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes)))
+	if err != nil {
+		return nil, status.Errorf(codes.Unavailable, "dial host services: %v", err)
+	}
+	s.mu.Lock()
+	old := s.hostConn
+	s.hostConn = conn
+	s.host = &hostClient{c: pb.NewHostServicesClient(conn)}
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	return &pb.Configure_Response{}, nil
+}
+
+func (s *toolServer) Cancel(_ context.Context, req *pb.Cancel_Request) (*pb.Cancel_Response, error) {
+	s.mu.Lock()
+	c := s.calls[req.GetCallId()]
+	s.mu.Unlock()
+	if c != nil {
+		c.cancel()
+	}
+	return &pb.Cancel_Response{}, nil
+}
+
+func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamingServer[pb.Execute_Event]) error {
+	call := callFromPB(req)
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	if call.CallID != "" {
+		me := &inflight{cancel: cancel}
+		s.mu.Lock()
+		s.calls[call.CallID] = me
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			if s.calls[call.CallID] == me {
+				delete(s.calls, call.CallID)
+			}
+			s.mu.Unlock()
+		}()
+	}
+	res := s.run(ctx, call, stream)
+	return stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Result{Result: resultToPB(res)}})
+}
+
+// run dispatches one call and turns every failure into an error Result.
+func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.ServerStreamingServer[pb.Execute_Event]) (res Result) {
+	tool := s.tools[call.Tool]
+	if tool == nil {
+		return ErrorResult("unknown tool %q", call.Tool)
+	}
+	var (
+		mu   sync.Mutex
+		done bool
+	)
+	progress := func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return
+		}
+		_ = stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Progress{Progress: &pb.Execute_Progress{Text: text}}})
+	}
+	defer func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	}()
+	s.mu.Lock()
+	host := s.host
+	s.mu.Unlock()
+	logger := s.logger.Named(call.Tool).With("call_id", call.CallID)
+
+	defer func() {
+		if v := recover(); v != nil {
+			logger.Error("tool panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			res = ErrorResult("tool %s panicked: %v", call.Tool, v)
+		}
+	}()
+	res, err := tool.Run(ctx, &Call{CallRequest: call, Progress: progress, Host: host, Logger: logger})
+	if err != nil {
+		return ErrorResult("%v", err)
+	}
+	for _, e := range res.Events {
+		if !slices.Contains(s.plugin.EventTypes, e.Type) {
+			return ErrorResult("tool %s proposed event type %q, which plugin %s does not declare", call.Tool, e.Type, s.plugin.Name)
+		}
+		if !json.Valid(e.Data) {
+			return ErrorResult("tool %s proposed a %s event whose data is not JSON", call.Tool, e.Type)
+		}
+	}
+	return res
+}
+
+// hostClient is the plugin side of HostServices.
+type hostClient struct{ c pb.HostServicesClient }
+
+func (h *hostClient) ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error) {
+	r, err := h.c.ReadState(ctx, &pb.ReadState_Request{SessionId: req.SessionID})
+	if err != nil {
+		return ReadStateResponse{}, fmt.Errorf("read state: %w", fromStatus(err))
+	}
+	return stateFromPB(r), nil
+}
+
+// noHost is Call.Host before Configure or when the host offers nothing.
+type noHost struct{}
+
+func (noHost) ReadState(context.Context, ReadStateRequest) (ReadStateResponse, error) {
+	return ReadStateResponse{}, fmt.Errorf("read state: no host services: %w", ErrUnimplemented)
+}
+
+// fromStatus maps a gRPC error from the host to a Go error: Unimplemented
+// wraps ErrUnimplemented, cancellation and deadlines their context errors.
+func fromStatus(err error) error {
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.Unimplemented:
+		msg := strings.TrimSuffix(strings.TrimSuffix(st.Message(), ErrUnimplemented.Error()), ": ")
+		if msg == "" {
+			return ErrUnimplemented
+		}
+		return fmt.Errorf("%s: %w", msg, ErrUnimplemented)
+	case codes.Canceled:
+		return context.Canceled
+	case codes.DeadlineExceeded:
+		return context.DeadlineExceeded
+	}
+	return errors.New(st.Message())
+}
+
+// toStatus maps a host-side Go error to a gRPC status for the plugin.
+func toStatus(err error) error {
+	switch {
+	case errors.Is(err, ErrUnimplemented):
+		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return status.FromContextError(err).Err()
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
+
+// recoverUnary and recoverStream keep a panic outside the Execute dispatch
+// (which recovers on its own) from killing the plugin process: the RPC
+// fails with codes.Internal and the stack is logged.
+func recoverUnary(logger hclog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				logger.Error("rpc panicked", "method", info.FullMethod, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				err = status.Errorf(codes.Internal, "%s panicked: %v", info.FullMethod, v)
+			}
+		}()
+		return handler(ctx, req)
+	}
+}
+
+func recoverStream(logger hclog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				logger.Error("rpc panicked", "method", info.FullMethod, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				err = status.Errorf(codes.Internal, "%s panicked: %v", info.FullMethod, v)
+			}
+		}()
+		return handler(srv, ss)
+	}
+}
+
+// serverFactory builds the gRPC servers of the protocol: 64 MiB messages
+// and panic recovery, after go-plugin's own options.
+func serverFactory(logger hclog.Logger) func([]grpc.ServerOption) *grpc.Server {
+	return func(opts []grpc.ServerOption) *grpc.Server {
+		opts = append(opts,
+			grpc.MaxRecvMsgSize(maxMessageBytes),
+			grpc.MaxSendMsgSize(maxMessageBytes),
+			grpc.ChainUnaryInterceptor(recoverUnary(logger)),
+			grpc.ChainStreamInterceptor(recoverStream(logger)),
+		)
+		return grpc.NewServer(opts...)
+	}
+}
