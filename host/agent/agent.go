@@ -35,6 +35,9 @@ type Session interface {
 	Messages() []llm.Message
 	// LastTurn is the number of the last turn started in the log, 0 if none.
 	LastTurn() int
+	// Always returns the "always" permission decision the log holds for a
+	// tool, if any.
+	Always(tool string) (event.Decision, bool)
 	// Sync makes everything appended so far durable.
 	Sync() error
 }
@@ -45,6 +48,8 @@ type Tool struct {
 	// ConcurrencySafe tools may run together with other such calls of the
 	// same step.
 	ConcurrencySafe bool
+	// NeedsPermission tools run only once the Approver allows the call.
+	NeedsPermission bool
 	// Plugin names the binary serving the tool when the list was taken; the
 	// loop records it on each tool/call.
 	Plugin *event.Plugin
@@ -85,6 +90,36 @@ type Toolbox interface {
 	// Call runs one call. It must return promptly once ctx is done. It may
 	// be called concurrently for ConcurrencySafe tools.
 	Call(ctx context.Context, c Call) Result
+}
+
+// ApprovalRequest asks whether a tool call may run.
+type ApprovalRequest struct {
+	SessionID string
+	Turn      int
+	Step      int
+	CallID    string
+	Tool      string
+	// Args is the model's raw JSON text.
+	Args string
+}
+
+// Approval is the answer to an ApprovalRequest.
+type Approval struct {
+	Decision event.Decision
+	// Source says who decided: user, rule or mode (see event.Permission).
+	Source string
+	// Reason is what the model is told when the call is rejected; empty
+	// means "permission denied by user".
+	Reason string
+}
+
+// Approver decides on calls to tools that need permission; it may ask the
+// user (the editor or the terminal) and block until they answer. It is
+// called from the loop's goroutine, one call at a time, after the call's
+// tool/call is logged. It returns ctx.Err() when ctx ends first; the turn
+// then ends cancelled.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
 }
 
 // Live receives what happens during a turn as it happens, including what is

@@ -44,6 +44,18 @@
 // `Error: unknown tool "x"` without reaching the toolbox. Error results read
 // "Error: …" for the model: the prefix is added when a tool left it out.
 //
+// # Permission
+//
+// A tool listed with NeedsPermission runs only once the Loop's Approver
+// allows the call (a nil Approver allows every call). The loop asks after the
+// call's tool/call is logged, one call at a time, and logs the answer as a
+// permission/decision event right after it. An "always" answer the log
+// already holds for the tool (Session.Always) is used without asking and
+// logged with source "session". A rejected call is not run; its result is
+// "Error: permission denied by user" (or the Approval's Reason). A failing
+// Approver rejects the call. When the turn is cancelled while a question is
+// open, nothing is logged for it and the call gets the cancelled result.
+//
 // # Cancellation
 //
 // Cancelling ctx stops the turn at any point. The model stream is abandoned;

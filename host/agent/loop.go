@@ -24,6 +24,8 @@ type Loop struct {
 	ModelName string
 	// Tools may be nil: the model gets no tools.
 	Tools Toolbox
+	// Approver decides on tools that need permission; nil allows them all.
+	Approver Approver
 	// System is the system prompt.
 	System string
 	// MaxSteps caps the steps of a turn; 0 means DefaultMaxSteps.

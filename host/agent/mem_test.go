@@ -381,3 +381,23 @@ func lastOf[T event.Payload](t *testing.T, s *memSession) T {
 	t.Fatalf("no %s event", zero.EventType())
 	return zero
 }
+
+func (s *memSession) Always(tool string) (event.Decision, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var d event.Decision
+	var ok bool
+	for _, e := range s.events {
+		if e.Type != event.TypePermission {
+			continue
+		}
+		p, err := e.Decode()
+		if err != nil {
+			continue
+		}
+		if pe := p.(event.Permission); pe.Tool == tool && (pe.Decision == event.AllowAlways || pe.Decision == event.RejectAlways) {
+			d, ok = pe.Decision, true
+		}
+	}
+	return d, ok
+}

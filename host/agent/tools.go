@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
 )
 
 // runCalls runs the step's tool calls group by group, recording results in
@@ -71,9 +72,21 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 				break
 			}
 			c := st.calls[next].ToolCall
+			denied, err := t.approve(ctx, st, c)
+			if err != nil {
+				fatal = err
+				break
+			}
+			if ctx.Err() != nil {
+				break // cancelled while asking: endStep answers the call
+			}
 			running++
-			go t.call(callCtx, next, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-				CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}, done)
+			if denied != nil {
+				done <- finished{i: next, r: *denied} // buffered: never blocks
+			} else {
+				go t.call(callCtx, next, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}, done)
+			}
 			next++
 		}
 		if fatal != nil {
@@ -101,6 +114,44 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 		}
 	}
 	return fatal
+}
+
+// approve asks whether call c may run when its tool needs permission, and
+// logs the decision. It returns the result to record instead of running the
+// call when the call is rejected, and a failed append. When ctx ends while
+// asking, it returns nil, nil; the caller checks ctx.
+func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, error) {
+	tool := st.tools[c.Name]
+	if !tool.NeedsPermission || t.l.Approver == nil {
+		return nil, nil
+	}
+	var a Approval
+	if d, ok := t.s.Always(c.Name); ok {
+		a = Approval{Decision: d, Source: "session"}
+	} else {
+		var err error
+		a, err = t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+			CallID: c.ID, Tool: c.Name, Args: c.Arguments})
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		if err != nil {
+			t.log.Warn("permission check failed", "session", t.s.ID(), "tool", c.Name, "call", c.ID, "error", err)
+			a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + oneLine(err)}
+		}
+	}
+	if err := t.append(event.Permission{Turn: t.n, Step: st.k, CallID: c.ID, Tool: c.Name,
+		Decision: a.Decision, Source: a.Source}); err != nil {
+		return nil, err
+	}
+	if a.Decision.Allows() {
+		return nil, nil
+	}
+	reason := a.Reason
+	if reason == "" {
+		reason = "permission denied by user"
+	}
+	return &Result{Content: "Error: " + reason, IsError: true}, nil
 }
 
 // call runs call i on the toolbox and reports on done. A panicking tool

@@ -22,6 +22,7 @@ const (
 	TypeToolCall         Type = "tool/call"
 	TypeToolResult       Type = "tool/result"
 	TypeTodoWrite        Type = "todo/write"
+	TypePermission       Type = "permission/decision"
 )
 
 // IsSurface reports whether events of type t derive the model's history.
@@ -37,7 +38,7 @@ func IsSurface(t Type) bool {
 func IsKnown(t Type) bool {
 	switch t {
 	case TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
-		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite:
+		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission:
 		return true
 	}
 	return false
@@ -85,6 +86,8 @@ func (e Event) Decode() (Payload, error) {
 		p = new(ToolResult)
 	case TypeTodoWrite:
 		p = new(TodoWrite)
+	case TypePermission:
+		p = new(Permission)
 	default:
 		return nil, fmt.Errorf("decode event %d: %w %q", e.Seq, ErrUnknownType, e.Type)
 	}
@@ -114,6 +117,8 @@ func deref(p Payload) Payload {
 	case *ToolResult:
 		return *v
 	case *TodoWrite:
+		return *v
+	case *Permission:
 		return *v
 	}
 	return p

@@ -160,6 +160,34 @@ type TodoWrite struct {
 	Todos []Todo `json:"todos"`
 }
 
+// Decision is the answer to a permission request.
+type Decision string
+
+// Decisions; the "always" ones hold for the rest of the session.
+const (
+	AllowOnce    Decision = "allow_once"
+	AllowAlways  Decision = "allow_always"
+	RejectOnce   Decision = "reject_once"
+	RejectAlways Decision = "reject_always"
+)
+
+// Allows reports whether d lets the call run.
+func (d Decision) Allows() bool { return d == AllowOnce || d == AllowAlways }
+
+// Permission records the decision on a tool call that needed permission,
+// right after its tool/call. An "always" decision holds for the tool for the
+// rest of the session, across restarts: the session projects it from here.
+type Permission struct {
+	Turn     int      `json:"turn"`
+	Step     int      `json:"step"`
+	CallID   string   `json:"callId"`
+	Tool     string   `json:"tool"`
+	Decision Decision `json:"decision"`
+	// Source says who decided: user, rule (a configured rule), mode
+	// (allow-all), or session (an earlier "always" answer).
+	Source string `json:"source"`
+}
+
 func (TurnStart) EventType() Type        { return TypeTurnStart }
 func (TurnEnd) EventType() Type          { return TypeTurnEnd }
 func (StepStart) EventType() Type        { return TypeStepStart }
@@ -169,3 +197,4 @@ func (AssistantMessage) EventType() Type { return TypeAssistantMessage }
 func (ToolCall) EventType() Type         { return TypeToolCall }
 func (ToolResult) EventType() Type       { return TypeToolResult }
 func (TodoWrite) EventType() Type        { return TypeTodoWrite }
+func (Permission) EventType() Type       { return TypePermission }

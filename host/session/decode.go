@@ -43,7 +43,7 @@ func normalize(p event.Payload) (event.Payload, error) {
 	case nil:
 		return nil, errors.New("nil payload")
 	case event.TurnStart, event.TurnEnd, event.StepStart, event.StepEnd, event.UserMessage,
-		event.AssistantMessage, event.ToolCall, event.ToolResult, event.TodoWrite:
+		event.AssistantMessage, event.ToolCall, event.ToolResult, event.TodoWrite, event.Permission:
 		return p, nil
 	case *event.TurnStart:
 		return deref(v)
@@ -62,6 +62,8 @@ func normalize(p event.Payload) (event.Payload, error) {
 	case *event.ToolResult:
 		return deref(v)
 	case *event.TodoWrite:
+		return deref(v)
+	case *event.Permission:
 		return deref(v)
 	}
 	return nil, fmt.Errorf("payload type %T is not a host event; use AppendRaw", p)

@@ -29,6 +29,8 @@ type Session struct {
 	events []event.Event
 	msgs   []llm.Message
 	todos  []event.Todo
+	// always holds the "always" permission decisions, by tool name.
+	always map[string]event.Decision
 	turns  []Turn
 	st     structure
 	// wake is closed and cleared on every append and on Close, to wake
@@ -227,6 +229,14 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 		t.End, t.Reason = ev.Seq, p.Reason
 	case event.StepStart:
 		s.turns[len(s.turns)-1].Steps++
+	case event.Permission:
+		switch p.Decision {
+		case event.AllowAlways, event.RejectAlways:
+			if s.always == nil {
+				s.always = make(map[string]event.Decision)
+			}
+			s.always[p.Tool] = p.Decision
+		}
 	case event.TodoWrite:
 		s.todos = p.Todos
 		if s.todos == nil {
@@ -278,6 +288,15 @@ func (s *Session) Todos() []event.Todo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.todos)
+}
+
+// Always returns the "always" permission decision recorded for tool in
+// this session, if any (the last one wins).
+func (s *Session) Always(tool string) (event.Decision, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.always[tool]
+	return d, ok
 }
 
 // Turns returns every turn of the session in order. The slice is the

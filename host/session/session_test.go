@@ -422,3 +422,41 @@ func TestGeneratedID(t *testing.T) {
 		}
 	}
 }
+
+func TestPermissionAlwaysSurvivesReopen(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	s := create(t, st, "perm")
+	mustAppend(t, s,
+		event.TurnStart{Turn: 1},
+		event.UserMessage{Content: event.Text("go")},
+		event.StepStart{Turn: 1, Step: 1},
+		event.AssistantMessage{Turn: 1, Step: 1, ToolCalls: []event.ToolCallRequest{{ID: "c1", Name: "bash"}, {ID: "c2", Name: "rm"}}},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "bash"},
+		event.Permission{Turn: 1, Step: 1, CallID: "c1", Tool: "bash", Decision: event.AllowAlways, Source: "user"},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c1", Content: "ok"},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c2", Name: "rm"},
+		event.Permission{Turn: 1, Step: 1, CallID: "c2", Tool: "rm", Decision: event.RejectOnce, Source: "user"},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c2", Content: "Error: permission denied by user", IsError: true},
+		event.StepEnd{Turn: 1, Step: 1},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted},
+	)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Open("perm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if d, ok := r.Always("bash"); !ok || d != event.AllowAlways {
+		t.Errorf("Always(bash) = %q, %v; want allow_always", d, ok)
+	}
+	if d, ok := r.Always("rm"); ok {
+		t.Errorf("Always(rm) = %q; a once decision must not be remembered", d)
+	}
+	_, err = r.Append(event.Permission{Turn: 2, Step: 1, CallID: "x", Tool: "bash", Decision: "maybe"})
+	if err == nil || !strings.Contains(err.Error(), "no turn is open") && !strings.Contains(err.Error(), "unknown decision") {
+		t.Errorf("a bad permission event was accepted: %v", err)
+	}
+}

@@ -86,6 +86,16 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 		if s.step == 0 && (p.Step < 1 || p.Step > s.lastStep) {
 			return invalid(t, "step %d has not run in turn %d", p.Step, s.turn)
 		}
+	case event.Permission:
+		if p.CallID == "" || p.Tool == "" {
+			return invalid(t, "no callId or tool")
+		}
+		switch p.Decision {
+		case event.AllowOnce, event.AllowAlways, event.RejectOnce, event.RejectAlways:
+		default:
+			return invalid(t, "unknown decision %q", p.Decision)
+		}
+		return s.inStep(t, p.Turn, p.Step)
 	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")
