@@ -119,9 +119,9 @@ func newLogger(w io.Writer, level string, json bool) (hclog.Logger, error) {
 	}), nil
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether a stream is a character device (a terminal).
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}

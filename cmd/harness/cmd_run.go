@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -57,6 +58,11 @@ func (h *host) turn(ctx context.Context, s *session.Session, text string, std st
 		return exitFailed, err
 	}
 	view := newTermView(std.out, s, isTerminal(std.out) && h.color)
+	checker := permission.Checker{Policy: h.policy}
+	if isTerminal(std.in) {
+		checker.Asker = &termAsker{view: view, in: std.in}
+	}
+	loop.Approver = loopApprover{checker}
 	stop := view.follow()
 	out := loop.Run(ctx, s, event.Text(text), view)
 	stop()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/harness-dev/harness/host/permission"
 )
 
 // config is every setting of the harness command, from flags with
@@ -21,6 +23,11 @@ type config struct {
 	MaxSteps         int
 	LogLevel         string
 	SystemPromptFile string
+	// Permission is the permission mode: ask | allow-all ("" = the
+	// command's default); --yes sets allow-all.
+	Permission      string
+	Yes             bool
+	PermissionsFile string
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -49,6 +56,9 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
 	str(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
 	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
+	str(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
+	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
+	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
 	if v := e.get("HARNESS_MAX_STEPS"); v != "" {
 		// An unparsable value is reported by check, not ignored.
@@ -72,7 +82,41 @@ func (c *config) check() error {
 	default:
 		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
 	}
+	if c.Permission != "" {
+		if _, err := permission.ParseMode(c.Permission); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// policy returns the permission policy: the mode (--yes wins) and the rules
+// of the permissions file.
+func (c *config) policy(e env) (permission.Policy, error) {
+	p := permission.Policy{Mode: permission.ModeAsk, File: c.PermissionsFile}
+	if c.Permission != "" {
+		p.Mode = permission.Mode(c.Permission)
+	}
+	if c.Yes {
+		p.Mode = permission.ModeAllowAll
+	}
+	if p.File == "" {
+		dir := e.get("XDG_CONFIG_HOME")
+		if dir == "" || !filepath.IsAbs(dir) {
+			home := e.get("HOME")
+			if home == "" {
+				return p, nil // nowhere to look: no rules
+			}
+			dir = filepath.Join(home, ".config")
+		}
+		p.File = filepath.Join(dir, "harness", "permissions.json")
+	}
+	rules, err := permission.LoadRules(p.File)
+	if err != nil {
+		return p, err
+	}
+	p.Rules = rules
+	return p, nil
 }
 
 // stateDir returns the state folder: the flag, else $XDG_STATE_HOME/harness,

@@ -90,6 +90,15 @@ func (v *termView) delta(mode byte, text string) {
 	io.WriteString(v.w, text)
 }
 
+// prompt shows a question after everything logged so far.
+func (v *termView) prompt(text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.catchUpLocked()
+	v.endLineLocked()
+	io.WriteString(v.w, v.style(bold, text))
+}
+
 // catchUpLocked renders every logged event the view has not shown yet.
 func (v *termView) catchUpLocked() {
 	evs := v.src.Events()

@@ -22,7 +22,7 @@ func (a loopTools) Tools() []agent.Tool {
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		p := t.Plugin
-		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, Plugin: &p}
+		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Plugin: &p}
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/toolbox"
@@ -47,6 +48,8 @@ type host struct {
 	sessions openSessions
 	// tools are the plugins' tools, nil until startTools.
 	tools *toolbox.Toolbox
+	// policy decides on tools that need permission.
+	policy permission.Policy
 }
 
 // newHost checks the configuration and builds the logger, the session store
@@ -66,6 +69,9 @@ func newHost(c *config, e env, std stdio, model agent.Model) (*host, error) {
 	}
 	h := &host{cfg: c, log: log, stateDir: dir, store: &session.Store{Dir: filepath.Join(dir, "sessions")},
 		color: e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"}
+	if h.policy, err = c.policy(e); err != nil {
+		return nil, err
+	}
 	if c.SystemPromptFile != "" {
 		b, err := os.ReadFile(c.SystemPromptFile)
 		if err != nil {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
+)
+
+// loopApprover adapts a permission checker to the loop's Approver.
+type loopApprover struct{ c permission.Checker }
+
+// Approve implements agent.Approver.
+func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
+		Tool: req.Tool, Args: json.RawMessage(req.Args)})
+	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason}, err
+}
+
+// termAsker asks on the terminal: y (once), n (reject) or a (always).
+type termAsker struct {
+	view *termView
+	in   io.Reader
+
+	once  sync.Once
+	lines chan string // lines read from in; closed at EOF
+}
+
+// Ask implements permission.Asker.
+func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
+	a.once.Do(func() {
+		a.lines = make(chan string)
+		go func() { // reads until EOF; a line nobody waits for is dropped with the process
+			defer close(a.lines)
+			sc := bufio.NewScanner(a.in)
+			for sc.Scan() {
+				a.lines <- sc.Text()
+			}
+		}()
+	})
+	what := req.Tool
+	if cmd := permission.Command(req.Args); cmd != "" {
+		what = fmt.Sprintf("%s: %s", req.Tool, clip(cmd, 200))
+	} else if len(req.Args) > 0 {
+		what = fmt.Sprintf("%s %s", req.Tool, clip(compactJSON(string(req.Args)), 200))
+	}
+	for {
+		a.view.prompt(fmt.Sprintf("Allow %s? [y]es / [n]o / [a]lways for %s: ", what, req.Tool))
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case line, ok := <-a.lines:
+			if !ok {
+				return event.RejectOnce, nil // stdin closed: nobody will answer
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				return event.AllowOnce, nil
+			case "a", "always":
+				return event.AllowAlways, nil
+			case "n", "no", "":
+				return event.RejectOnce, nil
+			}
+		}
+	}
+}

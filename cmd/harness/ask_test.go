@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
+)
+
+// emptySource is a session with no events, for a view that only prompts.
+type emptySource struct{}
+
+func (emptySource) Follow(context.Context, int64) iter.Seq[event.Event] {
+	return func(func(event.Event) bool) {}
+}
+func (emptySource) Events() []event.Event { return nil }
+
+func TestTermAsker(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		input string
+		want  event.Decision
+	}{
+		"yes":                  {"y\n", event.AllowOnce},
+		"always":               {"always\n", event.AllowAlways},
+		"no":                   {"n\n", event.RejectOnce},
+		"enter rejects":        {"\n", event.RejectOnce},
+		"asks again on junk":   {"maybe\nYES\n", event.AllowOnce},
+		"end of input rejects": {"", event.RejectOnce},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out strings.Builder
+			a := &termAsker{view: newTermView(&out, emptySource{}, false), in: strings.NewReader(tc.input)}
+			got, err := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)})
+			if err != nil || got != tc.want {
+				t.Errorf("Ask = %q, %v; want %q", got, err, tc.want)
+			}
+			if !strings.Contains(out.String(), "Allow bash: rm -rf build? [y]es / [n]o / [a]lways for bash: ") {
+				t.Errorf("question = %q", out.String())
+			}
+		})
+	}
+}
+
+func TestTermAskerCancelled(t *testing.T) {
+	t.Parallel()
+	blocked := &blockingReader{release: make(chan struct{})}
+	defer close(blocked.release)
+	a := &termAsker{view: newTermView(&strings.Builder{}, emptySource{}, false), in: blocked}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := a.Ask(ctx, permission.Request{Tool: "bash"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the context's", err)
+	}
+}
+
+type blockingReader struct{ release chan struct{} }
+
+func (b *blockingReader) Read([]byte) (int, error) {
+	<-b.release
+	return 0, errors.New("closed")
+}
+
+func TestPolicyFlags(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		env  map[string]string
+		want permission.Mode
+	}{
+		"default asks":   {want: permission.ModeAsk},
+		"yes allows all": {args: []string{"--yes"}, want: permission.ModeAllowAll},
+		"env allows all": {env: map[string]string{"HARNESS_PERMISSION": "allow-all"}, want: permission.ModeAllowAll},
+		"flag beats env": {args: []string{"--permission", "ask"}, env: map[string]string{"HARNESS_PERMISSION": "allow-all"}, want: permission.ModeAsk},
+		"yes beats ask":  {args: []string{"--permission", "ask", "--yes"}, want: permission.ModeAllowAll},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			lookup := env2(env)
+			fs := newFlagSet("t", &strings.Builder{}, "t")
+			c := bindConfig(fs, lookup)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.check(); err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.policy(lookup)
+			if err != nil || p.Mode != tc.want {
+				t.Errorf("policy = %+v, %v; want mode %s", p, err, tc.want)
+			}
+		})
+	}
+}
+
+func env2(m map[string]string) env {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
