@@ -99,6 +99,21 @@ func (v *termView) prompt(text string) {
 	io.WriteString(v.w, v.style(bold, text))
 }
 
+// ToolProgress implements agent.ToolProgress: a tool's live output, dimmed
+// and indented under its call.
+func (v *termView) ToolProgress(_, _, text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.catchUpLocked()
+	v.endLineLocked()
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		io.WriteString(v.w, "    "+v.style(dim, strings.TrimRight(line, "\n"))+"\n")
+	}
+}
+
 // catchUpLocked renders every logged event the view has not shown yet.
 func (v *termView) catchUpLocked() {
 	evs := v.src.Events()

@@ -32,7 +32,7 @@ func (a loopTools) Call(ctx context.Context, c agent.Call) agent.Result {
 	r := a.tb.Call(ctx, toolbox.Call{
 		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
 		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd,
-	}, nil)
+	}, c.Progress)
 	out := agent.Result{Content: r.Content, IsError: r.IsError}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, agent.Emitted{Type: event.Type(e.Type), Data: e.Data})

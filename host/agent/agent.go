@@ -65,6 +65,9 @@ type Call struct {
 	// Args is the model's raw JSON text.
 	Args string
 	Cwd  string
+	// Progress, when not nil, takes the call's live output; the loop
+	// forwards it to a Live that implements ToolProgress. It is not logged.
+	Progress func(text string)
 }
 
 // Emitted is an event a tool proposes; the loop appends it right before
@@ -131,4 +134,11 @@ type Live interface {
 	TextDelta(sessionID, text string)
 	// ReasoningDelta is a piece of the model's reasoning.
 	ReasoningDelta(sessionID, text string)
+}
+
+// ToolProgress is implemented by a Live that shows tools' live output. It is
+// called from the goroutine running the call; calls of one tool call come in
+// order and end before its tool/result is appended.
+type ToolProgress interface {
+	ToolProgress(sessionID, callID, text string)
 }

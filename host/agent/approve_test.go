@@ -154,3 +154,43 @@ func TestApprovalCancelled(t *testing.T) {
 		t.Errorf("a decision was logged for a cancelled request: %v", got)
 	}
 }
+
+// progressLive records tool progress.
+type progressLive struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (*progressLive) TextDelta(string, string)      {}
+func (*progressLive) ReasoningDelta(string, string) {}
+func (p *progressLive) ToolProgress(_, callID, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.got = append(p.got, callID+":"+text)
+}
+
+func TestToolProgressReachesLive(t *testing.T) {
+	t.Parallel()
+	_, s := realSession(t)
+	tb := &fakeToolbox{tools: []Tool{tool("sh", false)}, call: func(_ context.Context, c Call) Result {
+		c.Progress("line 1\n")
+		c.Progress("line 2\n")
+		return Result{Content: "done"}
+	}}
+	model, err := script.Load(strings.NewReader(toolLine("", "c1:sh") + "\n" + `{"text":"ok"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &progressLive{}
+	if out := (&Loop{Model: model, Tools: tb}).Run(context.Background(), s, event.Text("go"), live); out.Reason != event.ReasonCompleted {
+		t.Fatalf("%+v", out)
+	}
+	if got := strings.Join(live.got, "|"); got != "c1:line 1\n|c1:line 2\n" {
+		t.Errorf("progress = %q", got)
+	}
+	for _, e := range s.Events() {
+		if strings.Contains(string(e.Data), "line 1") {
+			t.Errorf("progress was logged: %s", e.Data)
+		}
+	}
+}

@@ -84,8 +84,13 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 			if denied != nil {
 				done <- finished{i: next, r: *denied} // buffered: never blocks
 			} else {
-				go t.call(callCtx, next, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}, done)
+				call := Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}
+				if tp, ok := t.live.(ToolProgress); ok {
+					sid, id := call.SessionID, c.ID
+					call.Progress = func(text string) { tp.ToolProgress(sid, id, text) }
+				}
+				go t.call(callCtx, next, call, done)
 			}
 			next++
 		}

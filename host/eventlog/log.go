@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -271,4 +272,22 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil
+}
+
+// ReadHeader reads only the header of the log at path, without locking it.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err // *fs.PathError names the file
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	if err != nil {
+		return Header{}, &CorruptError{Path: path, Line: 1, Err: fmt.Errorf("read header: %w", err)}
+	}
+	h, err := decodeHeader(line[:len(line)-1])
+	if err != nil {
+		return Header{}, &CorruptError{Path: path, Line: 1, Err: err}
+	}
+	return h, nil
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,28 @@ func TestList(t *testing.T) {
 		t.Error("List changed a torn file")
 	}
 	b.Close()
+}
+
+func TestDepth(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	root := create(t, st, "root")
+	child, err := st.Create(CreateOptions{ID: "child", Cwd: root.Cwd(), Parent: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	grand, err := st.Create(CreateOptions{ID: "grand", Cwd: root.Cwd(), Parent: "child"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grand.Close()
+	for id, want := range map[string]int{"root": 0, "child": 1, "grand": 2} {
+		if got, err := st.Depth(id); err != nil || got != want {
+			t.Errorf("Depth(%s) = %d, %v; want %d", id, got, err, want)
+		}
+	}
+	if _, err := st.Depth("nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Depth(nope) err = %v, want ErrNotFound", err)
+	}
 }

@@ -282,3 +282,29 @@ func ValidID(id string) bool {
 	}
 	return true
 }
+
+// Depth returns how many parents session id has: 0 for a root session, 1
+// for a child of a root, … It reads only the headers of the chain.
+func (st *Store) Depth(id string) (int, error) {
+	depth := 0
+	for seen := map[string]bool{}; ; depth++ {
+		if !ValidID(id) {
+			return 0, fmt.Errorf("session depth: %q is not a valid session id", id)
+		}
+		if seen[id] {
+			return 0, fmt.Errorf("session depth: session %s is its own ancestor", id)
+		}
+		seen[id] = true
+		h, err := eventlog.ReadHeader(st.path(id))
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("session depth: %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("session depth: %w", err)
+		}
+		if h.Parent == "" {
+			return depth, nil
+		}
+		id = h.Parent
+	}
+}
