@@ -283,28 +283,50 @@ func ValidID(id string) bool {
 	return true
 }
 
-// Depth returns how many parents session id has: 0 for a root session, 1
-// for a child of a root, … It reads only the headers of the chain.
-func (st *Store) Depth(id string) (int, error) {
-	depth := 0
-	for seen := map[string]bool{}; ; depth++ {
+// Lineage returns session id and its ancestors, nearest first: [id,
+// parent, …, root]. It reads only the headers of the chain.
+func (st *Store) Lineage(id string) ([]string, error) {
+	var chain []string
+	for seen := map[string]bool{}; ; {
 		if !ValidID(id) {
-			return 0, fmt.Errorf("session depth: %q is not a valid session id", id)
+			return nil, fmt.Errorf("session lineage: %q is not a valid session id", id)
 		}
 		if seen[id] {
-			return 0, fmt.Errorf("session depth: session %s is its own ancestor", id)
+			return nil, fmt.Errorf("session lineage: session %s is its own ancestor", id)
 		}
 		seen[id] = true
+		chain = append(chain, id)
 		h, err := eventlog.ReadHeader(st.path(id))
 		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("session depth: %s: %w", id, ErrNotFound)
+			return nil, fmt.Errorf("session lineage: %s: %w", id, ErrNotFound)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("session depth: %w", err)
+			return nil, fmt.Errorf("session lineage: %w", err)
 		}
 		if h.Parent == "" {
-			return depth, nil
+			return chain, nil
 		}
 		id = h.Parent
 	}
+}
+
+// Cwd returns the working directory of session id, from its header.
+func (st *Store) Cwd(id string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("session cwd: %q is not a valid session id", id)
+	}
+	h, err := eventlog.ReadHeader(st.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("session cwd: %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("session cwd: %w", err)
+	}
+	return h.Cwd, nil
+}
+
+// Depth returns how many ancestors session id has: 0 for a root session.
+func (st *Store) Depth(id string) (int, error) {
+	chain, err := st.Lineage(id)
+	return len(chain) - 1, err
 }

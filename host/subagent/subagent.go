@@ -1,0 +1,351 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// Defaults of a Runner.
+const (
+	DefaultMaxDepth      = 1
+	LimitMaxDepth        = 3
+	DefaultMaxConcurrent = 4
+	DefaultSteps         = 50
+	DefaultWall          = 10 * time.Minute
+)
+
+// ToolName is the name of the tool that delegates to a child; it is removed
+// from the tools of a child at the depth limit.
+const ToolName = "subagent"
+
+// Budget bounds one child. Zero fields take the defaults; Tokens 0 means no
+// token budget.
+type Budget struct {
+	Steps  int
+	Wall   time.Duration
+	Tokens int
+}
+
+// Runner starts child sessions. Set its fields, then call Run from any
+// goroutine.
+type Runner struct {
+	Store *session.Store
+	// Loop returns the loop a child runs, without its Tools: Run sets them
+	// from Tools.
+	Loop func(cwd string) (*agent.Loop, error)
+	// Tools are the parent's tools.
+	Tools         agent.Toolbox
+	MaxDepth      int
+	MaxConcurrent int
+	Budget        Budget
+	Logger        hclog.Logger
+	// Opened and Closed, when set, learn of a child session's life (the
+	// host registers it for HostServices).
+	Opened, Closed func(*session.Session)
+
+	mu   sync.Mutex               // guards sems
+	sems map[string]chan struct{} // per root session
+}
+
+// Request asks for a child.
+type Request struct {
+	ParentSessionID string
+	ParentCallID    string
+	Description     string
+	Prompt          string
+	// Approver decides the child's permission requests; the host passes the
+	// root client's, which names the subagent in its question.
+	Approver agent.Approver
+}
+
+// Result is a child's final answer.
+type Result struct {
+	SessionID string
+	Text      string
+	Usage     event.Usage
+}
+
+// ErrorKind says why a child has no answer.
+type ErrorKind string
+
+// Error kinds.
+const (
+	ErrCancelled ErrorKind = "cancelled"
+	ErrFailed    ErrorKind = "failed"
+	ErrBudget    ErrorKind = "budget"
+	ErrDepth     ErrorKind = "depth"
+)
+
+// Error is a child that gave no answer.
+type Error struct {
+	Kind      ErrorKind
+	SessionID string
+	Message   string
+	Usage     event.Usage
+}
+
+func (e *Error) Error() string { return "subagent " + e.Message }
+
+// Run runs one child to its answer, reporting progress lines to progress
+// (which may be nil).
+func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (Result, error) {
+	lineage, err := r.Store.Lineage(req.ParentSessionID)
+	if err != nil {
+		return Result{}, &Error{Kind: ErrFailed, Message: fmt.Sprintf("failed: find the parent session: %v", err)}
+	}
+	depth := len(lineage) // the child's
+	if depth > r.maxDepth() {
+		return Result{}, &Error{Kind: ErrDepth, Message: fmt.Sprintf("refused: the depth limit of %d is reached", r.maxDepth())}
+	}
+	release, err := r.acquire(ctx, lineage[len(lineage)-1])
+	if err != nil {
+		return Result{}, &Error{Kind: ErrCancelled, Message: "cancelled before it started"}
+	}
+	defer release()
+
+	cwd, err := r.Store.Cwd(req.ParentSessionID)
+	if err != nil {
+		return Result{}, &Error{Kind: ErrFailed, Message: fmt.Sprintf("failed: %v", err)}
+	}
+	child, err := r.Store.Create(session.CreateOptions{Cwd: cwd, Parent: req.ParentSessionID})
+	if err != nil {
+		return Result{}, &Error{Kind: ErrFailed, Message: fmt.Sprintf("failed: create the child session: %v", err)}
+	}
+	if r.Opened != nil {
+		r.Opened(child)
+	}
+	defer func() {
+		if r.Closed != nil {
+			r.Closed(child)
+		}
+		child.Close()
+	}()
+
+	loop, err := r.Loop(cwd)
+	if err != nil {
+		return Result{}, &Error{Kind: ErrFailed, SessionID: child.ID(), Message: fmt.Sprintf("failed: %v", err)}
+	}
+	b := r.budget()
+	loop.MaxSteps = b.Steps
+	loop.Approver = req.Approver
+	if r.Tools != nil {
+		loop.Tools = r.Tools
+		if depth >= r.maxDepth() {
+			loop.Tools = without{r.Tools, ToolName}
+		}
+	}
+	tokens := &tokenBudget{Model: loop.Model, limit: b.Tokens}
+	loop.Model = tokens
+
+	runCtx, cancel := context.WithTimeout(ctx, b.Wall)
+	defer cancel()
+	stopFollow := follow(child, progress)
+	out := loop.Run(runCtx, child, event.Text(req.Prompt), nil)
+	stopFollow()
+
+	res := Result{SessionID: child.ID(), Text: out.Text, Usage: out.Usage}
+	fail := func(kind ErrorKind, msg string) (Result, error) {
+		return res, &Error{Kind: kind, SessionID: child.ID(), Message: msg, Usage: out.Usage}
+	}
+	switch {
+	case out.Reason == event.ReasonCompleted:
+		return res, nil
+	case tokens.exceeded():
+		return fail(ErrBudget, fmt.Sprintf("stopped: token budget of %d exceeded", b.Tokens))
+	case out.Reason == event.ReasonMaxSteps:
+		return fail(ErrBudget, fmt.Sprintf("stopped: step budget of %d exceeded", b.Steps))
+	case out.Reason == event.ReasonCancelled && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return fail(ErrBudget, fmt.Sprintf("stopped: wall-time budget of %s exceeded", b.Wall))
+	case out.Reason == event.ReasonCancelled:
+		return fail(ErrCancelled, "cancelled")
+	case out.Err != nil:
+		return fail(ErrFailed, "failed: "+out.Err.Error())
+	default:
+		return fail(ErrFailed, fmt.Sprintf("stopped: %s", out.Reason))
+	}
+}
+
+func (r *Runner) maxDepth() int {
+	switch {
+	case r.MaxDepth <= 0:
+		return DefaultMaxDepth
+	case r.MaxDepth > LimitMaxDepth:
+		return LimitMaxDepth
+	}
+	return r.MaxDepth
+}
+
+func (r *Runner) budget() Budget {
+	b := r.Budget
+	if b.Steps <= 0 {
+		b.Steps = DefaultSteps
+	}
+	if b.Wall <= 0 {
+		b.Wall = DefaultWall
+	}
+	return b
+}
+
+// acquire takes one of the root session's slots, waiting for one.
+func (r *Runner) acquire(ctx context.Context, root string) (release func(), err error) {
+	r.mu.Lock()
+	if r.sems == nil {
+		r.sems = make(map[string]chan struct{})
+	}
+	sem, ok := r.sems[root]
+	if !ok {
+		n := r.MaxConcurrent
+		if n <= 0 {
+			n = DefaultMaxConcurrent
+		}
+		sem = make(chan struct{}, n)
+		r.sems[root] = sem
+	}
+	r.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// without hides one tool of a toolbox.
+type without struct {
+	agent.Toolbox
+	name string
+}
+
+func (w without) Tools() []agent.Tool {
+	var out []agent.Tool
+	for _, t := range w.Toolbox.Tools() {
+		if t.Spec.Name != w.name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tokenBudget is a model that refuses further requests once the usage it
+// has seen exceeds limit (0: no limit).
+type tokenBudget struct {
+	agent.Model
+	limit int
+
+	mu   sync.Mutex // guards used
+	used int
+}
+
+func (t *tokenBudget) exceeded() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limit > 0 && t.used > t.limit
+}
+
+func (t *tokenBudget) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		if t.exceeded() {
+			yield(llm.Chunk{}, fmt.Errorf("token budget of %d exceeded", t.limit))
+			return
+		}
+		for c, err := range t.Model.Stream(ctx, req) {
+			if err == nil && c.Kind == llm.ChunkUsage {
+				t.mu.Lock()
+				t.used += c.Usage.InputTokens + c.Usage.CacheReadTokens + c.Usage.OutputTokens
+				t.mu.Unlock()
+			}
+			if !yield(c, err) {
+				return
+			}
+		}
+	}
+}
+
+// follow reports the child's progress from its log as short lines until
+// stop is called; stop returns once everything logged was reported.
+func follow(s *session.Session, progress func(string)) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var seen int64
+	report := func(ev event.Event) {
+		seen = ev.Seq + 1
+		if line := summary(ev); line != "" {
+			progress(line + "\n")
+		}
+	}
+	go func() {
+		defer close(done)
+		for ev := range s.Follow(ctx, 0) {
+			report(ev)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		for _, ev := range s.Events()[seen:] { // appended after the follower stopped
+			report(ev)
+		}
+	}
+}
+
+// summary is the progress line of one child event, "" for none.
+func summary(ev event.Event) string {
+	p, err := ev.Decode()
+	if err != nil {
+		return ""
+	}
+	switch p := p.(type) {
+	case event.ToolCall:
+		return fmt.Sprintf("→ %s %s", p.Name, clip(oneLine(p.Args), 80))
+	case event.ToolResult:
+		mark := "✓"
+		if p.IsError {
+			mark = "✗"
+		}
+		return fmt.Sprintf("  %s %s", mark, clip(oneLine(p.Content), 100))
+	case event.AssistantMessage:
+		if p.Text != "" {
+			return clip(oneLine(p.Text), 120)
+		}
+	case event.TodoWrite:
+		done := 0
+		for _, t := range p.Todos {
+			if t.Status == event.TodoCompleted {
+				done++
+			}
+		}
+		return fmt.Sprintf("todos: %d of %d done", done, len(p.Todos))
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

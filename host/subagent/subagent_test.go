@@ -1,0 +1,248 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// tools is a toolbox of func-backed tools.
+type tools struct {
+	list []agent.Tool
+	call func(ctx context.Context, c agent.Call) agent.Result
+}
+
+func (t tools) Tools() []agent.Tool { return t.list }
+func (t tools) Call(ctx context.Context, c agent.Call) agent.Result {
+	return t.call(ctx, c)
+}
+
+func spec(name string) agent.Tool {
+	return agent.Tool{Spec: llm.ToolSpec{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)}}
+}
+
+// fixture is a store with a root session and a runner whose children play
+// script.
+type fixture struct {
+	store  *session.Store
+	root   *session.Session
+	runner *Runner
+	model  *script.Provider
+}
+
+func newFixture(t *testing.T, lines []string, tb agent.Toolbox) *fixture {
+	t.Helper()
+	st := &session.Store{Dir: t.TempDir()}
+	root, err := st.Create(session.CreateOptions{Cwd: "/project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	model, err := script.Load(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{store: st, root: root, model: model}
+	f.runner = &Runner{Store: st, Tools: tb, Loop: func(string) (*agent.Loop, error) {
+		return &agent.Loop{Model: model, ModelName: "script"}, nil
+	}}
+	return f
+}
+
+func todoTools() tools {
+	return tools{
+		list: []agent.Tool{spec("todo_write"), spec(ToolName), spec("wait")},
+		call: func(ctx context.Context, c agent.Call) agent.Result {
+			switch c.Name {
+			case "todo_write":
+				return agent.Result{Content: "Updated todo list: 0 pending, 1 in progress, 0 completed.",
+					Events: []agent.Emitted{{Type: event.TypeTodoWrite, Data: json.RawMessage(`{"todos":[{"content":"look","status":"in_progress"}]}`)}}}
+			case "wait":
+				<-ctx.Done()
+				return agent.Result{Content: "stopped", IsError: true}
+			}
+			return agent.Result{Content: "ok"}
+		},
+	}
+}
+
+func TestRunAnswers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, []string{
+		`{"toolCalls":[{"id":"t1","name":"todo_write","args":{"todos":[{"content":"look","status":"in_progress"}]}}],"usage":{"input":10,"output":5}}`,
+		`{"text":"The answer is 42.\nDetails follow.","usage":{"input":20,"output":7},"expect":{"lastRole":"tool","lastContains":"Updated todo list"}}`,
+	}, todoTools())
+	var mu sync.Mutex
+	var lines []string
+	res, err := f.runner.Run(context.Background(), Request{ParentSessionID: f.root.ID(), ParentCallID: "p1",
+		Description: "find the answer", Prompt: "What is the answer?"}, func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "The answer is 42.\nDetails follow." {
+		t.Errorf("text = %q", res.Text)
+	}
+	if want := (event.Usage{InputTokens: 30, OutputTokens: 12}); res.Usage != want {
+		t.Errorf("usage = %+v, want %+v", res.Usage, want)
+	}
+	// The child's log exists, names its parent, and holds the todo list;
+	// the parent's log does not.
+	child, err := f.store.Open(res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	if child.Parent() != f.root.ID() || child.Cwd() != "/project" {
+		t.Errorf("child parent %q cwd %q", child.Parent(), child.Cwd())
+	}
+	if diff := cmp.Diff([]event.Todo{{Content: "look", Status: event.TodoInProgress}}, child.Todos()); diff != "" {
+		t.Errorf("child todos (-want +got):\n%s", diff)
+	}
+	if f.root.Todos() != nil {
+		t.Errorf("the parent got the child's todo list: %v", f.root.Todos())
+	}
+	got := strings.Join(lines, "")
+	for _, want := range []string{"→ todo_write", "✓ Updated todo list", "todos: 0 of 1 done", "The answer is 42. …"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress lacks %q:\n%s", want, got)
+		}
+	}
+	// At the depth limit (1) the child is offered no subagent tool.
+	for _, req := range f.model.Requests() {
+		for _, s := range req.Tools {
+			if s.Name == ToolName {
+				t.Errorf("a child at the depth limit was offered %s", ToolName)
+			}
+		}
+	}
+}
+
+func TestRunDepth(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, []string{`{"text":"deep","expect":{"toolsInclude":["subagent"]}}`}, todoTools())
+	f.runner.MaxDepth = 2
+	res, err := f.runner.Run(context.Background(), Request{ParentSessionID: f.root.ID(), Prompt: "go"}, nil)
+	if err != nil {
+		t.Fatalf("a child below the limit: %v", err)
+	}
+	// res.SessionID is at depth 1; its own child would be at 2 = the limit,
+	// and one more is refused.
+	f.runner.MaxDepth = 1
+	_, err = f.runner.Run(context.Background(), Request{ParentSessionID: res.SessionID, Prompt: "go"}, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrDepth {
+		t.Errorf("err = %v, want a depth error", err)
+	}
+}
+
+func TestRunBudgets(t *testing.T) {
+	t.Parallel()
+	loopLine := `{"toolCalls":[{"id":"x","name":"noop","args":{}}],"usage":{"input":400,"output":200}}`
+	tests := map[string]struct {
+		lines  []string
+		budget Budget
+		want   string
+	}{
+		"steps":  {lines: []string{loopLine, loopLine, loopLine}, budget: Budget{Steps: 2}, want: "step budget of 2 exceeded"},
+		"tokens": {lines: []string{loopLine, loopLine, loopLine}, budget: Budget{Tokens: 500}, want: "token budget of 500 exceeded"},
+		"wall":   {lines: []string{`{"text":"thinking","hang":true}`}, budget: Budget{Wall: 50 * time.Millisecond}, want: "wall-time budget of 50ms exceeded"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tb := tools{list: []agent.Tool{spec("noop")}, call: func(context.Context, agent.Call) agent.Result { return agent.Result{Content: "ok"} }}
+			f := newFixture(t, tc.lines, tb)
+			f.runner.Budget = tc.budget
+			_, err := f.runner.Run(context.Background(), Request{ParentSessionID: f.root.ID(), Prompt: "go"}, nil)
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != ErrBudget || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want a budget error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunCancelledWhileToolRuns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, []string{`{"toolCalls":[{"id":"w","name":"wait","args":{}}]}`}, todoTools())
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	var once sync.Once
+	go func() { <-started; cancel() }()
+	res, err := f.runner.Run(ctx, Request{ParentSessionID: f.root.ID(), Prompt: "go"}, func(line string) {
+		if strings.Contains(line, "→ wait") {
+			once.Do(func() { close(started) })
+		}
+	})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrCancelled {
+		t.Fatalf("err = %v, want cancelled", err)
+	}
+	child, err := f.store.Open(res.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	turns := child.Turns()
+	if len(turns) != 1 || turns[0].Reason != event.ReasonCancelled {
+		t.Errorf("child turns = %+v, want one cancelled", turns)
+	}
+}
+
+func TestRunConcurrencyCap(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	running, peak := 0, 0
+	tb := tools{list: []agent.Tool{spec("noop")}, call: func(context.Context, agent.Call) agent.Result {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return agent.Result{Content: "ok"}
+	}}
+	lines := []string{}
+	for range 4 {
+		lines = append(lines, `{"toolCalls":[{"id":"x","name":"noop","args":{}}]}`, `{"text":"done"}`)
+	}
+	f := newFixture(t, lines, tb)
+	f.runner.MaxConcurrent = 2
+	// Each child plays its own two lines: give every child its own script.
+	f.runner.Loop = func(string) (*agent.Loop, error) {
+		m, err := script.Load(strings.NewReader(lines[0] + "\n" + lines[1]))
+		return &agent.Loop{Model: m}, err
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := f.runner.Run(context.Background(), Request{ParentSessionID: f.root.ID(), Prompt: "go"}, nil); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if peak > 2 {
+		t.Errorf("%d children ran at once, cap 2", peak)
+	}
+}
