@@ -81,6 +81,7 @@ func Serve(ctx context.Context, host Host, in io.Reader, out io.Writer, opts Opt
 		pw.CloseWithError(ctx.Err()) // the SDK stops reading; in may stay blocked
 		<-b.conn.Done()
 	}
+	pr.Close() // unblocks the guard if the SDK stopped reading on its own
 	err := b.shutdown()
 	select {
 	case rerr := <-readErr:

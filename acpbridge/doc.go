@@ -62,7 +62,9 @@
 // over Options.MaxMessageBytes (8 MiB by default) -32600 naming the limit,
 // with the request's id when it is found at the start of the line. Unknown
 // methods are answered -32601 by the SDK. Serve writes ACP messages to out
-// and nothing else; diagnostics go to Options.Logger. When the input ends
+// and nothing else (session/update lines are encoded with the SDK's types
+// and written by the bridge itself, so that a replay can batch them);
+// diagnostics go to Options.Logger. When the input ends
 // (the editor closes stdin), running turns are cancelled, given
 // Options.ShutdownGrace (500 ms) to write their turn/end, and every session
 // is closed before Serve returns.

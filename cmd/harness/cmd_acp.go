@@ -39,26 +39,45 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	h.log, h.modelName = log, modelName // newHost's logger is for the terminal
-	// The plugin toolbox goes in ah.tools; close it after Serve returns
-	// (the sessions are closed by then), so plugins exit with the host.
-	ah := &acpHost{h: h}
+
+	// The plugins start while the editor initializes; a session waits for
+	// them when it is created or opened. They stop after Serve has closed
+	// every session, so they exit with the host.
+	ah := &acpHost{h: h, toolsReady: make(chan struct{})}
+	toolsCtx, stopStarting := context.WithCancel(ctx)
+	defer stopStarting()
+	go func() {
+		defer close(ah.toolsReady)
+		ah.toolsErr = h.startTools(toolsCtx)
+	}()
 	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
 		Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp")})
+	stopStarting() // if the editor left while they were starting
+	<-ah.toolsReady
+	if cerr := h.close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
 	if err != nil {
 		return exitFailed, err
 	}
 	return exitOK, nil
 }
 
-// acpHost serves the ACP bridge from the session store and the agent loop.
+// acpHost serves the ACP bridge from the session store, the agent loop and
+// the plugins.
 type acpHost struct {
 	h *host
-	// tools is the loop's toolbox; nil gives the model no tools.
-	tools agent.Toolbox
+	// toolsReady is closed once the plugins have started, or failed to:
+	// toolsErr says which.
+	toolsReady chan struct{}
+	toolsErr   error
 }
 
 // NewSession implements acpbridge.Host.
-func (a *acpHost) NewSession(_ context.Context, cwd string) (acpbridge.Session, error) {
+func (a *acpHost) NewSession(ctx context.Context, cwd string) (acpbridge.Session, error) {
+	if err := a.waitTools(ctx); err != nil {
+		return nil, err
+	}
 	s, err := a.h.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
 		return nil, err
@@ -67,9 +86,12 @@ func (a *acpHost) NewSession(_ context.Context, cwd string) (acpbridge.Session, 
 }
 
 // OpenSession implements acpbridge.Host.
-func (a *acpHost) OpenSession(_ context.Context, id string) (acpbridge.Session, error) {
+func (a *acpHost) OpenSession(ctx context.Context, id string) (acpbridge.Session, error) {
 	if !session.ValidID(id) {
 		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
+	}
+	if err := a.waitTools(ctx); err != nil {
+		return nil, err
 	}
 	s, err := a.h.store.Open(id)
 	if errors.Is(err, session.ErrNotFound) {
@@ -84,14 +106,27 @@ func (a *acpHost) OpenSession(_ context.Context, id string) (acpbridge.Session, 
 	return a.wrap(s)
 }
 
+// waitTools waits for the plugins to have started; a failure to start them
+// fails every session.
+func (a *acpHost) waitTools(ctx context.Context) error {
+	select {
+	case <-a.toolsReady:
+		return a.toolsErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wrap pairs an open session with a loop for its turns and makes it known
+// to the plugins' host services.
 func (a *acpHost) wrap(s *session.Session) (acpbridge.Session, error) {
 	loop, err := a.h.loop(s.Cwd())
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	loop.Tools = a.tools
-	return &acpSession{Session: s, loop: loop}, nil
+	a.h.sessions.add(s)
+	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
 // ListSessions implements acpbridge.Host: the store's sessions but those
@@ -118,6 +153,7 @@ func (a *acpHost) ListSessions(context.Context) ([]acpbridge.SessionInfo, error)
 // acpSession is an open session with the loop that runs its turns.
 type acpSession struct {
 	*session.Session
+	h    *host
 	loop *agent.Loop
 }
 
@@ -126,3 +162,6 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 	out := s.loop.Run(ctx, s.Session, prompt, live)
 	return out.Reason, out.Err
 }
+
+// Close implements acpbridge.Session.
+func (s *acpSession) Close() error { return s.h.closeSession(s.Session) }
