@@ -2,6 +2,7 @@ package acpbridge
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -20,6 +21,8 @@ type turnStream struct {
 	mu     sync.Mutex // guards tr and cursor, and orders the sends
 	tr     translator
 	cursor int64 // next event to translate
+	// progress is the live output of the turn's tool calls, by call id.
+	progress map[string]*strings.Builder
 
 	stop context.CancelFunc
 	done chan struct{}

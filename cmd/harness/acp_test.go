@@ -62,6 +62,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "plan", needs: []string{"todo"}},
 		{name: "load", args: []string{"--tools"}, needs: []string{"todo"}},
 		{name: "cancel", args: []string{"--tool"}, needs: []string{"bash"}},
+		{name: "permission", needs: []string{"bash"}},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")
@@ -96,6 +97,7 @@ func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario) {
 		"HARNESS_STATE_DIR="+t.TempDir(),
 		"HARNESS_PLUGIN_DIR="+pluginDir,
 		"HARNESS_LOG_LEVEL=info",
+		"HARNESS_PERMISSIONS_FILE="+filepath.Join(t.TempDir(), "no-rules.json"), // not the user's rules
 		"ACPCLIENT_TIMEOUT_MS=60000",
 	)
 	out, err := cmd.CombinedOutput()

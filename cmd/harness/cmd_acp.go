@@ -8,6 +8,7 @@ import (
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -157,10 +158,25 @@ type acpSession struct {
 	loop *agent.Loop
 }
 
-// Prompt implements acpbridge.Session.
+// Prompt implements acpbridge.Session. Tools that need permission are asked
+// about in the editor (session/request_permission), per the policy.
 func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live acpbridge.Live) (event.Reason, error) {
-	out := s.loop.Run(ctx, s.Session, prompt, live)
+	loop := *s.loop // this turn's: its approver asks through this turn's live
+	checker := permission.Checker{Policy: s.h.policy}
+	if a, ok := live.(acpbridge.Asker); ok {
+		checker.Asker = editorAsker{a}
+	}
+	loop.Approver = loopApprover{checker}
+	out := loop.Run(ctx, s.Session, prompt, live)
 	return out.Reason, out.Err
+}
+
+// editorAsker asks the editor through the bridge.
+type editorAsker struct{ a acpbridge.Asker }
+
+// Ask implements permission.Asker.
+func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
+	return e.a.AskPermission(ctx, req.CallID, req.Tool, "")
 }
 
 // Close implements acpbridge.Session.

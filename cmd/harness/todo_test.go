@@ -103,13 +103,30 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if code, err := h.turn(ctx, s, "one", std); code != exitOK {
 		t.Fatalf("turn 1: %d %v\n%s", code, err, stderr.String())
 	}
-	pid := h.tools.Tools()[0].Plugin.PID
+	todoPID := func() int {
+		for _, tl := range h.tools.Tools() {
+			if tl.Spec.Name == "todo_write" {
+				return tl.Plugin.PID
+			}
+		}
+		t.Fatal("no todo_write tool")
+		return 0
+	}
+	todoRunning := func() bool {
+		for _, p := range h.tools.Plugins() {
+			if p.Name == "todo" {
+				return p.Status == toolbox.StatusRunning
+			}
+		}
+		return false
+	}
+	pid := todoPID()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// Between two calls there is at least a model round trip; wait until
 	// the host has seen the process go, as it would have by then.
-	for deadline := time.Now().Add(10 * time.Second); h.tools.Plugins()[0].Status == toolbox.StatusRunning; {
+	for deadline := time.Now().Add(10 * time.Second); todoRunning(); {
 		if time.Now().After(deadline) {
 			t.Fatal("the host never noticed the plugin died")
 		}
@@ -121,7 +138,7 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if code, err := h.turn(ctx, s, "two", std); code != exitOK {
 		t.Fatalf("turn 2 after the kill: %d %v\n%s", code, err, stderr.String())
 	}
-	if got := h.tools.Tools()[0].Plugin.PID; got == pid {
+	if got := todoPID(); got == pid {
 		t.Errorf("the plugin was not restarted (pid %d)", got)
 	}
 	if got := s.Todos(); len(got) != 2 || got[1].Status != event.TodoInProgress {

@@ -148,6 +148,7 @@ class Agent {
     });
     this.child.stdin.on("error", () => {}); // EPIPE after an exit is reported by the checks
     this.waiters = [];
+    this.permissionRequests = [];
     lines(this.child.stderr, (line) => {
       this.stderr.push(line);
       if (verbose) console.log(`[${label} stderr] ${line}`);
@@ -173,9 +174,14 @@ class Agent {
       .onNotification(acp.methods.client.session.update, ({ params }) => {
         this.updates.push(params);
       })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => ({
-        outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind.startsWith("allow"))?.optionId ?? params.options[0].optionId },
-      }));
+      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+        this.permissionRequests.push(params);
+        // A scenario may answer with a kind (allow_once, reject_always, …);
+        // by default the first allow option is chosen.
+        const kind = this.permissionAnswer?.(params);
+        const option = params.options.find((o) => (kind ? o.kind === kind : o.kind.startsWith("allow"))) ?? params.options[0];
+        return { outcome: { outcome: "selected", optionId: option.optionId } };
+      });
     this.conn = app.connect(acp.ndJsonStream(output, input));
     this.ctx = this.conn.agent;
   }

@@ -1,0 +1,101 @@
+package acpbridge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+// Asker is implemented by the Live the bridge hands to Session.Prompt: the
+// host asks the editor about a tool call through it.
+type Asker interface {
+	// AskPermission asks the user, with session/request_permission, whether
+	// call callID of tool may run; title names the call (a subagent's call
+	// says which subagent). The call's tool_call update has gone out before
+	// the request. A request the editor answers "cancelled" returns
+	// context.Canceled: the turn is being cancelled.
+	AskPermission(ctx context.Context, callID, tool, title string) (event.Decision, error)
+}
+
+// permissionOptions are the options offered for every request, in ACP's
+// four kinds; their ids are the event.Decision values.
+func permissionOptions() []acp.PermissionOption {
+	return []acp.PermissionOption{
+		{OptionId: "allow_once", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		{OptionId: "allow_always", Name: "Always allow", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: "reject_once", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		{OptionId: "reject_always", Name: "Always reject", Kind: acp.PermissionOptionKindRejectAlways},
+	}
+}
+
+// AskPermission implements Asker.
+func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title string) (event.Decision, error) {
+	ts.mu.Lock()
+	ts.catchUpLocked() // the tool_call update goes out first
+	ts.mu.Unlock()
+	req := acp.RequestPermissionRequest{
+		SessionId: acp.SessionId(ts.sess.ID()),
+		Options:   permissionOptions(),
+		ToolCall:  acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(callID)},
+	}
+	if title != "" {
+		req.ToolCall.Title = &title
+	}
+	resp, err := ts.b.conn.RequestPermission(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("ask the editor about %s: %w", tool, err)
+	}
+	switch o := resp.Outcome; {
+	case o.Cancelled != nil:
+		return "", context.Canceled
+	case o.Selected != nil:
+		switch d := event.Decision(o.Selected.OptionId); d {
+		case event.AllowOnce, event.AllowAlways, event.RejectOnce, event.RejectAlways:
+			return d, nil
+		}
+		return "", fmt.Errorf("ask the editor about %s: it chose an unknown option %q", tool, o.Selected.OptionId)
+	}
+	return "", fmt.Errorf("ask the editor about %s: no outcome in its answer", tool)
+}
+
+// maxProgress caps the live output shown on a running tool call.
+const maxProgress = 16 << 10
+
+// ToolProgress shows a tool's live output on its call in the editor: each
+// update carries the tail of the output so far (ACP replaces a call's
+// content with each update). It is not logged; the final tool_call_update
+// carries the result.
+func (ts *turnStream) ToolProgress(_, callID, text string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.catchUpLocked()
+	if ts.progress == nil {
+		ts.progress = make(map[string]*strings.Builder)
+	}
+	b := ts.progress[callID]
+	if b == nil {
+		b = &strings.Builder{}
+		ts.progress[callID] = b
+	}
+	b.WriteString(text)
+	if b.Len() > 2*maxProgress { // keep the tail, bounded
+		tail := b.String()[b.Len()-maxProgress:]
+		b.Reset()
+		b.WriteString(tail)
+	}
+	shown := b.String()
+	if len(shown) > maxProgress {
+		shown = "…" + shown[len(shown)-maxProgress:]
+	}
+	ts.b.send(ts.sess.ID(), acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{
+		ToolCallId: acp.ToolCallId(callID),
+		Content:    []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(strings.ToValidUTF8(shown, "")))},
+	}})
+}
