@@ -9,8 +9,13 @@ import (
 // handshake version and the proto package suffix (harness.plugin.v1).
 const ProtocolVersion = 1
 
-// ProtocolMinor is the additive revision of v1 this package speaks.
-const ProtocolMinor = 0
+// ProtocolMinor is the additive revision of v1 this package speaks:
+//
+//   - 0: Describe, Configure, Execute, Cancel; HostServices.ReadState.
+//   - 1: Configure carries the host's state dir ([ConfigureRequest.StateDir],
+//     [Call.StateDir], [Call.SessionDir]); the SessionClosed RPC
+//     ([Client.SessionClosed], [Plugin.SessionClosed]).
+const ProtocolMinor = 1
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.

@@ -299,11 +299,20 @@ func (c *Client) Configure(ctx context.Context, req ConfigureRequest) error {
 			return s
 		})
 	}
+	stateDir := req.StateDir
+	if stateDir != "" {
+		abs, err := filepath.Abs(stateDir)
+		if err != nil {
+			return fmt.Errorf("configure: state dir: %w", err)
+		}
+		stateDir = abs
+	}
 	resp, err := c.d.tp.Configure(ctx, &pb.Configure_Request{
 		HostVersion:          req.HostVersion,
 		ProtocolMinor:        ProtocolMinor,
 		LogLevel:             req.LogLevel,
 		HostServicesBrokerId: id,
+		StateDir:             stateDir,
 	})
 	if err != nil {
 		return c.callError(ctx, "configure", err)
@@ -356,6 +365,22 @@ func (c *Client) Execute(ctx context.Context, req CallRequest, progress Progress
 func (c *Client) Cancel(ctx context.Context, callID string) error {
 	if _, err := c.d.tp.Cancel(ctx, &pb.Cancel_Request{CallId: callID}); err != nil {
 		return c.callError(ctx, "cancel "+callID, err)
+	}
+	return nil
+}
+
+// SessionClosed tells the plugin that session sessionID ended, so that it
+// releases what it holds for it (the bash plugin kills the session's
+// background tasks); it returns when the plugin has done so. A plugin that
+// predates the RPC (protocol minor 0) has nothing to release: that is not
+// an error.
+func (c *Client) SessionClosed(ctx context.Context, sessionID string) error {
+	_, err := c.d.tp.SessionClosed(ctx, &pb.SessionClosed_Request{SessionId: sessionID})
+	if status.Code(err) == codes.Unimplemented {
+		return nil
+	}
+	if err != nil {
+		return c.callError(ctx, "session closed "+sessionID, err)
 	}
 	return nil
 }

@@ -15,7 +15,15 @@
 //	Execute(call) ─────────────────────►   Tool.Run: progress…, one Result
 //	          ◄── HostServices.ReadState ─ Call.Host
 //	Cancel(call id) ───────────────────►   cancels that call's context
-//	Close ── Shutdown, bounded; SIGKILL of the process group
+//	SessionClosed(session id) ─────────►   Plugin.SessionClosed (minor 1)
+//	Close ── Shutdown, bounded; SIGKILL of the process group ► Plugin.OnExit
+//
+// Configure also tells the plugin the host's state dir (minor 1), which
+// handlers see as [Call.StateDir]; [Call.SessionDir] is the call's session
+// folder in it, <state-dir>/sessions/<session-id>/, next to the session's
+// log, for files that belong to the session. When the host is done with a
+// session it calls SessionClosed, so that a plugin holding resources for
+// that session (the bash plugin's background processes) releases them.
 //
 // Plugins propose events, the host writes them: a [Result] carries [Event]s
 // whose types the plugin declared in [Plugin.EventTypes]; the host appends
@@ -54,7 +62,10 @@
 // whose write end only the host holds, so EOF on stdin means the host died
 // (Serve watches it when $HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1, which Launch
 // sets); Serve also exits when its parent process changes, and on Linux the
-// kernel sends SIGKILL when the host dies (Pdeathsig).
+// kernel sends SIGKILL when the host dies (Pdeathsig). Whichever way it
+// stops serving — the host's Close, stdin EOF, a new parent, SIGTERM — Serve
+// first calls [Plugin.OnExit], where a plugin kills what it started; only
+// SIGKILL skips it.
 //
 // # The host side
 //

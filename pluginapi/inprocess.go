@@ -99,6 +99,7 @@ func StartInProcess(ctx context.Context, p Plugin, cfg InProcessConfig) (*Client
 		}
 		stopServe()
 		<-closed
+		server.exit()
 	}
 	if err != nil {
 		c.stopInProc()

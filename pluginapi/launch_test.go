@@ -478,3 +478,45 @@ func TestLogsForwarded(t *testing.T) {
 		t.Errorf("the plugin's log line is not in the host's log:\n%s", buf.String())
 	}
 }
+
+// TestHooksLaunched: a launched plugin sees the state dir the host gave,
+// hears SessionClosed, and runs OnExit when the host closes it or goes
+// away (stdin EOF).
+func TestHooksLaunched(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"close", "stdin"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			hooks := filepath.Join(t.TempDir(), "hooks")
+			c := launch(t, "testplugin", func(cfg *pluginapi.LaunchConfig) {
+				cfg.Env = append(cfg.Env, "TESTPLUGIN_HOOKS_FILE="+hooks)
+			})
+			state := t.TempDir()
+			if err := c.Configure(t.Context(), pluginapi.ConfigureRequest{HostVersion: "test", StateDir: state}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Execute(t.Context(), call("dirs", `{}`), nil)
+			if want := state + "|" + filepath.Join(state, "sessions", "s1"); err != nil || res.Content != want {
+				t.Errorf("dirs = %+v, %v; want %q", res, err, want)
+			}
+			if err := c.SessionClosed(t.Context(), "s1"); err != nil {
+				t.Errorf("SessionClosed: %v", err)
+			}
+			switch how {
+			case "close":
+				_ = c.Close()
+			case "stdin":
+				closeStdin(t, c)
+			}
+			select {
+			case <-c.Exited():
+			case <-time.After(3 * time.Second):
+				t.Fatal("the plugin did not exit")
+			}
+			b, _ := os.ReadFile(hooks)
+			if got, want := string(b), "session closed s1\nexit\n"; got != want {
+				t.Errorf("hooks saw %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -22,6 +23,21 @@ type Plugin struct {
 	// "todo/write"). A result carrying another type is turned into an
 	// error result by Serve, and rejected by the host.
 	EventTypes []string
+	// SessionClosed, if set, is called when the host says a session ended
+	// (no call of that session follows), so that the plugin releases what
+	// it holds for it, e.g. the session's background processes. The host
+	// waits for it: it should return within a few seconds. It may run
+	// concurrently with calls of other sessions.
+	SessionClosed func(ctx context.Context, sessionID string)
+	// OnExit, if set, is called once when the plugin stops serving: before
+	// the process exits because the host shut it down, closed its stdin or
+	// went away, or because it got SIGTERM; and when an in-process server
+	// (plugintest) stops. It is the place to kill the processes the plugin
+	// started. Calls may still be running when it is called (their contexts
+	// are cancelled); it should return within a second, since the host
+	// kills the plugin's process group 2 s after asking it to stop. It is
+	// not called when the plugin is SIGKILLed (or gets a second SIGTERM).
+	OnExit func()
 }
 
 // Tool is one tool: its spec and its handler.
@@ -47,6 +63,40 @@ type Call struct {
 	// Logger logs into the host's log (as the plugin's, at the level the
 	// host asked for), with the tool's name and the call id. It is never nil.
 	Logger hclog.Logger
+	// StateDir is the host's state folder, as Configure gave it; empty
+	// before Configure or when the host has none (or speaks minor 0).
+	StateDir string
+}
+
+// SessionDir is the folder of the call's session,
+// <StateDir>/sessions/<SessionID>, next to the session's log
+// <StateDir>/sessions/<SessionID>.jsonl. A plugin may keep files belonging
+// to the session there (spilled output, artifacts): the folder may not
+// exist yet; create it 0700 and files 0600; never touch the log. It is ""
+// when there is no StateDir, no session, or a session id that is not a
+// plain name (an ASCII letter or digit, then up to 127 letters, digits,
+// '.', '_' or '-', as the host's ids are).
+func (c *Call) SessionDir() string {
+	if c.StateDir == "" || !plainName(c.SessionID) {
+		return ""
+	}
+	return filepath.Join(c.StateDir, "sessions", c.SessionID)
+}
+
+// plainName reports whether s can name a session folder: an ASCII letter
+// or digit, then up to 127 letters, digits, '.', '_' or '-'.
+func plainName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // ConfigureRequest is what the host tells a plugin once, before any call.
@@ -57,6 +107,10 @@ type ConfigureRequest struct {
 	LogLevel string
 	// Host, when non-nil, is served to the plugin as its HostServices.
 	Host HostServices
+	// StateDir is the host's state folder (absolute), where the sessions'
+	// logs and folders live (see [Call.SessionDir]); empty when it has
+	// none.
+	StateDir string
 }
 
 // ErrorResult is the error Result "Error: <message>", the form the model

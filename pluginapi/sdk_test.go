@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,4 +245,63 @@ func TestConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestHooks: Call.StateDir and Call.SessionDir come from Configure;
+// SessionClosed reaches Plugin.SessionClosed; OnExit runs once when the
+// in-process server stops.
+func TestHooks(t *testing.T) {
+	t.Parallel()
+	var (
+		mu     sync.Mutex
+		closed []string
+		exits  int
+	)
+	p := pluginapi.Plugin{
+		Name: "hooks", Version: "1",
+		Tools: []pluginapi.Tool{rawTool("dirs", func(_ context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
+			return pluginapi.Result{Content: call.StateDir + "|" + call.SessionDir()}, nil
+		})},
+		SessionClosed: func(_ context.Context, id string) {
+			mu.Lock()
+			defer mu.Unlock()
+			closed = append(closed, id)
+		},
+		OnExit: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			exits++
+		},
+	}
+	c, err := pluginapi.StartInProcess(t.Context(), p, pluginapi.InProcessConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	state := t.TempDir()
+	if err := c.Configure(t.Context(), pluginapi.ConfigureRequest{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ session, want string }{
+		{"20261129T194710-3f9a2c1b", state + "|" + filepath.Join(state, "sessions", "20261129T194710-3f9a2c1b")},
+		{"", state + "|"},
+		{"../etc", state + "|"},
+		{"a/b", state + "|"},
+		{".hidden", state + "|"},
+	} {
+		res, err := c.Execute(t.Context(), pluginapi.CallRequest{Tool: "dirs", Args: json.RawMessage(`{}`), SessionID: tt.session}, nil)
+		if err != nil || res.Content != tt.want {
+			t.Errorf("session %q: got %+v, %v; want %q", tt.session, res, err, tt.want)
+		}
+	}
+	if err := c.SessionClosed(t.Context(), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	_ = c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(closed, []string{"s1"}) || exits != 1 {
+		t.Errorf("SessionClosed saw %q, OnExit ran %d times; want [s1], 1", closed, exits)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -100,12 +102,20 @@ func serve(p Plugin) int {
 		Output:     stderr, // the original stderr: go-plugin relays it
 		JSONFormat: true,
 	})
-	if os.Getenv(EnvExitOnStdinEOF) == "1" {
-		go exitOnEOF(os.Stdin, logger)
-	}
-	go exitOnOrphan(os.Getppid(), logger)
-
 	server := newToolServer(&p, logger)
+	// exit runs the plugin's OnExit hook and exits; every way out but
+	// go-plugin's own exit on a failure to serve goes through it.
+	exit := func(why string) {
+		logger.Info(why + "; exiting")
+		server.exit()
+		os.Exit(0)
+	}
+	if os.Getenv(EnvExitOnStdinEOF) == "1" {
+		go exitOnEOF(os.Stdin, exit)
+	}
+	go exitOnOrphan(os.Getppid(), exit)
+	go exitOnSignal(exit)
+
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(server),
@@ -114,26 +124,39 @@ func serve(p Plugin) int {
 	})
 	// go-plugin returns when the host shut the server down, or exits by
 	// itself (status 1) when it cannot serve.
+	server.exit()
 	return 0
 }
 
 // exitOnEOF exits the process when the host-held stdin pipe closes.
-func exitOnEOF(stdin io.Reader, logger hclog.Logger) {
+func exitOnEOF(stdin io.Reader, exit func(why string)) {
 	_, _ = io.Copy(io.Discard, stdin)
-	logger.Info("host is gone (stdin closed); exiting")
-	os.Exit(0)
+	exit("host is gone (stdin closed)")
 }
 
 // exitOnOrphan exits the process when its parent changes, i.e. the host
 // died and the plugin was reparented.
-func exitOnOrphan(ppid int, logger hclog.Logger) {
+func exitOnOrphan(ppid int, exit func(why string)) {
 	for {
 		time.Sleep(500 * time.Millisecond)
 		if os.Getppid() != ppid {
-			logger.Info("host is gone (parent changed); exiting")
-			os.Exit(0)
+			exit("host is gone (parent changed)")
 		}
 	}
+}
+
+// exitOnSignal exits the process, through the OnExit hook, on SIGTERM,
+// unless the plugin ignores SIGTERM. (go-plugin ignores SIGINT: an editor's
+// Ctrl-C is for the host.)
+func exitOnSignal(exit func(why string)) {
+	if signal.Ignored(syscall.SIGTERM) {
+		return
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	<-ch
+	signal.Reset(syscall.SIGTERM) // a second SIGTERM kills at once
+	exit("got SIGTERM")
 }
 
 // describeJSON is the --describe output.

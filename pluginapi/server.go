@@ -36,7 +36,10 @@ type toolServer struct {
 	mu       sync.Mutex
 	host     HostServices
 	hostConn *grpc.ClientConn
+	stateDir string
 	calls    map[string]*inflight
+
+	exitOnce sync.Once
 }
 
 type inflight struct{ cancel context.CancelFunc }
@@ -111,7 +114,11 @@ func (s *toolServer) Configure(ctx context.Context, req *pb.Configure_Request) (
 			s.logger.SetLevel(l)
 		}
 	}
-	s.logger.Debug("configured", "host_version", req.GetHostVersion(), "host_protocol_minor", req.GetProtocolMinor())
+	s.logger.Debug("configured", "host_version", req.GetHostVersion(), "host_protocol_minor", req.GetProtocolMinor(),
+		"state_dir", req.GetStateDir())
+	s.mu.Lock()
+	s.stateDir = req.GetStateDir()
+	s.mu.Unlock()
 	id := req.GetHostServicesBrokerId()
 	if id == 0 {
 		return &pb.Configure_Response{}, nil
@@ -144,6 +151,29 @@ func (s *toolServer) Cancel(_ context.Context, req *pb.Cancel_Request) (*pb.Canc
 		c.cancel()
 	}
 	return &pb.Cancel_Response{}, nil
+}
+
+func (s *toolServer) SessionClosed(ctx context.Context, req *pb.SessionClosed_Request) (*pb.SessionClosed_Response, error) {
+	if f := s.plugin.SessionClosed; f != nil {
+		s.logger.Debug("session closed", "session_id", req.GetSessionId())
+		f(ctx, req.GetSessionId())
+	}
+	return &pb.SessionClosed_Response{}, nil
+}
+
+// exit runs the plugin's OnExit hook, once, whichever way the plugin
+// stops serving.
+func (s *toolServer) exit() {
+	s.exitOnce.Do(func() {
+		if f := s.plugin.OnExit; f != nil {
+			defer func() {
+				if v := recover(); v != nil {
+					s.logger.Error("OnExit panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				}
+			}()
+			f()
+		}
+	})
 }
 
 func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamingServer[pb.Execute_Event]) error {
@@ -191,7 +221,7 @@ func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.Serv
 		mu.Unlock()
 	}()
 	s.mu.Lock()
-	host := s.host
+	host, stateDir := s.host, s.stateDir
 	s.mu.Unlock()
 	logger := s.logger.Named(call.Tool).With("call_id", call.CallID)
 
@@ -201,7 +231,7 @@ func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.Serv
 			res = ErrorResult("tool %s panicked: %v", call.Tool, v)
 		}
 	}()
-	res, err := tool.Run(ctx, &Call{CallRequest: call, Progress: progress, Host: host, Logger: logger})
+	res, err := tool.Run(ctx, &Call{CallRequest: call, Progress: progress, Host: host, Logger: logger, StateDir: stateDir})
 	if err != nil {
 		return ErrorResult("%v", err)
 	}

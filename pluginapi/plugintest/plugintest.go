@@ -28,9 +28,10 @@ func (h *FakeHost) ReadState(context.Context, pluginapi.ReadStateRequest) (plugi
 type Option func(*options)
 
 type options struct {
-	host    pluginapi.HostServices
-	noHost  bool
-	verbose bool
+	host     pluginapi.HostServices
+	noHost   bool
+	verbose  bool
+	stateDir string
 }
 
 // WithHost serves h to the plugin as its HostServices (default: an empty
@@ -43,6 +44,12 @@ func WithHost(h pluginapi.HostServices) Option {
 // offers none would.
 func WithoutHost() Option {
 	return func(o *options) { o.noHost = true }
+}
+
+// WithStateDir tells the plugin dir as the host's state dir at Configure
+// (default: none), so that handlers see Call.StateDir and Call.SessionDir.
+func WithStateDir(dir string) Option {
+	return func(o *options) { o.stateDir = dir }
 }
 
 // WithLogs sends the plugin's log (debug and up) to t.Log.
@@ -70,7 +77,7 @@ func Start(t testing.TB, p pluginapi.Plugin, opts ...Option) *pluginapi.Client {
 		t.Fatalf("plugintest: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	req := pluginapi.ConfigureRequest{HostVersion: "plugintest", LogLevel: "debug"}
+	req := pluginapi.ConfigureRequest{HostVersion: "plugintest", LogLevel: "debug", StateDir: o.stateDir}
 	if !o.noHost {
 		req.Host = o.host
 	}

@@ -40,10 +40,24 @@ func main() {
 	if os.Getenv("TESTPLUGIN_IGNORE_TERM") == "1" {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 	}
+	// TESTPLUGIN_HOOKS_FILE: the hooks append what they saw to that file.
+	hooks := os.Getenv("TESTPLUGIN_HOOKS_FILE")
+	note := func(line string) {
+		if hooks == "" {
+			return
+		}
+		f, err := os.OpenFile(hooks, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err == nil {
+			_, _ = f.WriteString(line + "\n")
+			_ = f.Close()
+		}
+	}
 	pluginapi.Serve(pluginapi.Plugin{
-		Name:       "testplugin",
-		Version:    "0.0.1",
-		EventTypes: []string{"test/event"},
+		Name:          "testplugin",
+		Version:       "0.0.1",
+		EventTypes:    []string{"test/event"},
+		SessionClosed: func(_ context.Context, id string) { note("session closed " + id) },
+		OnExit:        func() { note("exit") },
 		Tools: []pluginapi.Tool{
 			tool("echo", func(_ context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
 				call.Progress("one")
@@ -87,6 +101,9 @@ func main() {
 					return pluginapi.Result{}, err
 				}
 				return pluginapi.Result{Content: strconv.Itoa(cmd.Process.Pid)}, nil
+			}),
+			tool("dirs", func(_ context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
+				return pluginapi.Result{Content: call.StateDir + "|" + call.SessionDir()}, nil
 			}),
 			tool("badevent", func(context.Context, *pluginapi.Call) (pluginapi.Result, error) {
 				return pluginapi.Result{Content: "x", Events: []pluginapi.Event{{Type: "other/event", Data: json.RawMessage(`{}`)}}}, nil

@@ -137,7 +137,7 @@ func (x RequestPermission_Outcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RequestPermission_Outcome.Descriptor instead.
 func (RequestPermission_Outcome) EnumDescriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type Describe struct {
@@ -383,6 +383,42 @@ func (x *SessionEvent) GetDataJson() []byte {
 	return nil
 }
 
+type SessionClosed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionClosed) Reset() {
+	*x = SessionClosed{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionClosed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionClosed) ProtoMessage() {}
+
+func (x *SessionClosed) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionClosed.ProtoReflect.Descriptor instead.
+func (*SessionClosed) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+}
+
 type Cancel struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -391,7 +427,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -403,7 +439,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -416,7 +452,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 type ReadState struct {
@@ -427,7 +463,7 @@ type ReadState struct {
 
 func (x *ReadState) Reset() {
 	*x = ReadState{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +475,7 @@ func (x *ReadState) String() string {
 func (*ReadState) ProtoMessage() {}
 
 func (x *ReadState) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +488,7 @@ func (x *ReadState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState.ProtoReflect.Descriptor instead.
 func (*ReadState) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 // Todo is one item of a session's todo list.
@@ -467,7 +503,7 @@ type Todo struct {
 
 func (x *Todo) Reset() {
 	*x = Todo{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -479,7 +515,7 @@ func (x *Todo) String() string {
 func (*Todo) ProtoMessage() {}
 
 func (x *Todo) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -492,7 +528,7 @@ func (x *Todo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Todo.ProtoReflect.Descriptor instead.
 func (*Todo) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Todo) GetContent() string {
@@ -517,7 +553,7 @@ type RequestPermission struct {
 
 func (x *RequestPermission) Reset() {
 	*x = RequestPermission{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +565,7 @@ func (x *RequestPermission) String() string {
 func (*RequestPermission) ProtoMessage() {}
 
 func (x *RequestPermission) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +578,7 @@ func (x *RequestPermission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission.ProtoReflect.Descriptor instead.
 func (*RequestPermission) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 type SpawnSubagent struct {
@@ -553,7 +589,7 @@ type SpawnSubagent struct {
 
 func (x *SpawnSubagent) Reset() {
 	*x = SpawnSubagent{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +601,7 @@ func (x *SpawnSubagent) String() string {
 func (*SpawnSubagent) ProtoMessage() {}
 
 func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +614,7 @@ func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 type Describe_Request struct {
@@ -589,7 +625,7 @@ type Describe_Request struct {
 
 func (x *Describe_Request) Reset() {
 	*x = Describe_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -601,7 +637,7 @@ func (x *Describe_Request) String() string {
 func (*Describe_Request) ProtoMessage() {}
 
 func (x *Describe_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +669,7 @@ type Describe_Response struct {
 
 func (x *Describe_Response) Reset() {
 	*x = Describe_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -645,7 +681,7 @@ func (x *Describe_Response) String() string {
 func (*Describe_Response) ProtoMessage() {}
 
 func (x *Describe_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,13 +743,19 @@ type Configure_Request struct {
 	// The go-plugin broker id on which the host serves HostServices; 0 when
 	// it offers none.
 	HostServicesBrokerId uint32 `protobuf:"varint,4,opt,name=host_services_broker_id,json=hostServicesBrokerId,proto3" json:"host_services_broker_id,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The host's state folder (absolute), empty when it has none. A
+	// session's files live in it: its log <state_dir>/sessions/<id>.jsonl
+	// and its folder <state_dir>/sessions/<id>/, where plugins may keep
+	// files belonging to the session (e.g. spilled command output; create
+	// it 0700, files 0600). Plugins never touch the log. Since minor 1.
+	StateDir      string `protobuf:"bytes,5,opt,name=state_dir,json=stateDir,proto3" json:"state_dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Configure_Request) Reset() {
 	*x = Configure_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -725,7 +767,7 @@ func (x *Configure_Request) String() string {
 func (*Configure_Request) ProtoMessage() {}
 
 func (x *Configure_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -769,6 +811,13 @@ func (x *Configure_Request) GetHostServicesBrokerId() uint32 {
 	return 0
 }
 
+func (x *Configure_Request) GetStateDir() string {
+	if x != nil {
+		return x.StateDir
+	}
+	return ""
+}
+
 type Configure_Response struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Problems the plugin wants the host to log; not fatal.
@@ -779,7 +828,7 @@ type Configure_Response struct {
 
 func (x *Configure_Response) Reset() {
 	*x = Configure_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +840,7 @@ func (x *Configure_Response) String() string {
 func (*Configure_Response) ProtoMessage() {}
 
 func (x *Configure_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -834,7 +883,7 @@ type Execute_Request struct {
 
 func (x *Execute_Request) Reset() {
 	*x = Execute_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +895,7 @@ func (x *Execute_Request) String() string {
 func (*Execute_Request) ProtoMessage() {}
 
 func (x *Execute_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +974,7 @@ type Execute_Event struct {
 
 func (x *Execute_Event) Reset() {
 	*x = Execute_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +986,7 @@ func (x *Execute_Event) String() string {
 func (*Execute_Event) ProtoMessage() {}
 
 func (x *Execute_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1004,7 +1053,7 @@ type Execute_Progress struct {
 
 func (x *Execute_Progress) Reset() {
 	*x = Execute_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1065,7 @@ func (x *Execute_Progress) String() string {
 func (*Execute_Progress) ProtoMessage() {}
 
 func (x *Execute_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1103,7 @@ type Execute_Result struct {
 
 func (x *Execute_Result) Reset() {
 	*x = Execute_Result{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1115,7 @@ func (x *Execute_Result) String() string {
 func (*Execute_Result) ProtoMessage() {}
 
 func (x *Execute_Result) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,6 +1152,86 @@ func (x *Execute_Result) GetEvents() []*SessionEvent {
 	return nil
 }
 
+type SessionClosed_Request struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionClosed_Request) Reset() {
+	*x = SessionClosed_Request{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionClosed_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionClosed_Request) ProtoMessage() {}
+
+func (x *SessionClosed_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionClosed_Request.ProtoReflect.Descriptor instead.
+func (*SessionClosed_Request) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 0}
+}
+
+func (x *SessionClosed_Request) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+type SessionClosed_Response struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionClosed_Response) Reset() {
+	*x = SessionClosed_Response{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionClosed_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionClosed_Response) ProtoMessage() {}
+
+func (x *SessionClosed_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionClosed_Response.ProtoReflect.Descriptor instead.
+func (*SessionClosed_Response) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 1}
+}
+
 type Cancel_Request struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
@@ -1112,7 +1241,7 @@ type Cancel_Request struct {
 
 func (x *Cancel_Request) Reset() {
 	*x = Cancel_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1124,7 +1253,7 @@ func (x *Cancel_Request) String() string {
 func (*Cancel_Request) ProtoMessage() {}
 
 func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1137,7 +1266,7 @@ func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Request.ProtoReflect.Descriptor instead.
 func (*Cancel_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 0}
 }
 
 func (x *Cancel_Request) GetCallId() string {
@@ -1155,7 +1284,7 @@ type Cancel_Response struct {
 
 func (x *Cancel_Response) Reset() {
 	*x = Cancel_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1296,7 @@ func (x *Cancel_Response) String() string {
 func (*Cancel_Response) ProtoMessage() {}
 
 func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1309,7 @@ func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Response.ProtoReflect.Descriptor instead.
 func (*Cancel_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 1}
 }
 
 type ReadState_Request struct {
@@ -1192,7 +1321,7 @@ type ReadState_Request struct {
 
 func (x *ReadState_Request) Reset() {
 	*x = ReadState_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1333,7 @@ func (x *ReadState_Request) String() string {
 func (*ReadState_Request) ProtoMessage() {}
 
 func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1346,7 @@ func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Request.ProtoReflect.Descriptor instead.
 func (*ReadState_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *ReadState_Request) GetSessionId() string {
@@ -1239,7 +1368,7 @@ type ReadState_Response struct {
 
 func (x *ReadState_Response) Reset() {
 	*x = ReadState_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1380,7 @@ func (x *ReadState_Response) String() string {
 func (*ReadState_Response) ProtoMessage() {}
 
 func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1393,7 @@ func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Response.ProtoReflect.Descriptor instead.
 func (*ReadState_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 1}
 }
 
 func (x *ReadState_Response) GetTodos() []*Todo {
@@ -1297,7 +1426,7 @@ type RequestPermission_Request struct {
 
 func (x *RequestPermission_Request) Reset() {
 	*x = RequestPermission_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1309,7 +1438,7 @@ func (x *RequestPermission_Request) String() string {
 func (*RequestPermission_Request) ProtoMessage() {}
 
 func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1322,7 +1451,7 @@ func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Request.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
 }
 
 func (x *RequestPermission_Request) GetSessionId() string {
@@ -1371,7 +1500,7 @@ type RequestPermission_Response struct {
 
 func (x *RequestPermission_Response) Reset() {
 	*x = RequestPermission_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1383,7 +1512,7 @@ func (x *RequestPermission_Response) String() string {
 func (*RequestPermission_Response) ProtoMessage() {}
 
 func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1396,7 +1525,7 @@ func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Response.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 1}
 }
 
 func (x *RequestPermission_Response) GetOutcome() RequestPermission_Outcome {
@@ -1427,7 +1556,7 @@ type SpawnSubagent_Request struct {
 
 func (x *SpawnSubagent_Request) Reset() {
 	*x = SpawnSubagent_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1568,7 @@ func (x *SpawnSubagent_Request) String() string {
 func (*SpawnSubagent_Request) ProtoMessage() {}
 
 func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1581,7 @@ func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Request.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *SpawnSubagent_Request) GetParentSessionId() string {
@@ -1496,7 +1625,7 @@ type SpawnSubagent_Event struct {
 
 func (x *SpawnSubagent_Event) Reset() {
 	*x = SpawnSubagent_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1637,7 @@ func (x *SpawnSubagent_Event) String() string {
 func (*SpawnSubagent_Event) ProtoMessage() {}
 
 func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1650,7 @@ func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Event.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Event) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 1}
 }
 
 func (x *SpawnSubagent_Event) GetEvent() isSpawnSubagent_Event_Event {
@@ -1574,7 +1703,7 @@ type SpawnSubagent_Progress struct {
 
 func (x *SpawnSubagent_Progress) Reset() {
 	*x = SpawnSubagent_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1586,7 +1715,7 @@ func (x *SpawnSubagent_Progress) String() string {
 func (*SpawnSubagent_Progress) ProtoMessage() {}
 
 func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1599,7 +1728,7 @@ func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Progress.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Progress) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 2}
 }
 
 func (x *SpawnSubagent_Progress) GetText() string {
@@ -1620,7 +1749,7 @@ type SpawnSubagent_Final struct {
 
 func (x *SpawnSubagent_Final) Reset() {
 	*x = SpawnSubagent_Final{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1761,7 @@ func (x *SpawnSubagent_Final) String() string {
 func (*SpawnSubagent_Final) ProtoMessage() {}
 
 func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1774,7 @@ func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Final.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Final) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 3}
 }
 
 func (x *SpawnSubagent_Final) GetText() string {
@@ -1682,13 +1811,14 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +
 	"\x16parameters_json_schema\x18\x03 \x01(\tR\x14parametersJsonSchema\x12)\n" +
 	"\x10concurrency_safe\x18\x04 \x01(\bR\x0fconcurrencySafe\x12)\n" +
-	"\x10needs_permission\x18\x05 \x01(\bR\x0fneedsPermission\"\xdd\x01\n" +
-	"\tConfigure\x1a\xa7\x01\n" +
+	"\x10needs_permission\x18\x05 \x01(\bR\x0fneedsPermission\"\xfa\x01\n" +
+	"\tConfigure\x1a\xc4\x01\n" +
 	"\aRequest\x12!\n" +
 	"\fhost_version\x18\x01 \x01(\tR\vhostVersion\x12%\n" +
 	"\x0eprotocol_minor\x18\x02 \x01(\rR\rprotocolMinor\x12\x1b\n" +
 	"\tlog_level\x18\x03 \x01(\tR\blogLevel\x125\n" +
-	"\x17host_services_broker_id\x18\x04 \x01(\rR\x14hostServicesBrokerId\x1a&\n" +
+	"\x17host_services_broker_id\x18\x04 \x01(\rR\x14hostServicesBrokerId\x12\x1b\n" +
+	"\tstate_dir\x18\x05 \x01(\tR\bstateDir\x1a&\n" +
 	"\bResponse\x12\x1a\n" +
 	"\bwarnings\x18\x01 \x03(\tR\bwarnings\"\xcf\x04\n" +
 	"\aExecute\x1a\xd3\x01\n" +
@@ -1717,7 +1847,13 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vCALLER_NONE\x10\x02\"?\n" +
 	"\fSessionEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1b\n" +
-	"\tdata_json\x18\x02 \x01(\fR\bdataJson\"8\n" +
+	"\tdata_json\x18\x02 \x01(\fR\bdataJson\"E\n" +
+	"\rSessionClosed\x1a(\n" +
+	"\aRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x1a\n" +
+	"\n" +
+	"\bResponse\"8\n" +
 	"\x06Cancel\x1a\"\n" +
 	"\aRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x1a\n" +
@@ -1762,12 +1898,13 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x1a6\n" +
 	"\x05Final\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError2\xe3\x02\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError2\xc9\x03\n" +
 	"\fToolProvider\x12U\n" +
 	"\bDescribe\x12#.harness.plugin.v1.Describe.Request\x1a$.harness.plugin.v1.Describe.Response\x12X\n" +
 	"\tConfigure\x12$.harness.plugin.v1.Configure.Request\x1a%.harness.plugin.v1.Configure.Response\x12Q\n" +
 	"\aExecute\x12\".harness.plugin.v1.Execute.Request\x1a .harness.plugin.v1.Execute.Event0\x01\x12O\n" +
-	"\x06Cancel\x12!.harness.plugin.v1.Cancel.Request\x1a\".harness.plugin.v1.Cancel.Response2\xbf\x02\n" +
+	"\x06Cancel\x12!.harness.plugin.v1.Cancel.Request\x1a\".harness.plugin.v1.Cancel.Response\x12d\n" +
+	"\rSessionClosed\x12(.harness.plugin.v1.SessionClosed.Request\x1a).harness.plugin.v1.SessionClosed.Response2\xbf\x02\n" +
 	"\fHostServices\x12X\n" +
 	"\tReadState\x12$.harness.plugin.v1.ReadState.Request\x1a%.harness.plugin.v1.ReadState.Response\x12p\n" +
 	"\x11RequestPermission\x12,.harness.plugin.v1.RequestPermission.Request\x1a-.harness.plugin.v1.RequestPermission.Response\x12c\n" +
@@ -1786,7 +1923,7 @@ func file_harness_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_harness_plugin_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_harness_plugin_v1_plugin_proto_goTypes = []any{
 	(Execute_Caller)(0),                // 0: harness.plugin.v1.Execute.Caller
 	(RequestPermission_Outcome)(0),     // 1: harness.plugin.v1.RequestPermission.Outcome
@@ -1795,56 +1932,61 @@ var file_harness_plugin_v1_plugin_proto_goTypes = []any{
 	(*Configure)(nil),                  // 4: harness.plugin.v1.Configure
 	(*Execute)(nil),                    // 5: harness.plugin.v1.Execute
 	(*SessionEvent)(nil),               // 6: harness.plugin.v1.SessionEvent
-	(*Cancel)(nil),                     // 7: harness.plugin.v1.Cancel
-	(*ReadState)(nil),                  // 8: harness.plugin.v1.ReadState
-	(*Todo)(nil),                       // 9: harness.plugin.v1.Todo
-	(*RequestPermission)(nil),          // 10: harness.plugin.v1.RequestPermission
-	(*SpawnSubagent)(nil),              // 11: harness.plugin.v1.SpawnSubagent
-	(*Describe_Request)(nil),           // 12: harness.plugin.v1.Describe.Request
-	(*Describe_Response)(nil),          // 13: harness.plugin.v1.Describe.Response
-	(*Configure_Request)(nil),          // 14: harness.plugin.v1.Configure.Request
-	(*Configure_Response)(nil),         // 15: harness.plugin.v1.Configure.Response
-	(*Execute_Request)(nil),            // 16: harness.plugin.v1.Execute.Request
-	(*Execute_Event)(nil),              // 17: harness.plugin.v1.Execute.Event
-	(*Execute_Progress)(nil),           // 18: harness.plugin.v1.Execute.Progress
-	(*Execute_Result)(nil),             // 19: harness.plugin.v1.Execute.Result
-	(*Cancel_Request)(nil),             // 20: harness.plugin.v1.Cancel.Request
-	(*Cancel_Response)(nil),            // 21: harness.plugin.v1.Cancel.Response
-	(*ReadState_Request)(nil),          // 22: harness.plugin.v1.ReadState.Request
-	(*ReadState_Response)(nil),         // 23: harness.plugin.v1.ReadState.Response
-	(*RequestPermission_Request)(nil),  // 24: harness.plugin.v1.RequestPermission.Request
-	(*RequestPermission_Response)(nil), // 25: harness.plugin.v1.RequestPermission.Response
-	(*SpawnSubagent_Request)(nil),      // 26: harness.plugin.v1.SpawnSubagent.Request
-	(*SpawnSubagent_Event)(nil),        // 27: harness.plugin.v1.SpawnSubagent.Event
-	(*SpawnSubagent_Progress)(nil),     // 28: harness.plugin.v1.SpawnSubagent.Progress
-	(*SpawnSubagent_Final)(nil),        // 29: harness.plugin.v1.SpawnSubagent.Final
+	(*SessionClosed)(nil),              // 7: harness.plugin.v1.SessionClosed
+	(*Cancel)(nil),                     // 8: harness.plugin.v1.Cancel
+	(*ReadState)(nil),                  // 9: harness.plugin.v1.ReadState
+	(*Todo)(nil),                       // 10: harness.plugin.v1.Todo
+	(*RequestPermission)(nil),          // 11: harness.plugin.v1.RequestPermission
+	(*SpawnSubagent)(nil),              // 12: harness.plugin.v1.SpawnSubagent
+	(*Describe_Request)(nil),           // 13: harness.plugin.v1.Describe.Request
+	(*Describe_Response)(nil),          // 14: harness.plugin.v1.Describe.Response
+	(*Configure_Request)(nil),          // 15: harness.plugin.v1.Configure.Request
+	(*Configure_Response)(nil),         // 16: harness.plugin.v1.Configure.Response
+	(*Execute_Request)(nil),            // 17: harness.plugin.v1.Execute.Request
+	(*Execute_Event)(nil),              // 18: harness.plugin.v1.Execute.Event
+	(*Execute_Progress)(nil),           // 19: harness.plugin.v1.Execute.Progress
+	(*Execute_Result)(nil),             // 20: harness.plugin.v1.Execute.Result
+	(*SessionClosed_Request)(nil),      // 21: harness.plugin.v1.SessionClosed.Request
+	(*SessionClosed_Response)(nil),     // 22: harness.plugin.v1.SessionClosed.Response
+	(*Cancel_Request)(nil),             // 23: harness.plugin.v1.Cancel.Request
+	(*Cancel_Response)(nil),            // 24: harness.plugin.v1.Cancel.Response
+	(*ReadState_Request)(nil),          // 25: harness.plugin.v1.ReadState.Request
+	(*ReadState_Response)(nil),         // 26: harness.plugin.v1.ReadState.Response
+	(*RequestPermission_Request)(nil),  // 27: harness.plugin.v1.RequestPermission.Request
+	(*RequestPermission_Response)(nil), // 28: harness.plugin.v1.RequestPermission.Response
+	(*SpawnSubagent_Request)(nil),      // 29: harness.plugin.v1.SpawnSubagent.Request
+	(*SpawnSubagent_Event)(nil),        // 30: harness.plugin.v1.SpawnSubagent.Event
+	(*SpawnSubagent_Progress)(nil),     // 31: harness.plugin.v1.SpawnSubagent.Progress
+	(*SpawnSubagent_Final)(nil),        // 32: harness.plugin.v1.SpawnSubagent.Final
 }
 var file_harness_plugin_v1_plugin_proto_depIdxs = []int32{
 	3,  // 0: harness.plugin.v1.Describe.Response.tools:type_name -> harness.plugin.v1.ToolSpec
 	0,  // 1: harness.plugin.v1.Execute.Request.caller:type_name -> harness.plugin.v1.Execute.Caller
-	18, // 2: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
-	19, // 3: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
+	19, // 2: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
+	20, // 3: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
 	6,  // 4: harness.plugin.v1.Execute.Result.events:type_name -> harness.plugin.v1.SessionEvent
-	9,  // 5: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
+	10, // 5: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
 	1,  // 6: harness.plugin.v1.RequestPermission.Response.outcome:type_name -> harness.plugin.v1.RequestPermission.Outcome
-	28, // 7: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
-	29, // 8: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
-	12, // 9: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
-	14, // 10: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
-	16, // 11: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
-	20, // 12: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
-	22, // 13: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
-	24, // 14: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
-	26, // 15: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
-	13, // 16: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
-	15, // 17: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
-	17, // 18: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
-	21, // 19: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
-	23, // 20: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
-	25, // 21: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
-	27, // 22: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
-	16, // [16:23] is the sub-list for method output_type
-	9,  // [9:16] is the sub-list for method input_type
+	31, // 7: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
+	32, // 8: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
+	13, // 9: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
+	15, // 10: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
+	17, // 11: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
+	23, // 12: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
+	21, // 13: harness.plugin.v1.ToolProvider.SessionClosed:input_type -> harness.plugin.v1.SessionClosed.Request
+	25, // 14: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
+	27, // 15: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
+	29, // 16: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
+	14, // 17: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
+	16, // 18: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
+	18, // 19: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
+	24, // 20: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
+	22, // 21: harness.plugin.v1.ToolProvider.SessionClosed:output_type -> harness.plugin.v1.SessionClosed.Response
+	26, // 22: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
+	28, // 23: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
+	30, // 24: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
+	17, // [17:25] is the sub-list for method output_type
+	9,  // [9:17] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1855,11 +1997,11 @@ func file_harness_plugin_v1_plugin_proto_init() {
 	if File_harness_plugin_v1_plugin_proto != nil {
 		return
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[15].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[16].OneofWrappers = []any{
 		(*Execute_Event_Progress)(nil),
 		(*Execute_Event_Result)(nil),
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[25].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[28].OneofWrappers = []any{
 		(*SpawnSubagent_Event_Progress)(nil),
 		(*SpawnSubagent_Event_Final)(nil),
 	}
@@ -1869,7 +2011,7 @@ func file_harness_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_harness_plugin_v1_plugin_proto_rawDesc), len(file_harness_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   28,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -37,10 +37,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ToolProvider_Describe_FullMethodName  = "/harness.plugin.v1.ToolProvider/Describe"
-	ToolProvider_Configure_FullMethodName = "/harness.plugin.v1.ToolProvider/Configure"
-	ToolProvider_Execute_FullMethodName   = "/harness.plugin.v1.ToolProvider/Execute"
-	ToolProvider_Cancel_FullMethodName    = "/harness.plugin.v1.ToolProvider/Cancel"
+	ToolProvider_Describe_FullMethodName      = "/harness.plugin.v1.ToolProvider/Describe"
+	ToolProvider_Configure_FullMethodName     = "/harness.plugin.v1.ToolProvider/Configure"
+	ToolProvider_Execute_FullMethodName       = "/harness.plugin.v1.ToolProvider/Execute"
+	ToolProvider_Cancel_FullMethodName        = "/harness.plugin.v1.ToolProvider/Cancel"
+	ToolProvider_SessionClosed_FullMethodName = "/harness.plugin.v1.ToolProvider/SessionClosed"
 )
 
 // ToolProviderClient is the client API for ToolProvider service.
@@ -64,6 +65,12 @@ type ToolProviderClient interface {
 	// Cancel asks a running call to stop (its context is cancelled); the call
 	// still ends with its one result. Unknown call ids are ignored.
 	Cancel(ctx context.Context, in *Cancel_Request, opts ...grpc.CallOption) (*Cancel_Response, error)
+	// SessionClosed tells the plugin that a session ended (its user closed
+	// it, or the host is done with it), so that the plugin releases what it
+	// holds for that session: background processes, open files. No call of
+	// that session follows. Unknown session ids are ignored. Since minor 1; a
+	// plugin without it answers Unimplemented, which the host ignores.
+	SessionClosed(ctx context.Context, in *SessionClosed_Request, opts ...grpc.CallOption) (*SessionClosed_Response, error)
 }
 
 type toolProviderClient struct {
@@ -123,6 +130,16 @@ func (c *toolProviderClient) Cancel(ctx context.Context, in *Cancel_Request, opt
 	return out, nil
 }
 
+func (c *toolProviderClient) SessionClosed(ctx context.Context, in *SessionClosed_Request, opts ...grpc.CallOption) (*SessionClosed_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SessionClosed_Response)
+	err := c.cc.Invoke(ctx, ToolProvider_SessionClosed_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ToolProviderServer is the server API for ToolProvider service.
 // All implementations must embed UnimplementedToolProviderServer
 // for forward compatibility.
@@ -144,6 +161,12 @@ type ToolProviderServer interface {
 	// Cancel asks a running call to stop (its context is cancelled); the call
 	// still ends with its one result. Unknown call ids are ignored.
 	Cancel(context.Context, *Cancel_Request) (*Cancel_Response, error)
+	// SessionClosed tells the plugin that a session ended (its user closed
+	// it, or the host is done with it), so that the plugin releases what it
+	// holds for that session: background processes, open files. No call of
+	// that session follows. Unknown session ids are ignored. Since minor 1; a
+	// plugin without it answers Unimplemented, which the host ignores.
+	SessionClosed(context.Context, *SessionClosed_Request) (*SessionClosed_Response, error)
 	mustEmbedUnimplementedToolProviderServer()
 }
 
@@ -165,6 +188,9 @@ func (UnimplementedToolProviderServer) Execute(*Execute_Request, grpc.ServerStre
 }
 func (UnimplementedToolProviderServer) Cancel(context.Context, *Cancel_Request) (*Cancel_Response, error) {
 	return nil, status.Error(codes.Unimplemented, "method Cancel not implemented")
+}
+func (UnimplementedToolProviderServer) SessionClosed(context.Context, *SessionClosed_Request) (*SessionClosed_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method SessionClosed not implemented")
 }
 func (UnimplementedToolProviderServer) mustEmbedUnimplementedToolProviderServer() {}
 func (UnimplementedToolProviderServer) testEmbeddedByValue()                      {}
@@ -252,6 +278,24 @@ func _ToolProvider_Cancel_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolProvider_SessionClosed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SessionClosed_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolProviderServer).SessionClosed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolProvider_SessionClosed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolProviderServer).SessionClosed(ctx, req.(*SessionClosed_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolProvider_ServiceDesc is the grpc.ServiceDesc for ToolProvider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -270,6 +314,10 @@ var ToolProvider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Cancel",
 			Handler:    _ToolProvider_Cancel_Handler,
+		},
+		{
+			MethodName: "SessionClosed",
+			Handler:    _ToolProvider_SessionClosed_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,338 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// The model-facing description and the wire schema of bash.
+var (
+	//go:embed description.md
+	description string
+	//go:embed schema.json
+	schema []byte
+)
+
+// Tool names.
+const (
+	toolBash   = "bash"
+	toolOutput = "bash_output"
+	toolKill   = "bash_kill"
+)
+
+// Timeouts of bash, in milliseconds.
+const (
+	defaultTimeoutMs = 120_000
+	maxTimeoutMs     = 600_000
+)
+
+// taskSchema is the parameter schema of bash_output and bash_kill.
+const taskSchema = `{"type":"object","properties":{"task_id":{"type":"string",` +
+	`"description":"The id bash returned when it started the task, e.g. bash_1."}},` +
+	`"required":["task_id"],"additionalProperties":false}`
+
+const outputDescription = `Reads a background bash task (started with run_in_background): what it printed since the last bash_output call, then its status — running, exited with its code, or killed. Output is capped like bash's; a cut marker names the file with the full output. Poll it while the task runs; there is no need to sleep before calling it.`
+
+const killDescription = `Stops a background bash task: SIGTERM to its whole process group, SIGKILL 2 s later. What it printed stays readable with bash_output.`
+
+// bashPlugin is the plugin's state: the processes it runs and the
+// background tasks, shared by the tools' handlers.
+type bashPlugin struct {
+	bash    string // the path of bash; "" with bashErr when there is none
+	bashErr error
+	env     []string // the commands' environment
+	tmpDir  string   // spill folders when the host gave no state dir
+	groups  *groups
+	tasks   *taskTable
+
+	privateOnce sync.Once
+	privateErr  error
+}
+
+// newPlugin makes the plugin's state; environ is the environment commands
+// start from (the plugin's own), tmpDir the system's temporary folder.
+func newPlugin(environ []string, tmpDir string) *bashPlugin {
+	bash, err := exec.LookPath("bash")
+	return &bashPlugin{
+		bash:    bash,
+		bashErr: err,
+		env:     commandEnv(environ),
+		tmpDir:  filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid())),
+		groups:  newGroups(),
+		tasks:   newTaskTable(),
+	}
+}
+
+// plugin is what Serve serves.
+func (b *bashPlugin) plugin() pluginapi.Plugin {
+	return pluginapi.Plugin{
+		Name:    "bash",
+		Version: "1.0.0",
+		Tools: []pluginapi.Tool{
+			pluginapi.Typed(pluginapi.ToolSpec{
+				Name:            toolBash,
+				Description:     strings.TrimSpace(description),
+				Schema:          schema,
+				NeedsPermission: true,
+			}, b.runBash),
+			pluginapi.Typed(pluginapi.ToolSpec{
+				Name:            toolOutput,
+				Description:     outputDescription,
+				Schema:          json.RawMessage(taskSchema),
+				ConcurrencySafe: true,
+			}, b.readTask),
+			pluginapi.Typed(pluginapi.ToolSpec{
+				Name:            toolKill,
+				Description:     killDescription,
+				Schema:          json.RawMessage(taskSchema),
+				NeedsPermission: true,
+			}, b.killTask),
+		},
+		SessionClosed: b.sessionClosed,
+		OnExit:        b.exit,
+	}
+}
+
+type bashArgs struct {
+	Command         string `json:"command"`
+	Description     string `json:"description"`
+	TimeoutMs       *int64 `json:"timeout_ms"`
+	Workdir         string `json:"workdir"`
+	RunInBackground bool   `json:"run_in_background"`
+}
+
+type taskArgs struct {
+	TaskID string `json:"task_id"`
+}
+
+// runBash is the bash tool: check the arguments, then run the command in
+// the foreground or start it as a background task.
+func (b *bashPlugin) runBash(ctx context.Context, call *pluginapi.Call, a bashArgs) (pluginapi.Result, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return pluginapi.ErrorResult("invalid command: expected a non-empty string"), nil
+	}
+	if strings.TrimSpace(a.Description) == "" {
+		return pluginapi.ErrorResult("invalid description: expected a non-empty string"), nil
+	}
+	timeout := time.Duration(defaultTimeoutMs) * time.Millisecond
+	if a.TimeoutMs != nil {
+		switch ms := *a.TimeoutMs; {
+		case ms <= 0:
+			return pluginapi.ErrorResult("invalid timeout_ms: expected a positive number of milliseconds, got %d", ms), nil
+		case ms > maxTimeoutMs:
+			return pluginapi.ErrorResult("invalid timeout_ms: %d is above the maximum of %d (10 minutes); use run_in_background for longer commands", ms, maxTimeoutMs), nil
+		default:
+			timeout = time.Duration(ms) * time.Millisecond
+		}
+	}
+	dir, err := workdir(call.Cwd, a.Workdir)
+	if err != nil {
+		return pluginapi.ErrorResult("%v", err), nil
+	}
+	if b.bashErr != nil {
+		return pluginapi.ErrorResult("find bash: %v", b.bashErr), nil
+	}
+	if ctx.Err() != nil {
+		return pluginapi.ErrorResult("command aborted"), nil
+	}
+	c := command{bash: b.bash, line: a.Command, dir: dir, env: b.env}
+	if a.RunInBackground {
+		if a.TimeoutMs == nil {
+			timeout = 0 // a background task runs until it ends or is killed
+		}
+		return b.startTask(call, c, timeout), nil
+	}
+	return b.foreground(ctx, call, c, timeout), nil
+}
+
+// workdir resolves the working directory: dir, relative to the session's
+// cwd (the plugin's when the call has none); the cwd when dir is empty. It
+// must be an existing directory.
+func workdir(cwd, dir string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the working directory: %w", err)
+		}
+		cwd = wd
+	}
+	switch {
+	case dir == "":
+		dir = cwd
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(cwd, dir)
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("workdir %s does not exist", dir)
+	case err != nil:
+		return "", fmt.Errorf("check workdir: %w", err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("workdir %s is not a directory", dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// foreground runs c until it ends, times out or ctx is done, streaming its
+// output as progress.
+func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
+	dir, dirErr := b.spillDir(call)
+	out := newOutput(dir, "bash-"+fileName(call.CallID, "call"), dirErr, true)
+	p, err := start(c, out, b.groups)
+	if err != nil {
+		return pluginapi.ErrorResult("start bash: %v", err)
+	}
+	stopLive := streamLive(out, call.Progress)
+	timer := time.NewTimer(timeout)
+	var markers []string
+	aborted := false
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		markers = append(markers, fmt.Sprintf("[timed out after %d ms]", timeout.Milliseconds()))
+		p.stop()
+	case <-ctx.Done():
+		aborted = true
+		p.stop()
+	case <-out.overflowed():
+		markers = append(markers, "[output passed 1 GiB; command stopped]")
+		p.stop()
+	}
+	timer.Stop()
+	p.finish()
+	stopLive()
+	out.close()
+	if m := exitMarker(p.exitState()); m != "" {
+		markers = append(markers, m)
+	}
+	trailer := strings.Join(markers, "\n")
+	if aborted {
+		return pluginapi.Result{Content: out.text("Error: command aborted\n", "(no output)", trailer), IsError: true}
+	}
+	return pluginapi.Result{Content: out.text("", "(no output)", trailer)}
+}
+
+// startTask starts c as a background task of the call's session.
+func (b *bashPlugin) startTask(call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
+	dir, dirErr := b.spillDir(call)
+	t, err := b.tasks.start(call.SessionID, timeout, func(id string) (*proc, *output, error) {
+		out := newOutput(dir, "bash-"+id, dirErr, false)
+		p, err := start(c, out, b.groups)
+		return p, out, err
+	})
+	if err != nil {
+		return pluginapi.ErrorResult("start bash: %v", err)
+	}
+	return pluginapi.Result{Content: fmt.Sprintf(
+		"Started background task %s (process group %d). Read its output and status with bash_output {\"task_id\": %q}; stop it with bash_kill.",
+		t.id, t.proc.pgid, t.id)}
+}
+
+// readTask is the bash_output tool.
+func (b *bashPlugin) readTask(_ context.Context, call *pluginapi.Call, a taskArgs) (pluginapi.Result, error) {
+	t, err := b.tasks.get(a.TaskID, call.SessionID)
+	if err != nil {
+		return pluginapi.ErrorResult("%v", err), nil
+	}
+	status, done := t.finished() // before the output: a finished task has all of it
+	if !done {
+		status = "running"
+	}
+	return pluginapi.Result{Content: t.out.take("(no new output)", "[status: "+status+"]")}, nil
+}
+
+// killTask is the bash_kill tool.
+func (b *bashPlugin) killTask(ctx context.Context, call *pluginapi.Call, a taskArgs) (pluginapi.Result, error) {
+	t, err := b.tasks.get(a.TaskID, call.SessionID)
+	if err != nil {
+		return pluginapi.ErrorResult("%v", err), nil
+	}
+	if status, done := t.finished(); done {
+		return pluginapi.Result{Content: fmt.Sprintf("Task %s had already finished [status: %s].", t.id, status)}, nil
+	}
+	t.stop(ctx)
+	status, done := t.finished()
+	if !done {
+		return pluginapi.ErrorResult("command aborted while stopping task %s", t.id), nil
+	}
+	return pluginapi.Result{Content: fmt.Sprintf("Stopped background task %s [status: %s]. Its output stays readable with bash_output.", t.id, status)}, nil
+}
+
+// sessionClosed stops the background tasks of a session that ended.
+func (b *bashPlugin) sessionClosed(ctx context.Context, session string) {
+	b.tasks.closeSession(ctx, session)
+}
+
+// exit kills every process the plugin started, as it exits.
+func (b *bashPlugin) exit() {
+	b.tasks.close()
+	b.groups.killAll()
+}
+
+// spillDir is where the call's spill files go: its session's folder when
+// the host gave a state dir, else a private folder per session under the
+// system's temporary folder.
+func (b *bashPlugin) spillDir(call *pluginapi.Call) (string, error) {
+	if dir := call.SessionDir(); dir != "" {
+		return dir, nil
+	}
+	b.privateOnce.Do(func() { b.privateErr = ensurePrivate(b.tmpDir) })
+	if b.privateErr != nil {
+		return "", b.privateErr
+	}
+	return filepath.Join(b.tmpDir, fileName(call.SessionID, "no-session")), nil
+}
+
+// ensurePrivate makes dir a folder only this user can enter, refusing one
+// that exists as anything else (another user's, a symbolic link, a folder
+// others may enter).
+func ensurePrivate(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", dir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is not a private folder of this user", dir)
+	}
+	return nil
+}
+
+// fileName makes s usable in a file name: letters, digits, '.', '_' and
+// '-' are kept, anything else becomes '_', at most 64 bytes; fallback
+// stands for an empty s.
+func fileName(s, fallback string) string {
+	b := []byte(s)
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && i > 0) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return fallback
+	}
+	return string(b)
+}
