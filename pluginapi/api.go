@@ -3,6 +3,7 @@ package pluginapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // ProtocolVersion is the major version of the plugin protocol: the go-plugin
@@ -106,6 +107,42 @@ type ReadStateResponse struct {
 // ErrUnimplemented.
 type HostServices interface {
 	ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error)
+}
+
+// SubagentRequest asks the host for a child agent session.
+type SubagentRequest struct {
+	ParentSessionID string
+	ParentCallID    string
+	// Description is a short label of the task (a few words).
+	Description string
+	// Prompt is the child's instructions.
+	Prompt string
+}
+
+// SubagentResult is a child's final answer. IsError marks a child that gave
+// no answer (cancelled, failed, over a budget); Text then says why.
+type SubagentResult struct {
+	Text    string
+	IsError bool
+}
+
+// Subagents is implemented by a HostServices that can run child agents
+// (HostServices.SpawnSubagent). On the plugin side, call [SpawnSubagent]
+// rather than asserting it.
+type Subagents interface {
+	// SpawnSubagent runs a child session to its answer, reporting its
+	// progress as it goes. It returns when the child ends or ctx is done.
+	SpawnSubagent(ctx context.Context, req SubagentRequest, progress Progress) (SubagentResult, error)
+}
+
+// SpawnSubagent asks the host behind h for a child agent. A host that
+// offers none answers an error wrapping ErrUnimplemented.
+func SpawnSubagent(ctx context.Context, h HostServices, req SubagentRequest, progress Progress) (SubagentResult, error) {
+	s, ok := h.(Subagents)
+	if !ok {
+		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", ErrUnimplemented)
+	}
+	return s.SpawnSubagent(ctx, req, progress)
 }
 
 // Progress receives the progress text of a running call (live output). It

@@ -484,11 +484,34 @@ func (c *Client) exitError(err error) *ExitError {
 }
 
 // hostServer is the host side of HostServices: ReadState is answered by the
-// host's HostServices; RequestPermission and SpawnSubagent answer
-// Unimplemented for now.
+// host's HostServices, SpawnSubagent when it implements Subagents;
+// RequestPermission answers Unimplemented for now (the host asks before it
+// dispatches a call to a tool that needs permission).
 type hostServer struct {
 	pb.UnimplementedHostServicesServer
 	h HostServices
+}
+
+func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.ServerStreamingServer[pb.SpawnSubagent_Event]) error {
+	sa, ok := s.h.(Subagents)
+	if !ok {
+		return status.Error(codes.Unimplemented, "spawn subagent: "+ErrUnimplemented.Error())
+	}
+	var mu sync.Mutex // progress may come from several goroutines
+	res, err := sa.SpawnSubagent(stream.Context(), SubagentRequest{
+		ParentSessionID: req.GetParentSessionId(), ParentCallID: req.GetParentCallId(),
+		Description: req.GetDescription(), Prompt: req.GetPrompt(),
+	}, func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Progress{Progress: &pb.SpawnSubagent_Progress{Text: text}}})
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Final{Final: &pb.SpawnSubagent_Final{Text: res.Text, IsError: res.IsError}}})
 }
 
 func (s *hostServer) ReadState(ctx context.Context, req *pb.ReadState_Request) (*pb.ReadState_Response, error) {

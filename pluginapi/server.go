@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -255,6 +256,34 @@ func (h *hostClient) ReadState(ctx context.Context, req ReadStateRequest) (ReadS
 		return ReadStateResponse{}, fmt.Errorf("read state: %w", fromStatus(err))
 	}
 	return stateFromPB(r), nil
+}
+
+// SpawnSubagent implements Subagents over the broker.
+func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, progress Progress) (SubagentResult, error) {
+	stream, err := h.c.SpawnSubagent(ctx, &pb.SpawnSubagent_Request{
+		ParentSessionId: req.ParentSessionID, ParentCallId: req.ParentCallID,
+		Description: req.Description, Prompt: req.Prompt,
+	})
+	if err != nil {
+		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", fromStatus(err))
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if err == io.EOF {
+				return SubagentResult{}, errors.New("spawn subagent: the host ended the stream without an answer")
+			}
+			return SubagentResult{}, fmt.Errorf("spawn subagent: %w", fromStatus(err))
+		}
+		switch e := ev.GetEvent().(type) {
+		case *pb.SpawnSubagent_Event_Progress:
+			if progress != nil {
+				progress(e.Progress.GetText())
+			}
+		case *pb.SpawnSubagent_Event_Final:
+			return SubagentResult{Text: e.Final.GetText(), IsError: e.Final.GetIsError()}, nil
+		}
+	}
 }
 
 // noHost is Call.Host before Configure or when the host offers nothing.

@@ -20,7 +20,7 @@ type loopApprover struct{ c permission.Checker }
 // Approve implements agent.Approver.
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: json.RawMessage(req.Args)})
+		Tool: req.Tool, Args: json.RawMessage(req.Args), Title: req.Title})
 	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason}, err
 }
 
@@ -50,6 +50,9 @@ func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Deci
 		what = fmt.Sprintf("%s: %s", req.Tool, clip(cmd, 200))
 	} else if len(req.Args) > 0 {
 		what = fmt.Sprintf("%s %s", req.Tool, clip(compactJSON(string(req.Args)), 200))
+	}
+	if req.Title != "" {
+		what = req.Title
 	}
 	for {
 		a.view.prompt(fmt.Sprintf("Allow %s? [y]es / [n]o / [a]lways for %s: ", what, req.Tool))

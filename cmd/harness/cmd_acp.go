@@ -167,6 +167,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 		checker.Asker = editorAsker{a}
 	}
 	loop.Approver = loopApprover{checker}
+	defer s.h.approvers.set(s.ID(), loop.Approver)()
 	out := loop.Run(ctx, s.Session, prompt, live)
 	return out.Reason, out.Err
 }
@@ -176,7 +177,7 @@ type editorAsker struct{ a acpbridge.Asker }
 
 // Ask implements permission.Asker.
 func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
-	return e.a.AskPermission(ctx, req.CallID, req.Tool, "")
+	return e.a.AskPermission(ctx, req.CallID, req.Tool, req.Title)
 }
 
 // Close implements acpbridge.Session.

@@ -63,6 +63,7 @@ func (h *host) turn(ctx context.Context, s *session.Session, text string, std st
 		checker.Asker = &termAsker{view: view, in: std.in}
 	}
 	loop.Approver = loopApprover{checker}
+	defer h.approvers.set(s.ID(), loop.Approver)()
 	stop := view.follow()
 	out := loop.Run(ctx, s, event.Text(text), view)
 	stop()

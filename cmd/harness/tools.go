@@ -71,12 +71,12 @@ func (o *openSessions) get(id string) (*session.Session, bool) {
 }
 
 // hostServices answers plugins' calls back into the host.
-type hostServices struct{ sessions *openSessions }
+type hostServices struct{ host *host }
 
 // ReadState implements pluginapi.HostServices: the session's todo list and
 // cwd, from its log.
 func (h hostServices) ReadState(_ context.Context, req pluginapi.ReadStateRequest) (pluginapi.ReadStateResponse, error) {
-	s, ok := h.sessions.get(req.SessionID)
+	s, ok := h.host.sessions.get(req.SessionID)
 	if !ok {
 		return pluginapi.ReadStateResponse{}, fmt.Errorf("read state: no open session %q", req.SessionID)
 	}
@@ -99,12 +99,15 @@ func (h *host) startTools(ctx context.Context) error {
 		Logger:      h.log.Named("toolbox"),
 		HostVersion: version,
 		LogLevel:    h.cfg.LogLevel,
-		Host:        hostServices{sessions: &h.sessions},
+		Host:        hostServices{host: h},
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)
 	}
 	h.tools = tb
+	if h.subagents != nil {
+		h.subagents.Tools = loopTools{tb}
+	}
 	return nil
 }
 

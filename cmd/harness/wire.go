@@ -15,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
@@ -50,6 +51,10 @@ type host struct {
 	tools *toolbox.Toolbox
 	// policy decides on tools that need permission.
 	policy permission.Policy
+	// approvers are the running turns' approvers, for their subagents.
+	approvers approvers
+	// subagents runs child sessions for the subagent tool.
+	subagents *subagent.Runner
 }
 
 // newHost checks the configuration and builds the logger, the session store
@@ -81,12 +86,10 @@ func newHost(c *config, e env, std stdio, model agent.Model) (*host, error) {
 	}
 	if model != nil {
 		h.model, h.modelName = model, c.Provider
-		return h, nil
-	}
-	h.model, h.modelName, err = newModel(c, e, log)
-	if err != nil {
+	} else if h.model, h.modelName, err = newModel(c, e, log); err != nil {
 		return nil, err
 	}
+	h.subagents = &subagent.Runner{Store: h.store, Loop: h.loop, Logger: log.Named("subagent")}
 	return h, nil
 }
 

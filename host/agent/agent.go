@@ -104,6 +104,9 @@ type ApprovalRequest struct {
 	Tool      string
 	// Args is the model's raw JSON text.
 	Args string
+	// Title, when set, is how the question names the call (a subagent's
+	// call names the subagent); the loop leaves it empty.
+	Title string
 }
 
 // Approval is the answer to an ApprovalRequest.

@@ -135,6 +135,8 @@ type Request struct {
 	CallID    string
 	Tool      string
 	Args      json.RawMessage
+	// Title, when set, is how the question names the call.
+	Title string
 }
 
 // Asker asks the user about a call and returns their decision. It blocks

@@ -51,9 +51,6 @@ type Runner struct {
 	MaxConcurrent int
 	Budget        Budget
 	Logger        hclog.Logger
-	// Opened and Closed, when set, learn of a child session's life (the
-	// host registers it for HostServices).
-	Opened, Closed func(*session.Session)
 
 	mu   sync.Mutex               // guards sems
 	sems map[string]chan struct{} // per root session
@@ -68,6 +65,9 @@ type Request struct {
 	// Approver decides the child's permission requests; the host passes the
 	// root client's, which names the subagent in its question.
 	Approver agent.Approver
+	// Opened and Closed, when set, learn of the child session's life (the
+	// host registers it for HostServices).
+	Opened, Closed func(*session.Session)
 }
 
 // Result is a child's final answer.
@@ -123,12 +123,12 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 	if err != nil {
 		return Result{}, &Error{Kind: ErrFailed, Message: fmt.Sprintf("failed: create the child session: %v", err)}
 	}
-	if r.Opened != nil {
-		r.Opened(child)
+	if req.Opened != nil {
+		req.Opened(child)
 	}
 	defer func() {
-		if r.Closed != nil {
-			r.Closed(child)
+		if req.Closed != nil {
+			req.Closed(child)
 		}
 		child.Close()
 	}()
