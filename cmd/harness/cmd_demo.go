@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/host/permission"
 )
 
 //go:embed demo/demo.jsonl
@@ -33,11 +34,16 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 	if err := h.startTools(ctx); err != nil {
 		return exitFailed, err
 	}
-	if !h.hasTool("todo_write") {
-		dirs, _ := c.pluginDirs()
-		return exitFailed, fmt.Errorf("the demo needs the todo plugin, and %s has none: build the plugins with go build -o bin/plugins/ ./plugins/... (next to bin/harness), or pass --plugin-dir",
-			strings.Join(dirs, ":"))
+	for _, tool := range []string{"todo_write", "bash", "subagent"} {
+		if !h.hasTool(tool) {
+			dirs, _ := c.pluginDirs()
+			return exitFailed, fmt.Errorf("the demo needs the %s tool, and %s has no plugin offering it: build the plugins with go build -o bin/plugins/ ./plugins/... (next to bin/harness), or pass --plugin-dir",
+				tool, strings.Join(dirs, ":"))
+		}
 	}
+	// The demo's one command is harmless; it runs without asking.
+	h.policy.Mode = permission.ModeAllowAll
+	fmt.Fprintln(std.out, "(The demo allows its tool calls without asking: it runs one harmless echo. harness run asks first.)")
 	s, err := h.openSession("")
 	if err != nil {
 		return exitFailed, err

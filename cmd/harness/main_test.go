@@ -64,15 +64,31 @@ func writeScript(t *testing.T, lines ...string) string {
 	return p
 }
 
-// readLog returns the events of the only session in stateDir, as generic
-// JSON objects, and the session file's path.
+// readLog returns the events of the only root session in stateDir (child
+// sessions of subagents aside), as generic JSON objects, and its path.
 func readLog(t *testing.T, stateDir string) ([]map[string]any, string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(stateDir, "sessions", "*.jsonl"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("want one session file in %s, got %v (%v)", stateDir, files, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f, err := os.Open(files[0])
+	var roots []string
+	var rootEvents []map[string]any
+	for _, file := range files {
+		evs := readJSONL(t, file)
+		if _, child := evs[0]["parentSession"]; !child {
+			roots, rootEvents = append(roots, file), evs
+		}
+	}
+	if len(roots) != 1 {
+		t.Fatalf("want one root session in %s, got %v", stateDir, roots)
+	}
+	return rootEvents, roots[0]
+}
+
+func readJSONL(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +103,7 @@ func readLog(t *testing.T, stateDir string) ([]map[string]any, string) {
 		}
 		evs = append(evs, m)
 	}
-	return evs, files[0]
+	return evs
 }
 
 func types(evs []map[string]any) []string {
@@ -222,7 +238,8 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Show me how you work", "[~] Explain the session log", "[x] Explain the plugins",
+	for _, want := range []string{"Show me how you work", "[~] Look at the working directory", "[x] Summarize",
+		"→ bash", "TERM=dumb", "→ subagent", "[explain the session log] ",
 		"Updated todo list: 0 pending, 0 in progress, 3 completed.", "session log", "jq"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
@@ -236,13 +253,16 @@ func TestDemo(t *testing.T) {
 	if n := strings.Count(all, "todo/write"); n != 4 {
 		t.Errorf("demo logged %d todo/write events, want 4", n)
 	}
+	if sessions, _ := filepath.Glob(filepath.Join(state, "sessions", "*.jsonl")); len(sessions) != 2 {
+		t.Errorf("demo left %d session logs, want the session and its subagent's", len(sessions))
+	}
 }
 
-func TestDemoWithoutPlugins(t *testing.T) {
+func TestDemoWithoutPluginsFails(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"HARNESS_STATE_DIR": t.TempDir(), "HARNESS_PLUGIN_DIR": t.TempDir()}
 	code, _, errOut := harness(t, env, "demo")
-	if code != exitFailed || !strings.Contains(errOut, "the demo needs the todo plugin") || !strings.Contains(errOut, "go build -o bin/plugins/ ./plugins/...") {
+	if code != exitFailed || !strings.Contains(errOut, "the demo needs the todo_write tool") || !strings.Contains(errOut, "go build -o bin/plugins/ ./plugins/...") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }
