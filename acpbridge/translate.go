@@ -178,7 +178,8 @@ type presentation struct {
 
 // present returns the presentation of a call to tool name with the model's
 // raw arguments: bash shows its command and runs (execute); todo_write
-// updates the todo list, which the editor shows as the plan; any other tool
+// updates the todo list, which the editor shows as the plan; subagent shows
+// its task's description; any other tool
 // shows its name (kind other). rawInput is the parsed arguments, or the raw
 // text when they are not JSON.
 func present(name, args string) presentation {
@@ -200,6 +201,12 @@ func present(name, args string) presentation {
 		}
 	case "todo_write":
 		pr.title = "Update todo list"
+	case "subagent":
+		if m, ok := parsed.(map[string]any); ok {
+			if d, ok := m["description"].(string); ok && strings.TrimSpace(d) != "" {
+				pr.title = "Subagent: " + strings.TrimSpace(d)
+			}
+		}
 	}
 	if pr.title == "" {
 		pr.title = "tool call"

@@ -63,6 +63,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "load", args: []string{"--tools"}, needs: []string{"todo"}},
 		{name: "cancel", args: []string{"--tool"}, needs: []string{"bash"}},
 		{name: "permission", needs: []string{"bash"}},
+		{name: "subagent", needs: []string{"subagent", "todo"}},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

@@ -80,3 +80,38 @@ func TestSubagentFullLoop(t *testing.T) {
 		t.Errorf("harness sessions does not show the child under its parent:\n%s", out)
 	}
 }
+
+// TestSubagentsInParallel: two subagent calls in one step run as two child
+// sessions; the parent gets both answers, logged in the model's order.
+func TestSubagentsInParallel(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	child := `{"text":"child done","expect":{"lastRole":"user"}}`
+	script := writeScript(t,
+		`{"toolCalls":[{"id":"sa1","name":"subagent","args":{"description":"first","prompt":"Do the first part."}},{"id":"sa2","name":"subagent","args":{"description":"second","prompt":"Do the second part."}}]}`,
+		child, child, // the children ask in either order; both get this answer
+		`{"text":"Both are done.","expect":{"lastRole":"tool","lastContains":"child done"}}`,
+	)
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t),
+		"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": script}
+	if code, out, errOut := harness(t, env, "run", "split the work"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	evs, _ := readLog(t, state)
+	var results []string
+	for _, e := range evs {
+		if e["type"] == "tool/result" {
+			d := e["data"].(map[string]any)
+			results = append(results, d["callId"].(string))
+			if !strings.Contains(d["content"].(string), "child done") {
+				t.Errorf("result %v lacks the child's answer", d)
+			}
+		}
+	}
+	if strings.Join(results, ",") != "sa1,sa2" {
+		t.Errorf("results in order %v, want sa1,sa2", results)
+	}
+	if files, _ := filepath.Glob(filepath.Join(state, "sessions", "*.jsonl")); len(files) != 3 {
+		t.Errorf("%d session logs, want the parent and two children", len(files))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -245,4 +246,32 @@ func TestRunConcurrencyCap(t *testing.T) {
 	if peak > 2 {
 		t.Errorf("%d children ran at once, cap 2", peak)
 	}
+}
+
+// BenchmarkChild measures the host's overhead to start a child and return
+// its answer: create the child's session (its log file, fsynced), run one
+// turn with a script model that answers at once, close it.
+func BenchmarkChild(b *testing.B) {
+	st := &session.Store{Dir: b.TempDir()}
+	root, err := st.Create(session.CreateOptions{Cwd: "/project"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	line := `{"text":"answer","usage":{"input":10,"output":2}}` + "\n"
+	r := &Runner{Store: st, Loop: func(string) (*agent.Loop, error) {
+		m, err := script.Load(strings.NewReader(line))
+		return &agent.Loop{Model: m}, err
+	}}
+	req := Request{ParentSessionID: root.ID(), Prompt: "go"}
+	var times []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := r.Run(context.Background(), req, nil); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 }
