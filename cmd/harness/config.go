@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/subagent"
 )
 
 // config is every setting of the harness command, from flags with
@@ -28,6 +30,11 @@ type config struct {
 	Permission      string
 	Yes             bool
 	PermissionsFile string
+	// Subagents: how deep children may nest, and each child's budgets.
+	SubagentDepth  int
+	SubagentSteps  int
+	SubagentTime   time.Duration
+	SubagentTokens int
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -60,6 +67,28 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
+	num := func(p *int, name, envName string, def int, usage string) {
+		if v := e.get(envName); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				def = n
+			} else {
+				def = -1 // reported by check
+			}
+		}
+		fs.IntVar(p, name, def, usage+" (env "+envName+")")
+	}
+	num(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
+	num(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
+	num(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
+	wall := subagent.DefaultWall
+	if v := e.get("HARNESS_SUBAGENT_TIME"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			wall = d
+		} else {
+			wall = -1 // reported by check
+		}
+	}
+	fs.DurationVar(&c.SubagentTime, "subagent-time", wall, "wall-time budget of each subagent (env HARNESS_SUBAGENT_TIME)")
 	if v := e.get("HARNESS_MAX_STEPS"); v != "" {
 		// An unparsable value is reported by check, not ignored.
 		n, err := strconv.Atoi(v)
@@ -86,6 +115,12 @@ func (c *config) check() error {
 		if _, err := permission.ParseMode(c.Permission); err != nil {
 			return err
 		}
+	}
+	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
+		return fmt.Errorf("--subagent-depth (or HARNESS_SUBAGENT_DEPTH) must be 1, 2 or 3")
+	}
+	if c.SubagentSteps < 1 || c.SubagentTime <= 0 || c.SubagentTokens < 0 {
+		return fmt.Errorf("subagent budgets must be positive: --subagent-steps, --subagent-time (a duration like 10m), --subagent-tokens (0 for none)")
 	}
 	return nil
 }

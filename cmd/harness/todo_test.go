@@ -83,7 +83,8 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: testPlugins(t)}
+	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: testPlugins(t),
+		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 	var stderr strings.Builder
 	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
 	h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)

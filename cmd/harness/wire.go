@@ -89,7 +89,8 @@ func newHost(c *config, e env, std stdio, model agent.Model) (*host, error) {
 	} else if h.model, h.modelName, err = newModel(c, e, log); err != nil {
 		return nil, err
 	}
-	h.subagents = &subagent.Runner{Store: h.store, Loop: h.loop, Logger: log.Named("subagent")}
+	h.subagents = &subagent.Runner{Store: h.store, Loop: h.loop, Logger: log.Named("subagent"),
+		MaxDepth: c.SubagentDepth, Budget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}
 	return h, nil
 }
 
