@@ -2,6 +2,8 @@ package toolbox_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,4 +85,90 @@ func reportPercentiles(b *testing.B, took []time.Duration) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2])/1e3, "p50-µs")
 	b.ReportMetric(float64(took[len(took)*9/10])/1e3, "p90-µs")
+}
+
+// BenchmarkReload measures hot reload end to end, the way a developer
+// meets it: a new binary is renamed into the watched plugin dir (as `go
+// build -o` does), and the clock runs until the first call answered by the
+// new binary (polling every millisecond), default debounce included
+// (budget: p50 ≤ 300 ms). Each iteration installs new bytes (the v1 or v2
+// build plus a counter appended, which the loader ignores), so every
+// stage does its full work: hash, cache copy, start. It reports p50 and
+// p90 of that latency, the median of each reload stage, and, for
+// "under-load" (4 goroutines calling the plugin back to back throughout),
+// the calls made and failed (want 0).
+//
+//	go test -run='^$' -bench=BenchmarkReload -benchtime=30x ./host/toolbox
+func BenchmarkReload(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		callers int
+	}{{"idle", 0}, {"under-load", 4}} {
+		b.Run(bc.name, func(b *testing.B) {
+			dir := b.TempDir()
+			install(b, "versioned-v1", dir, "versioned")
+			cfg, rls := watchConfig(b, dir)
+			cfg.Debounce = 0 // the default
+			tb := open(b, cfg)
+			checkVersion(b, tb, "v1")
+			images := [][]byte{readPlugin(b, "versioned-v1"), readPlugin(b, "versioned-v2")}
+			var stats *loadStats
+			if bc.callers > 0 {
+				stats = load(tb, bc.callers)
+			}
+			var took []time.Duration
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				img := append(slices.Clip(images[i%2]), fmt.Sprintf("\nreload %d\n", i)...)
+				sum := fmt.Sprintf("%x", sha256.Sum256(img))
+				tmp := filepath.Join(dir, ".versioned.new")
+				if err := os.WriteFile(tmp, img, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				begin := time.Now()
+				if err := os.Rename(tmp, filepath.Join(dir, "versioned")); err != nil {
+					b.Fatal(err)
+				}
+				for {
+					res := call(tb, "version", `{}`)
+					if !res.IsError && res.Plugin.SHA256 == sum {
+						break
+					}
+					if time.Since(begin) > 10*time.Second {
+						b.Fatalf("reload %d: not serving after 10s: %+v", i, res)
+					}
+					time.Sleep(time.Millisecond)
+				}
+				took = append(took, time.Since(begin))
+				b.StopTimer()
+				if r := rls.waitCount(b, i); r.Err != "" {
+					b.Fatalf("reload %d failed: %+v", i, r)
+				}
+				b.StartTimer()
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
+			b.ReportMetric(float64(took[len(took)*9/10])/1e6, "p90-ms")
+			for _, stage := range allStages {
+				var ds []time.Duration
+				for _, r := range rls.all() {
+					ds = append(ds, r.Elapsed(stage))
+				}
+				slices.Sort(ds)
+				b.ReportMetric(float64(ds[len(ds)/2])/1e6, stage+"-ms")
+			}
+			if stats != nil {
+				calls, failed, _ := stats.stop()
+				b.ReportMetric(float64(calls), "calls")
+				b.ReportMetric(float64(len(failed)), "failed-calls")
+				if len(failed) > 0 {
+					b.Errorf("%d of %d calls failed; first: %+v", len(failed), calls, failed[0])
+				}
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }

@@ -67,6 +67,101 @@ func snapshot(src, dir string, idx *hashIndex) (sum, dst string, err error) {
 	return sum, dst, nil
 }
 
+// errChanging says that a file changed while it was read: a writer is
+// still at work, and a reload tries again once the file is quiet.
+var errChanging = errors.New("the file changed while it was copied")
+
+// staged is a plugin file copied into the cache dir under a temporary
+// name and hashed, not yet in place: the bytes hashed are the bytes that
+// will run.
+type staged struct {
+	tmp  string // the copy, until place or drop
+	sum  string // its sha256, once hashed
+	size int64
+}
+
+// stageCopy copies the open file f into a temporary file of the cache dir
+// (in the kernel, with copy_file_range where it can); hash then names it.
+// It fails with errChanging when f's size or times moved meanwhile.
+func stageCopy(f *os.File, dir string) (*staged, error) {
+	before, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := writeTemp(filepath.Join(dir, "reload"), f, before.Size())
+	if err != nil {
+		return nil, err
+	}
+	after, err := f.Stat()
+	if err == nil && !sameVersion(before, after) {
+		err = errChanging
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return &staged{tmp: tmp, size: before.Size()}, nil
+}
+
+// hash sets s.sum from the copy's bytes, the bytes that will run.
+func (s *staged) hash() error {
+	sum, err := hashPath(s.tmp)
+	if err != nil {
+		s.drop()
+		return err
+	}
+	s.sum = sum
+	return nil
+}
+
+// sameVersion reports whether two stats of one open file show the same
+// content: same size, modification and (where known) change times.
+func sameVersion(a, b os.FileInfo) bool {
+	ka, okA := keyOf(a)
+	kb, okB := keyOf(b)
+	if okA && okB {
+		return ka == kb
+	}
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// place puts the staged copy into the cache as dir/<sum> (0500) and
+// returns that path; a copy already there is kept and the staged one
+// dropped.
+func (s *staged) place(dir string) (string, error) {
+	dst := filepath.Join(dir, s.sum)
+	if cached(dst, s.size) {
+		s.drop()
+		return dst, nil
+	}
+	if err := os.Chmod(s.tmp, 0o500); err != nil {
+		s.drop()
+		return "", err
+	}
+	if err := os.Rename(s.tmp, dst); err != nil {
+		s.drop()
+		return "", err
+	}
+	return dst, nil
+}
+
+// drop removes the staged copy.
+func (s *staged) drop() { os.Remove(s.tmp) }
+
+// hashPath returns the hex sha256 of the file at path.
+func hashPath(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // cached reports whether the cache entry path exists with the right size.
 func cached(path string, size int64) bool {
 	fi, err := os.Lstat(path)
@@ -108,7 +203,7 @@ func writeTemp(dst string, r io.Reader, size int64) (string, error) {
 		err = cerr
 	}
 	if err == nil && n != size {
-		err = fmt.Errorf("read %d bytes, want %d: the file changed while it was copied", n, size)
+		err = fmt.Errorf("read %d bytes, want %d: %w", n, size, errChanging)
 	}
 	if err != nil {
 		os.Remove(f.Name())

@@ -2,45 +2,105 @@ package toolbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
+// maxRoutes bounds how often a call looks up its route again after
+// finding the process it picked retired by a reload (each look-up sees a
+// newer snapshot; in practice one more suffices).
+const maxRoutes = 16
+
 // Call runs one tool call through the plugin that offers c.Name in the
-// current snapshot, and returns promptly once ctx is done. Progress, if
-// not nil, receives the call's progress text. Every failure — an unknown
-// tool, arguments that are not a JSON object, a disabled or crashed plugin,
-// an event the plugin did not declare, a cancelled ctx — is an error Result
+// current snapshot (or the draining process c.Plugin names, see
+// Call.Plugin), and returns promptly once ctx is done. Progress, if not
+// nil, receives the call's progress text. Every failure — an unknown tool,
+// arguments that are not a JSON object, a disabled or crashed plugin, an
+// event the plugin did not declare, a cancelled ctx — is an error Result
 // without events, never a panic or a Go error.
+//
+// A call that picked a process just before a reload swapped it out still
+// runs on it (the drain waits for it); one that finds it already shut
+// routes again through the new snapshot. So a reload fails no call.
 func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress) Result {
 	if tb.closed.Load() {
 		return errorResult(nil, "%v", errClosed)
 	}
-	e, ok := tb.reg.Load().tools[c.Name]
-	if !ok {
-		return errorResult(nil, "unknown tool %q", c.Name)
-	}
-	ref := e.inst.ref
-	ref.PID = 0 // until a process is reached
-	args, err := checkArgs(c.Args)
-	if err != nil {
-		return errorResult(&ref, "invalid arguments: %v", err)
-	}
-	if ctx.Err() != nil {
-		return cancelled(&ref)
-	}
-	inst := e.inst
-	if !inst.alive() {
-		if inst, err = e.plug.acquire(ctx); err != nil {
-			if ctx.Err() != nil {
-				return cancelled(&ref)
+	for range maxRoutes {
+		e, ok := tb.route(c)
+		if !ok {
+			return errorResult(nil, "unknown tool %q", c.Name)
+		}
+		ref := e.inst.ref
+		ref.PID = 0 // until a process is reached
+		args, err := checkArgs(c.Args)
+		if err != nil {
+			return errorResult(&ref, "invalid arguments: %v", err)
+		}
+		if ctx.Err() != nil {
+			return cancelled(&ref)
+		}
+		inst := e.inst
+		if !inst.alive() {
+			if inst, err = e.plug.acquire(ctx); err != nil {
+				if errors.Is(err, errRetired) {
+					c.Plugin = nil // the current snapshot from now on
+					continue
+				}
+				if ctx.Err() != nil {
+					return cancelled(&ref)
+				}
+				return errorResult(&ref, "%v", err)
 			}
-			return errorResult(&ref, "%v", err)
+		}
+		if !inst.calls.enter() {
+			// Retired and drained meanwhile: the new snapshot is stored.
+			c.Plugin = nil
+			continue
+		}
+		res := e.plug.execute(ctx, inst, c, args, progress)
+		inst.calls.leave()
+		return res
+	}
+	return errorResult(nil, "plugin of tool %q kept being replaced; try again", c.Name)
+}
+
+// route returns where c goes: the draining process c.Plugin names, if it
+// offers c.Name and still takes calls, else the current snapshot's entry.
+func (tb *Toolbox) route(c Call) (entry, bool) {
+	e, ok := tb.reg.Load().tools[c.Name]
+	if c.Plugin == nil || (ok && e.inst.ref == *c.Plugin) {
+		return e, ok
+	}
+	tb.mu.Lock()
+	retiring := slices.Clone(tb.retiring) // p.current locks p.mu: not under tb.mu
+	tb.mu.Unlock()
+	for _, p := range retiring {
+		inst := p.current()
+		if inst == nil || inst.ref != *c.Plugin {
+			continue
+		}
+		if i := slices.IndexFunc(p.desc.Tools, func(s pluginapi.ToolSpec) bool { return s.Name == c.Name }); i >= 0 {
+			return entry{plug: p, inst: inst, spec: p.desc.Tools[i]}, true
 		}
 	}
-	ref = inst.ref
+	return e, ok
+}
+
+// execute runs c on inst, a process of p that c has entered.
+func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.RawMessage, progress pluginapi.Progress) Result {
+	// A drain that times out cancels the call.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(inst.calls.abort, func() { cancel(errDrainTimeout) })
+	defer stop()
+
+	ref := inst.ref
 	res, err := inst.client.Execute(ctx, pluginapi.CallRequest{
 		Tool:      c.Name,
 		Args:      args,
@@ -51,10 +111,10 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 		Cwd:       c.Cwd,
 	}, progress)
 	if err != nil {
-		return e.plug.callFailed(ctx, inst, err)
+		return p.callFailed(ctx, inst, err)
 	}
-	if err := validateEvents(e.plug.desc.Name, e.plug.events, res.Events); err != nil {
-		e.plug.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
+	if err := validateEvents(p.desc.Name, p.events, res.Events); err != nil {
+		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
 	}
 	return Result{Content: res.Content, IsError: res.IsError, Events: res.Events, Plugin: &ref}
@@ -67,6 +127,10 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 // when the transport broke.
 func (p *plugin) callFailed(ctx context.Context, inst *instance, err error) Result {
 	ref := inst.ref
+	if errors.Is(context.Cause(ctx), errDrainTimeout) {
+		return errorResult(&ref, "plugin %s was replaced or removed during the call, and the call did not end within %s; it was cancelled",
+			p.desc.Name, p.tb.cfg.DrainTimeout)
+	}
 	if ctx.Err() != nil {
 		return cancelled(&ref)
 	}

@@ -20,10 +20,16 @@ import (
 // errClosed is returned for calls after Close.
 var errClosed = errors.New("the toolbox is closed")
 
-// plugin supervises one registered plugin file: its cached binary, the
-// description of its first start, and the process serving it now. It
-// restarts the process on demand after a crash, with backoff, and disables
-// the plugin when it crashes too often.
+// errRetired is what acquire and a restart return for a plugin that a
+// reload replaced or removed: the caller routes through the current
+// snapshot instead.
+var errRetired = errors.New("the plugin was replaced by a reload")
+
+// plugin supervises one version of a registered plugin file: its cached
+// binary, the description of its first start, and the process serving it
+// now. It restarts the process on demand after a crash, with backoff, and
+// disables the plugin when it crashes too often. A reload makes a new
+// plugin for the file's new bytes and retires this one.
 type plugin struct {
 	tb     *Toolbox
 	path   string // the discovered file
@@ -41,6 +47,7 @@ type plugin struct {
 	brk      breaker
 	disabled bool
 	closed   bool
+	retired  bool // a reload replaced or removed it: no more starts
 	lastErr  string
 }
 
@@ -49,6 +56,7 @@ type instance struct {
 	client *pluginapi.Client
 	ref    event.Plugin
 	exited <-chan struct{}
+	calls  *flight // the calls in flight on it, for a drain
 
 	// guarded by the plugin's mu
 	noted    bool // its exit was handled
@@ -83,10 +91,20 @@ func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plug
 		return nil, err
 	}
 	hashed := time.Since(begin)
-	inst, desc, err := tb.start(ctx, path, exe, sum)
+	inst, desc, err := tb.start(ctx, path, exe, sum, nil)
 	if err != nil {
 		return nil, err
 	}
+	p := tb.newPlugin(path, sum, exe, desc, inst)
+	p.log.Debug("plugin started", "path", path, "version", desc.Version, "sha256", sum,
+		"pid", inst.ref.PID, "tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
+	return p, nil
+}
+
+// newPlugin returns the supervisor of the plugin file path whose cached
+// copy exe (of sha256 sum) runs as inst, described by desc, and starts
+// watching inst's exit.
+func (tb *Toolbox) newPlugin(path, sum, exe string, desc pluginapi.Description, inst *instance) *plugin {
 	p := &plugin{
 		tb:     tb,
 		path:   path,
@@ -107,15 +125,37 @@ func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plug
 		p.events[t] = true
 	}
 	go p.watch(inst)
-	p.log.Debug("plugin started", "path", path, "version", desc.Version, "sha256", sum,
-		"pid", inst.ref.PID, "tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
-	return p, nil
+	return p
 }
 
+// startHooks lets a reload time the stages of a start and check a
+// description against the other plugins.
+type startHooks struct {
+	// mark is called as each stage ends: StageStart (launch and
+	// handshake), StageDescribe (Describe and the checks), StageConfigure.
+	mark func(stage string)
+	// check, if set, is one more check of the description.
+	check func(pluginapi.Description) error
+}
+
+// failedStage is a start error with the stage it failed in.
+type failedStage struct {
+	stage string
+	err   error
+}
+
+func (e *failedStage) Error() string { return e.err.Error() }
+func (e *failedStage) Unwrap() error { return e.err }
+
 // start launches the cached copy exe of the plugin file path, asks for its
-// description, checks it and configures the plugin.
-func (tb *Toolbox) start(ctx context.Context, path, exe, sum string) (*instance, pluginapi.Description, error) {
+// description, checks it and configures the plugin. hooks may be nil. Its
+// errors are *failedStage.
+func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *startHooks) (*instance, pluginapi.Description, error) {
 	var desc pluginapi.Description
+	mark := func(string) {}
+	if hooks != nil && hooks.mark != nil {
+		mark = hooks.mark
+	}
 	ctx, cancel := context.WithTimeout(ctx, tb.cfg.StartTimeout)
 	defer cancel()
 	c, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{
@@ -127,13 +167,20 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string) (*instance,
 		StopTimeout:  tb.cfg.StopTimeout,
 	})
 	if err != nil {
-		return nil, desc, startFailure(err)
+		return nil, desc, &failedStage{StageStart, startFailure(err)}
 	}
+	mark(StageStart)
+	stage := StageDescribe
 	desc, err = c.Describe(ctx)
 	if err == nil {
 		err = validateDescription(desc)
 	}
+	if err == nil && hooks != nil && hooks.check != nil {
+		err = hooks.check(desc)
+	}
 	if err == nil {
+		mark(StageDescribe)
+		stage = StageConfigure
 		err = c.Configure(ctx, pluginapi.ConfigureRequest{
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
@@ -145,12 +192,14 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string) (*instance,
 	}
 	if err != nil {
 		c.Close()
-		return nil, desc, err
+		return nil, desc, &failedStage{stage, err}
 	}
+	mark(StageConfigure)
 	return &instance{
 		client: c,
 		exited: c.Exited(),
 		ref:    event.Plugin{Name: desc.Name, Version: desc.Version, SHA256: sum, PID: c.PID()},
+		calls:  newFlight(),
 	}, desc, nil
 }
 
@@ -183,6 +232,9 @@ func (p *plugin) acquire(ctx context.Context) (*instance, error) {
 			inst := p.cur
 			p.mu.Unlock()
 			return inst, nil
+		case p.retired:
+			p.mu.Unlock()
+			return nil, errRetired
 		}
 		st := p.starting
 		if st == nil {
@@ -222,7 +274,7 @@ func (p *plugin) acquire(ctx context.Context) (*instance, error) {
 func (p *plugin) restart(ctx context.Context, st *start) {
 	defer st.cancel()
 	begin := time.Now()
-	inst, desc, err := p.tb.start(ctx, p.path, p.exe, p.sum)
+	inst, desc, err := p.tb.start(ctx, p.path, p.exe, p.sum, nil)
 	if err == nil && !sameTools(p.desc, desc) {
 		inst.client.Close()
 		inst, err = nil, errors.New("it offers other tools than at its first start")
@@ -232,8 +284,11 @@ func (p *plugin) restart(ctx context.Context, st *start) {
 	p.mu.Lock()
 	p.starting = nil
 	switch {
-	case p.closed:
+	case p.closed || p.retired:
 		st.err = errClosed
+		if p.retired {
+			st.err = errRetired
+		}
 		if inst != nil {
 			inst.stopping = true
 			stop = inst
@@ -328,6 +383,15 @@ func (p *plugin) crashedLocked(now time.Time) {
 func (p *plugin) disabledError() error {
 	return fmt.Errorf("plugin %s is disabled after %d crashes in %s; see the log (harness plugins)",
 		p.desc.Name, p.brk.max, seconds(p.brk.window))
+}
+
+// retire marks p replaced or removed by a reload, so that it starts no
+// more processes, and returns its live process, if any, to drain.
+func (p *plugin) retire() *instance {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.retired = true
+	return p.cur
 }
 
 // close stops p's process and waits for a restart in progress to end.

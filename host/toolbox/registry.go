@@ -10,7 +10,7 @@ import (
 
 // registry is an immutable snapshot of the registered plugins: which
 // process serves each tool. It is never modified once stored in
-// Toolbox.reg; a change (a restart, later a reload) builds a new one and
+// Toolbox.reg; a change (a restart, a reload) builds a new one and
 // swaps it in, so a reader sees one consistent state without locking.
 type registry struct {
 	members  []member         // registered plugins, in discovery order
@@ -64,4 +64,58 @@ func (r *registry) withInstance(p *plugin, inst *instance) *registry {
 	members := slices.Clone(r.members)
 	members[i].inst = inst
 	return newRegistry(members, r.failures)
+}
+
+// member returns the member serving the plugin file path.
+func (r *registry) member(path string) (member, bool) {
+	for _, m := range r.members {
+		if m.plug.path == path {
+			return m, true
+		}
+	}
+	return member{}, false
+}
+
+// failure returns the failure recorded for the file path.
+func (r *registry) failure(path string) (Failure, bool) {
+	for _, f := range r.failures {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return Failure{}, false
+}
+
+// withFile returns a copy of r in which the file path is served by m, or
+// by nothing when m is nil, and has the failure f, or none when f is nil.
+// cmp orders paths as discovery does; the new entries go where discovery
+// would have put them.
+func (r *registry) withFile(path string, m *member, f *Failure, cmp func(a, b string) int) *registry {
+	members := make([]member, 0, len(r.members)+1)
+	for _, x := range r.members {
+		if x.plug.path != path {
+			members = append(members, x)
+		}
+	}
+	if m != nil {
+		i := slices.IndexFunc(members, func(x member) bool { return cmp(x.plug.path, path) > 0 })
+		if i < 0 {
+			i = len(members)
+		}
+		members = slices.Insert(members, i, *m)
+	}
+	failures := make([]Failure, 0, len(r.failures)+1)
+	for _, x := range r.failures {
+		if x.Path != path {
+			failures = append(failures, x)
+		}
+	}
+	if f != nil {
+		i := slices.IndexFunc(failures, func(x Failure) bool { return cmp(x.Path, path) > 0 })
+		if i < 0 {
+			i = len(failures)
+		}
+		failures = slices.Insert(failures, i, *f)
+	}
+	return newRegistry(members, failures)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +57,30 @@ type Config struct {
 	// Parallel is the number of plugins Open starts at once (default
 	// max(4, GOMAXPROCS)).
 	Parallel int
+
+	// Watch turns on hot reload: the toolbox watches Dirs and reloads a
+	// plugin whose file changes, adds one that appears and withdraws one
+	// that goes (see the package doc). The CLI sets it unless --watch=false.
+	Watch bool
+	// Debounce is how long a changed file must be quiet before it is
+	// reloaded (default 150 ms); MaxDebounce caps the wait counted from the
+	// first event of a burst (default 2 s).
+	Debounce    time.Duration
+	MaxDebounce time.Duration
+	// DrainTimeout is how long a call in flight on a replaced or removed
+	// process may go on after the swap before it is cancelled (default
+	// 30 s).
+	DrainTimeout time.Duration
+	// OnReload, if set, is called after every reload attempt (a
+	// replacement, an added or removed file, a failure), from the goroutine
+	// reloading that file; it should return quickly.
+	OnReload func(Reload)
+	// ReloadsFile, if set, is a JSON file holding the last reload of each
+	// plugin file (<state-dir>/plugins/reloads.json): a watching toolbox
+	// rewrites it after each reload, and Open reads it, so that Plugins in
+	// another process (`harness plugins`) shows the last reload a running
+	// host did. Default: none, LastReload covers this process's reloads.
+	ReloadsFile string
 }
 
 func (c Config) withDefaults() Config {
@@ -75,6 +101,12 @@ func (c Config) withDefaults() Config {
 	set(&c.RestartBackoff, 100*time.Millisecond)
 	set(&c.MaxRestartBackoff, 5*time.Second)
 	set(&c.MaxRestartWait, 2*time.Second)
+	set(&c.Debounce, 150*time.Millisecond)
+	set(&c.MaxDebounce, 2*time.Second)
+	set(&c.DrainTimeout, 30*time.Second)
+	if c.MaxDebounce < c.Debounce {
+		c.MaxDebounce = c.Debounce
+	}
 	if c.MaxCrashes <= 0 {
 		c.MaxCrashes = 5
 	}
@@ -104,6 +136,12 @@ type Call struct {
 	// text counts as {}).
 	Args string
 	Cwd  string
+	// Plugin, if set, is the process the caller's tool list named for this
+	// tool (Tool.Plugin of the list the model was given). If a reload has
+	// replaced that process and it is still draining, the call runs there,
+	// matching the list the model saw; otherwise, and when Plugin is nil,
+	// the current process serves. Result.Plugin says which one did.
+	Plugin *event.Plugin
 }
 
 // Result is what a call produced. Every failure is an error Result whose
@@ -140,6 +178,11 @@ type PluginInfo struct {
 	Status  Status
 	// Err is why it failed, or its last crash.
 	Err string
+	// LastReload is the last reload attempt of this file (nil: none),
+	// successful or not — a failed one left the previous version serving:
+	// one of this toolbox, or of a running host read from
+	// Config.ReloadsFile.
+	LastReload *Reload
 }
 
 // Failure is a file or dir of the plugin dirs that yielded no plugin.
@@ -165,9 +208,18 @@ type Toolbox struct {
 	reg    atomic.Pointer[registry]
 	swapMu sync.Mutex
 
+	dirRank map[string]int // cleaned plugin dir → its rank in Dirs
+	watch   *watcher       // nil unless cfg.Watch
+	fileMu  sync.Mutex     // serialises the rewrites of cfg.ReloadsFile
+
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
+
+	mu sync.Mutex
+	// mu guards the fields below.
+	retiring []*plugin         // replaced or removed by a reload, still draining
+	reloads  map[string]Reload // plugin file → its last reload
 }
 
 // Open discovers the plugins in cfg.Dirs, starts them concurrently and
@@ -182,8 +234,22 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	if err := ensureDir(cfg.CacheDir); err != nil {
 		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
 	}
-	tb := &Toolbox{cfg: cfg, log: cfg.Logger}
+	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile)}
+	for i, d := range cfg.Dirs {
+		d = filepath.Clean(d)
+		if _, ok := tb.dirRank[d]; !ok {
+			tb.dirRank[d] = i
+		}
+	}
 	begin := time.Now()
+	if cfg.Watch {
+		// Before discovery, so that no change after it goes unseen.
+		w, err := newWatcher(tb)
+		if err != nil {
+			tb.log.Warn("cannot watch the plugin dirs; hot reload is off", "error", err)
+		}
+		tb.watch = w
+	}
 	entries := discover(cfg.Dirs, tb.log)
 	idx := loadHashIndex(cfg.CacheDir)
 	loaded := tb.loadAll(ctx, entries, idx)
@@ -222,8 +288,11 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		tb.Close()
 		return nil, fmt.Errorf("open toolbox: %w", err)
 	}
+	if tb.watch != nil {
+		tb.watch.start()
+	}
 	tb.log.Info("plugins started", "plugins", len(members), "tools", len(reg.list),
-		"failures", len(failures), "elapsed", time.Since(begin))
+		"failures", len(failures), "watch", tb.watch != nil, "elapsed", time.Since(begin))
 	return tb, nil
 }
 
@@ -254,6 +323,16 @@ func (tb *Toolbox) loadAll(ctx context.Context, entries []found, idx *hashIndex)
 	}
 	wg.Wait()
 	return out
+}
+
+// pathOrder orders plugin file paths as discovery lists them: by the rank
+// of their dir in Config.Dirs, then by file name.
+func (tb *Toolbox) pathOrder(a, b string) int {
+	ra, rb := tb.dirRank[filepath.Dir(a)], tb.dirRank[filepath.Dir(b)]
+	if ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(filepath.Base(a), filepath.Base(b))
 }
 
 // checkConflicts refuses a plugin whose name or a tool name an earlier
@@ -288,6 +367,14 @@ func (tb *Toolbox) Plugins() []PluginInfo {
 	for _, f := range reg.failures {
 		out = append(out, PluginInfo{Path: f.Path, Status: StatusFailed, Err: f.Err.Error()})
 	}
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for i := range out {
+		if r, ok := tb.reloads[out[i].Path]; ok {
+			r.Stages = slices.Clone(r.Stages)
+			out[i].LastReload = &r
+		}
+	}
 	return out
 }
 
@@ -302,6 +389,11 @@ func (tb *Toolbox) Failures() []Failure {
 func (tb *Toolbox) Close() error {
 	tb.closeOnce.Do(func() {
 		tb.closed.Store(true)
+		if tb.watch != nil {
+			// Stops the reloads in progress: they stop what they started
+			// and cut their drains short.
+			tb.watch.stop()
+		}
 		reg := tb.reg.Load()
 		errs := make([]error, len(reg.members))
 		var wg sync.WaitGroup

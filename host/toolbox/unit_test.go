@@ -2,11 +2,13 @@ package toolbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -432,5 +434,174 @@ func TestHashIndex(t *testing.T) {
 	}
 	if idx := loadHashIndex(cache); len(idx.old) != 0 {
 		t.Fatalf("damaged index loaded as %+v", idx.old)
+	}
+}
+
+func TestFlight(t *testing.T) {
+	t.Parallel()
+	t.Run("idle drain shuts at once", func(t *testing.T) {
+		t.Parallel()
+		f := newFlight()
+		if !f.enter() {
+			t.Fatal("enter on a new flight failed")
+		}
+		f.leave()
+		if n := f.drain(context.Background(), time.Hour, time.Hour); n != 0 {
+			t.Errorf("drain cancelled %d calls", n)
+		}
+		if f.enter() {
+			t.Error("enter after the drain succeeded")
+		}
+	})
+	t.Run("drain waits for the calls in flight", func(t *testing.T) {
+		t.Parallel()
+		f := newFlight()
+		f.enter()
+		drained := make(chan int)
+		go func() { drained <- f.drain(context.Background(), time.Hour, time.Hour) }()
+		time.Sleep(20 * time.Millisecond)
+		// While it drains, a late call may still get in (it listed this
+		// process); the drain waits for it too.
+		if !f.enter() {
+			t.Fatal("enter during the drain failed")
+		}
+		f.leave()
+		select {
+		case <-drained:
+			t.Fatal("drained with a call in flight")
+		case <-time.After(20 * time.Millisecond):
+		}
+		f.leave()
+		if n := <-drained; n != 0 {
+			t.Errorf("drain cancelled %d calls", n)
+		}
+		if f.enter() || f.inFlight() != 0 {
+			t.Error("the gate is open after the drain")
+		}
+		if f.abort.Err() != nil {
+			t.Error("the calls were aborted")
+		}
+	})
+	t.Run("timeout cancels", func(t *testing.T) {
+		t.Parallel()
+		f := newFlight()
+		f.enter()
+		f.enter()
+		go func() {
+			<-f.abort.Done()
+			f.leave()
+			f.leave()
+		}()
+		if n := f.drain(context.Background(), 10*time.Millisecond, time.Second); n != 2 {
+			t.Errorf("drain cancelled %d calls, want 2", n)
+		}
+		if !errors.Is(context.Cause(f.abort), errDrainTimeout) || f.enter() {
+			t.Errorf("after the timeout: cause %v", context.Cause(f.abort))
+		}
+	})
+	t.Run("ctx ends the drain", func(t *testing.T) {
+		t.Parallel()
+		f := newFlight()
+		f.enter()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if n := f.drain(ctx, time.Hour, 10*time.Millisecond); n != 1 {
+			t.Errorf("drain cancelled %d calls, want 1", n)
+		}
+	})
+}
+
+func TestRegistryWithFile(t *testing.T) {
+	t.Parallel()
+	tb := &Toolbox{dirRank: map[string]int{"/b": 0, "/a": 1}}
+	mk := func(path, name string) *member {
+		return &member{plug: &plugin{path: path, desc: pluginapi.Description{Name: name,
+			Tools: []pluginapi.ToolSpec{{Name: name + "_tool"}}}}, inst: &instance{}}
+	}
+	r := newRegistry(nil, nil)
+	for _, m := range []*member{mk("/a/x", "ax"), mk("/b/z", "bz"), mk("/b/c", "bc")} {
+		r = r.withFile(m.plug.path, m, nil, tb.pathOrder)
+	}
+	r = r.withFile("/a/f", nil, &Failure{Path: "/a/f", Err: errors.New("x")}, tb.pathOrder)
+	r = r.withFile("/b/f", nil, &Failure{Path: "/b/f", Err: errors.New("x")}, tb.pathOrder)
+	var got []string
+	for _, m := range r.members {
+		got = append(got, m.plug.path)
+	}
+	for _, f := range r.failures {
+		got = append(got, f.Path)
+	}
+	if want := []string{"/b/c", "/b/z", "/a/x", "/b/f", "/a/f"}; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+	if _, ok := r.tools["bz_tool"]; !ok {
+		t.Errorf("tools = %v", r.tools)
+	}
+	// Replacing a member keeps its place; a failure at its path goes.
+	r = r.withFile("/b/f", mk("/b/f", "bf"), nil, tb.pathOrder)
+	r = r.withFile("/b/z", nil, nil, tb.pathOrder)
+	got = got[:0]
+	for _, m := range r.members {
+		got = append(got, m.plug.path)
+	}
+	if want := []string{"/b/c", "/b/f", "/a/x"}; !slices.Equal(got, want) || len(r.failures) != 1 {
+		t.Errorf("members = %v, failures %v", got, r.failures)
+	}
+	if _, ok := r.tools["bz_tool"]; ok {
+		t.Errorf("a removed member's tool is listed")
+	}
+	if err := r.conflict("/a/new", pluginapi.Description{Name: "other", Tools: []pluginapi.ToolSpec{{Name: "bf_tool"}}}); err == nil ||
+		!strings.Contains(err.Error(), `tool "bf_tool" is already offered by /b/f`) {
+		t.Errorf("conflict = %v", err)
+	}
+	if err := r.conflict("/b/f", pluginapi.Description{Name: "bf", Tools: []pluginapi.ToolSpec{{Name: "bf_tool"}}}); err != nil {
+		t.Errorf("a new version clashes with its own old version: %v", err)
+	}
+}
+
+func TestStageCopy(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "plug")
+	cache := t.TempDir()
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stage := func() *staged {
+		t.Helper()
+		f, err := os.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, err := stageCopy(f, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.hash(); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := stage()
+	const want = "667f61a069b75f1f57fc561623da00e013e144221e8ea54de2803da9dd8aa952" // sha256sum
+	if st.sum != want || st.size != 18 {
+		t.Fatalf("staged %+v", st)
+	}
+	dst, err := st.place(cache)
+	if err != nil || dst != filepath.Join(cache, want) {
+		t.Fatalf("place = %q, %v", dst, err)
+	}
+	checkMode(t, dst, 0o500)
+	fi1, _ := os.Stat(dst)
+	// The same bytes again: the cached copy is kept, the new one dropped.
+	if dst2, err := stage().place(cache); err != nil || dst2 != dst {
+		t.Fatalf("second place = %q, %v", dst2, err)
+	}
+	if fi2, _ := os.Stat(dst); !os.SameFile(fi1, fi2) {
+		t.Errorf("the cached copy was replaced")
+	}
+	stage().drop()
+	if entries, _ := os.ReadDir(cache); len(entries) != 1 {
+		t.Errorf("cache holds %d entries, want 1 (no temporary files left)", len(entries))
 	}
 }

@@ -1,0 +1,85 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// children returns the pids whose parent is pid, from /proc.
+func children(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so cut at the last ')'.
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			n, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" // a zombie is dead, only unreaped
+}
+
+// TestHostKilledLeavesNoPlugins kills the real harness with SIGKILL in the
+// middle of a turn — no cleanup can run — and checks that none of its
+// plugin processes is alive 2 s later.
+func TestHostKilledLeavesNoPlugins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "harness")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	script := writeScript(t, `{"text":"thinking for a long while","hang":true}`)
+	cmd := exec.Command(bin, "run", "--provider", "script", "--script", script,
+		"--state-dir", t.TempDir(), "--plugin-dir", testPlugins(t), "hold on")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var plugins []int
+	for deadline := time.Now().Add(10 * time.Second); len(plugins) < 3 && time.Now().Before(deadline); {
+		plugins = children(t, cmd.Process.Pid)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(plugins) < 3 {
+		t.Fatalf("harness has %d child processes, want its 3 plugins", len(plugins))
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	time.Sleep(2 * time.Second)
+	for _, pid := range plugins {
+		if alive(pid) {
+			t.Errorf("plugin process %d is alive 2 s after the host was killed", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
