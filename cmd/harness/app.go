@@ -39,6 +39,7 @@ Usage:
   harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
   harness plugins [flags]        list the plugins found, their tools and failures
+  harness dev [flags] [DIR...]   rebuild plugins from source as you edit them
   harness version                print the version
 
 Flags go before PROMPT; every flag has an environment twin (see harness run -h).
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdSessions(ctx, args[1:], std, lookup)
 	case "demo":
 		code, err = cmdDemo(ctx, args[1:], std, lookup)
+	case "dev":
+		code, err = cmdDev(ctx, args[1:], std, lookup)
 	case "plugins":
 		code, err = cmdPlugins(ctx, args[1:], std, lookup)
 	case "acp":

@@ -8,7 +8,17 @@ import (
 )
 
 func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, error) {
-	fs := newFlagSet("plugins", std.err, "harness plugins [flags]")
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return cmdPluginsCheck(ctx, args[1:], std, e)
+		case "pin":
+			return cmdPluginsPin(ctx, args[1:], std, e)
+		}
+	}
+	fs := newFlagSet("plugins", std.err, "harness plugins [flags]            list the plugins, their tools and failures\n"+
+		"       harness plugins check [flags] PATH...  run the conformance checks on plugin binaries\n"+
+		"       harness plugins pin [--dev] [flags]    pin the plugins' sha256 in a lock file next to each plugin dir")
 	c := bindConfig(fs, e)
 	if code, done := parseFlags(fs, args); done {
 		return code, nil
@@ -57,6 +67,7 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 	if err := tw.Flush(); err != nil {
 		return exitFailed, err
 	}
+	printReloads(std.out, infos)
 	for _, p := range infos {
 		if p.Err != "" {
 			fmt.Fprintf(std.out, "\n%s: %s", p.Path, p.Err)

@@ -35,6 +35,8 @@ type config struct {
 	SubagentSteps  int
 	SubagentTime   time.Duration
 	SubagentTokens int
+	// Watch hot-reloads plugins whose binaries change.
+	Watch bool
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -65,6 +67,8 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
 	str(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
 	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
+	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
+	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
 	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
 	num := func(p *int, name, envName string, def int, usage string) {

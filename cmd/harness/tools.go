@@ -31,7 +31,7 @@ func (a loopTools) Tools() []agent.Tool {
 func (a loopTools) Call(ctx context.Context, c agent.Call) agent.Result {
 	r := a.tb.Call(ctx, toolbox.Call{
 		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
-		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd,
+		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
 	}, c.Progress)
 	out := agent.Result{Content: r.Content, IsError: r.IsError}
 	for _, e := range r.Events {
@@ -99,7 +99,10 @@ func (h *host) startTools(ctx context.Context) error {
 		Logger:      h.log.Named("toolbox"),
 		HostVersion: version,
 		LogLevel:    h.cfg.LogLevel,
+		StateDir:    h.stateDir,
 		Host:        hostServices{host: h},
+		Watch:       h.cfg.Watch,
+		ReloadsFile: filepath.Join(h.stateDir, "plugins", "reloads.json"),
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)

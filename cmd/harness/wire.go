@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -55,6 +57,8 @@ type host struct {
 	approvers approvers
 	// subagents runs child sessions for the subagent tool.
 	subagents *subagent.Runner
+	// bg counts background work close waits for.
+	bg sync.WaitGroup
 }
 
 // newHost checks the configuration and builds the logger, the session store
@@ -141,9 +145,22 @@ func (h *host) openSession(id string) (*session.Session, error) {
 	return s, nil
 }
 
-// closeSession closes s and forgets it.
+// closeSession closes s and forgets it, and tells the plugins, in the
+// background, so that they drop what they hold for it (bash's background
+// tasks).
 func (h *host) closeSession(s *session.Session) error {
 	h.sessions.remove(s.ID())
+	if h.tools != nil {
+		h.bg.Add(1)
+		go func() {
+			defer h.bg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := h.tools.SessionClosed(ctx, s.ID()); err != nil {
+				h.log.Warn("plugins not told a session ended", "session", s.ID(), "error", err)
+			}
+		}()
+	}
 	if err := s.Close(); err != nil {
 		return fmt.Errorf("close session %s: %w", s.ID(), err)
 	}
@@ -155,6 +172,7 @@ func (h *host) close() error {
 	if h.tools == nil {
 		return nil
 	}
+	h.bg.Wait()
 	if err := h.tools.Close(); err != nil {
 		return fmt.Errorf("stop plugins: %w", err)
 	}

@@ -65,6 +65,9 @@ type Call struct {
 	// Args is the model's raw JSON text.
 	Args string
 	Cwd  string
+	// Plugin is the binary the step's tool list named for the tool; a
+	// toolbox that hot-reloads routes the call to it while it drains.
+	Plugin *event.Plugin
 	// Progress, when not nil, takes the call's live output; the loop
 	// forwards it to a Live that implements ToolProgress. It is not logged.
 	Progress func(text string)

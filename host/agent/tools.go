@@ -85,7 +85,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 				done <- finished{i: next, r: *denied} // buffered: never blocks
 			} else {
 				call := Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd()}
+					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: st.tools[c.Name].Plugin}
 				if tp, ok := t.live.(ToolProgress); ok {
 					sid, id := call.SessionID, c.ID
 					call.Progress = func(text string) { tp.ToolProgress(sid, id, text) }

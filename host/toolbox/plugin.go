@@ -184,6 +184,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		err = c.Configure(ctx, pluginapi.ConfigureRequest{
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
+			StateDir:    tb.cfg.StateDir,
 			Host:        tb.cfg.Host,
 		})
 		if err != nil {

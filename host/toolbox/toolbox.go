@@ -31,6 +31,9 @@ type Config struct {
 	Logger hclog.Logger
 	// HostVersion is told to plugins at Configure.
 	HostVersion string
+	// StateDir is the host's state folder, told to plugins at Configure
+	// (bash keeps full outputs in <StateDir>/sessions/<id>/).
+	StateDir string
 	// LogLevel is the plugins' log level, passed in HARNESS_PLUGIN_LOG_LEVEL
 	// and at Configure (default: Logger's level).
 	LogLevel string
@@ -382,6 +385,28 @@ func (tb *Toolbox) Plugins() []PluginInfo {
 // order, each with its one-line reason.
 func (tb *Toolbox) Failures() []Failure {
 	return slices.Clone(tb.reg.Load().failures)
+}
+
+// SessionClosed tells every running plugin that a session ended, so that
+// they drop what they hold for it (bash kills its background tasks). It
+// asks them concurrently and returns their errors joined; a plugin too old
+// to know the call counts as done.
+func (tb *Toolbox) SessionClosed(ctx context.Context, sessionID string) error {
+	reg := tb.reg.Load()
+	errs := make([]error, len(reg.members))
+	var wg sync.WaitGroup
+	for i, m := range reg.members {
+		if m.inst == nil || !m.inst.alive() {
+			continue
+		}
+		wg.Go(func() {
+			if err := m.inst.client.SessionClosed(ctx, sessionID); err != nil {
+				errs[i] = fmt.Errorf("tell plugin %s session %s ended: %w", m.plug.desc.Name, sessionID, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Close stops every plugin concurrently, each within its stop timeout, and

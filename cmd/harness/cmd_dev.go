@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harness-dev/harness/host/devbuild"
+)
+
+// cmdDev is the plugin developer's loop: it builds the plugin sources into
+// the plugin dir, then rebuilds a plugin whenever its source changes. Every
+// harness process watching that dir (harness acp under the editor, harness
+// run) swaps in the new binary on its next call; a failed build leaves the
+// last good binary serving.
+func cmdDev(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	fs := newFlagSet("dev", std.err, "harness dev [flags] [SOURCE-DIR...]   (default: every plugin under ./plugins)")
+	c := bindConfig(fs, e)
+	if code, done := parseFlags(fs, args); done {
+		return code, nil
+	}
+	log, err := newLogger(std.err, c.LogLevel, false)
+	if err != nil {
+		return exitUsage, err
+	}
+	dirs, err := c.pluginDirs()
+	if err != nil {
+		return exitFailed, err
+	}
+	sources := fs.Args()
+	if len(sources) == 0 {
+		if sources, err = pluginSources("plugins"); err != nil {
+			return exitFailed, err
+		}
+		if len(sources) == 0 {
+			return exitUsage, fmt.Errorf("no plugin sources under ./plugins: run harness dev in the repository, or name the source folders: %w", errUsage)
+		}
+	}
+	cfg := devbuild.Config{
+		Sources: sources, OutDir: dirs[0], Logger: log.Named("dev"), Stderr: std.err,
+		OnBuild: func(b devbuild.Build) {
+			if b.Err == nil {
+				fmt.Fprintf(std.out, "%s built in %s → %s\n", b.Plugin, b.Elapsed.Round(time.Millisecond), b.Output)
+			}
+		},
+	}
+	if _, err := devbuild.BuildAll(ctx, cfg); err != nil {
+		return exitFailed, err
+	}
+	fmt.Fprintf(std.out, "watching %s; running harness processes reload from %s. Ctrl-C stops.\n", strings.Join(sources, ", "), dirs[0])
+	if err := devbuild.Watch(ctx, cfg); err != nil {
+		return exitFailed, err
+	}
+	return exitOK, nil
+}
+
+// pluginSources returns the folders under root that hold a Go main package.
+func pluginSources(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list plugin sources: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "main.go")); err == nil && strings.Contains(string(b), "package main") {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}

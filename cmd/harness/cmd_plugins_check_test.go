@@ -1,0 +1,548 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// repoRoot is the module root, seen from cmd/harness.
+const repoRoot = "../.."
+
+// Where the third-party kit lives.
+const (
+	pluginDoc     = repoRoot + "/docs/plugins.md"
+	jsonqExample  = repoRoot + "/examples/plugins/jsonq"
+	digestExample = repoRoot + "/examples/plugins/node-digest"
+)
+
+// builtOnce caches a binary built once per test process.
+type builtOnce struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Binaries shared by the tests of this file.
+var (
+	builtV2     builtOnce
+	builtTest   builtOnce
+	builtJSONQ  builtOnce
+	builtDigest builtOnce
+)
+
+// get builds with build on first use and returns the binary.
+func (b *builtOnce) get(t *testing.T, build func() (string, error)) string {
+	t.Helper()
+	b.once.Do(func() { b.path, b.err = build() })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// goBuild runs go build -o <new temp dir>/ in dir for pkg, offline (the
+// module cache only), and returns the binary named name.
+func goBuild(dir, pkg, name string, env ...string) (string, error) {
+	out, err := os.MkdirTemp("", "harness-kit-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), append([]string{"GOPROXY=off", "GOWORK=off"}, env...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s in %s: %v\n%s", pkg, dir, err, b)
+	}
+	return filepath.Join(out, name), nil
+}
+
+// v2Plugin is pluginapi's test plugin that speaks plugin protocol 2 only.
+func v2Plugin(t *testing.T) string {
+	return builtV2.get(t, func() (string, error) {
+		return goBuild(repoRoot, "./pluginapi/testdata/v2plugin", "v2plugin")
+	})
+}
+
+// jsonqPlugin builds examples/plugins/jsonq as CI does: in its own
+// module, offline, with its own go.mod and go.sum (no -mod=mod: they must
+// be complete).
+func jsonqPlugin(t *testing.T) string {
+	return builtJSONQ.get(t, func() (string, error) {
+		return goBuild(jsonqExample, ".", "jsonq")
+	})
+}
+
+// digestPlugin installs the Node example's packages (npm ci, on first use
+// and when its package-lock.json changes) and bundles it into one
+// executable file. It needs Node ≥ 20 and npm, as the ACP editor tests do.
+func digestPlugin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs npm and Node")
+	}
+	node := nodeClient(t) // Node ≥ 20, npm, and the ACP client's packages
+	return builtDigest.get(t, func() (string, error) {
+		if err := npmCI(digestExample); err != nil {
+			return "", err
+		}
+		dir, err := os.MkdirTemp("", "harness-node-plugin-")
+		if err != nil {
+			return "", err
+		}
+		out := filepath.Join(dir, "digest")
+		cmd := exec.Command(node, "build.mjs", out)
+		cmd.Dir = digestExample
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("bundle the Node plugin (node build.mjs): %v\n%s", err, b)
+		}
+		return out, nil
+	})
+}
+
+// npmCI runs npm ci in dir unless its node_modules matches its
+// package-lock.json, under a file lock shared with other test processes.
+func npmCI(dir string) error {
+	lock, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock the npm install of %s: %w", dir, err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock the npm install of %s: %w", dir, err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	lockfile, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(lockfile)
+	want := hex.EncodeToString(sum[:])
+	stamp := filepath.Join(dir, "node_modules", ".harness-installed")
+	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
+		return nil
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm ci in %s (needs the npm registry): %v\n%s", dir, err, out)
+	}
+	return os.WriteFile(stamp, []byte(want), 0o600)
+}
+
+// pluginDirWith returns a fresh plugin dir holding copies of the binaries.
+func pluginDirWith(t *testing.T, bins ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "plugins")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bins {
+		copyFile(t, b, filepath.Join(dir, filepath.Base(b)))
+	}
+	return dir
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantChecksPass fails unless `harness plugins check path` passed every
+// check, each reported on one PASS line.
+func wantChecksPass(t *testing.T, path, plugin string) {
+	t.Helper()
+	code, out, errOut := harness(t, map[string]string{}, "plugins", "check", path)
+	if code != exitOK {
+		t.Fatalf("harness plugins check %s: exit %d\n%s\n%s", path, code, out, errOut)
+	}
+	for _, check := range []string{"launch", "describe", "registration", "configure", "schemas", "unknown_argument", "unknown_tool", "cancelled", "shutdown"} {
+		if !regexp.MustCompile(`(?m)^PASS  ` + check + ` `).MatchString(out) {
+			t.Errorf("no PASS line for %s:\n%s", check, out)
+		}
+	}
+	if !strings.Contains(out, "ok: "+plugin+" passed 9 checks") {
+		t.Errorf("no summary line for %s:\n%s", plugin, out)
+	}
+}
+
+// sessionTurn runs one turn of a new session whose cwd is cwd, with the
+// plugins of pluginDir and a script model, and returns the session's
+// events.
+func sessionTurn(t *testing.T, pluginDir, cwd string, script ...string) []map[string]any {
+	t.Helper()
+	state := t.TempDir()
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir,
+		"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": writeScript(t, script...),
+	}
+	code, out, errOut := harness(t, env, "run", "--session", id, "use the tool")
+	if code != exitOK {
+		t.Fatalf("harness run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	evs, _ := readLog(t, state)
+	return evs
+}
+
+// toolCall returns the data of the session's only tool/call and
+// tool/result events.
+func toolCall(t *testing.T, evs []map[string]any) (call, result map[string]any) {
+	t.Helper()
+	for _, e := range evs {
+		switch e["type"] {
+		case "tool/call":
+			call = e["data"].(map[string]any)
+		case "tool/result":
+			result = e["data"].(map[string]any)
+		}
+	}
+	if call == nil || result == nil {
+		t.Fatalf("no tool/call and tool/result in %v", types(evs))
+	}
+	return call, result
+}
+
+// servedBy fails unless the tool/call names the plugin that served it.
+func servedBy(t *testing.T, call map[string]any, name, bin string) {
+	t.Helper()
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	p, _ := call["plugin"].(map[string]any)
+	if p["name"] != name || p["sha256"] != hex.EncodeToString(sum[:]) {
+		t.Errorf("tool/call plugin = %v, want %s with the binary's sha256", p, name)
+	}
+}
+
+// TestPluginsCheck runs `harness plugins check` on plugins that pass and
+// on files that are not plugins, or not plugins of this protocol.
+func TestPluginsCheck(t *testing.T) {
+	t.Parallel()
+	plugins := testPlugins(t)
+	notPlugin := filepath.Join(t.TempDir(), "hello")
+	if err := os.WriteFile(notPlugin, []byte("#!/bin/sh\necho hello\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(t.TempDir(), "plain")
+	if err := os.WriteFile(notExec, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		args     []string
+		wantCode int
+		wantOut  []string
+		wantErr  string
+	}{
+		"the real plugins pass": {
+			args: []string{filepath.Join(plugins, "todo"), filepath.Join(plugins, "bash")},
+			wantOut: []string{"ok: todo 1.0.0 passed 9 checks", "ok: bash 1.0.0 passed 9 checks",
+				"PASS  describe ", "todo 1.0.0, protocol 1.1, tools: todo_write; events: todo/write"},
+		},
+		"another protocol version names both": {
+			args: []string{v2Plugin(t)}, wantCode: exitFailed,
+			wantOut: []string{"FAIL  launch ", "plugin v2plugin speaks plugin protocol 2; this harness speaks 1",
+				"FAILED: v2plugin did not start, so nothing else was checked"},
+			wantErr: "v2plugin does not pass the plugin checks",
+		},
+		"not a plugin": {
+			args: []string{notPlugin}, wantCode: exitFailed,
+			wantOut: []string{`hello is not a harness plugin: it printed "hello" instead of the plugin handshake`},
+		},
+		"missing": {
+			args: []string{notPlugin + "-nope"}, wantCode: exitFailed,
+			wantOut: []string{"cannot run " + notPlugin + "-nope: no such file or directory"},
+		},
+		"not executable": {
+			args: []string{notExec}, wantCode: exitFailed,
+			wantOut: []string{"is not executable (chmod +x it"},
+		},
+		"one of several fails": {
+			args: []string{filepath.Join(plugins, "todo"), notPlugin}, wantCode: exitFailed,
+			wantOut: []string{"ok: todo 1.0.0 passed"},
+			wantErr: "1 of 2 plugins do not pass the plugin checks: " + notPlugin,
+		},
+		"no path": {
+			args: nil, wantCode: exitUsage, wantErr: "no plugin to check",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := harness(t, map[string]string{}, append([]string{"plugins", "check"}, tc.args...)...)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
+			}
+			for _, want := range tc.wantOut {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errOut)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if line != "" && !regexp.MustCompile(`^(PASS|FAIL|SKIP|    ) |^(checking|ok:|FAILED:|its last stderr lines:|  )`).MatchString(line) {
+					t.Errorf("stray report line %q", line)
+				}
+			}
+		})
+	}
+}
+
+// TestPluginsCheckCatchesBreakage runs the checks on pluginapi's test
+// plugin, whose exit tool kills the process mid-check: the failing check
+// says why, the later ones are skipped, and the plugin's last words are
+// shown.
+func TestPluginsCheckCatchesBreakage(t *testing.T) {
+	t.Parallel()
+	bin := builtTest.get(t, func() (string, error) {
+		return goBuild(repoRoot, "./pluginapi/testdata/testplugin", "testplugin")
+	})
+	code, out, _ := harness(t, map[string]string{}, "plugins", "check", bin)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitFailed, out)
+	}
+	for _, want := range []string{
+		"PASS  unknown_argument ",
+		"FAIL  cancelled ",
+		"tool exit, cancelled 20ms into the call: want a Result after Cancel, got execute exit: plugin testplugin",
+		"exited (exit status 3): disk on fire",
+		"SKIP  shutdown               -  the plugin had exited already",
+		"FAILED: testplugin 0.0.1 failed 1 of 8 checks",
+		"its last stderr lines:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPluginsListVersionMismatch: a plugin of another protocol version in
+// a plugin dir is listed as failed, naming both versions.
+func TestPluginsListVersionMismatch(t *testing.T) {
+	t.Parallel()
+	dir := pluginDirWith(t, v2Plugin(t), filepath.Join(testPlugins(t), "todo"))
+	code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": t.TempDir(), "HARNESS_PLUGIN_DIR": dir, "HARNESS_LOG_LEVEL": "off"}, "plugins")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if want := filepath.Join(dir, "v2plugin") + ": speaks plugin protocol 2; this harness speaks 1"; !strings.Contains(out, want) {
+		t.Errorf("harness plugins lacks %q:\n%s", want, out)
+	}
+	if !regexp.MustCompile(`(?m)^todo +1\.0\.0 .* running `).MatchString(out) {
+		t.Errorf("the todo plugin does not run next to it:\n%s", out)
+	}
+}
+
+// TestExamplePlugin builds examples/plugins/jsonq in its own module, as a
+// third party's plugin, checks it, and has a session call it.
+func TestExamplePlugin(t *testing.T) {
+	t.Parallel()
+	bin := jsonqPlugin(t)
+	wantChecksPass(t, bin, "jsonq 0.1.0")
+
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "package.json"), []byte(`{"dependencies":{"react":"19.1.0"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs := sessionTurn(t, pluginDirWith(t, bin), cwd,
+		`{"toolCalls":[{"id":"q1","name":"json_query","args":{"file":"package.json","path":".dependencies.react"}}]}`,
+		`{"text":"React 19.1.0.","expect":{"lastRole":"tool","lastContains":"\"19.1.0\""}}`)
+	call, result := toolCall(t, evs)
+	if result["content"] != `"19.1.0"` || result["isError"] == true {
+		t.Errorf("tool/result = %v", result)
+	}
+	servedBy(t, call, "jsonq", bin)
+}
+
+// TestNodePlugin bundles the Node.js example, checks it with the same
+// conformance suite as Go plugins, and has a session call it.
+func TestNodePlugin(t *testing.T) {
+	t.Parallel()
+	bin := digestPlugin(t)
+	wantChecksPass(t, bin, "digest 0.1.0")
+
+	evs := sessionTurn(t, pluginDirWith(t, bin), t.TempDir(),
+		`{"toolCalls":[{"id":"d1","name":"digest","args":{"text":"hello"}}]}`,
+		`{"text":"Done.","expect":{"lastRole":"tool","lastContains":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}`)
+	call, result := toolCall(t, evs)
+	if want := "sha256 of 5 bytes (UTF-8), hex: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"; result["content"] != want {
+		t.Errorf("tool/result content %q, want %q", result["content"], want)
+	}
+	servedBy(t, call, "digest", bin)
+}
+
+// TestNodePluginFromSource checks the unbundled script in its source
+// folder (node_modules next to it), as a developer runs it.
+func TestNodePluginFromSource(t *testing.T) {
+	t.Parallel()
+	digestPlugin(t) // installs the packages
+	wantChecksPass(t, filepath.Join(digestExample, "plugin.cjs"), "digest 0.1.0")
+}
+
+// TestPluginsCheckReattach starts a plugin by hand in debug mode, as under
+// a debugger, and checks it through $HARNESS_REATTACH_PLUGINS.
+func TestPluginsCheckReattach(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(jsonqPlugin(t))
+	cmd.Env = append(os.Environ(), pluginapi.EnvDebug+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), pluginapi.EnvReattach+"='"); ok {
+				found <- strings.TrimSuffix(v, "'")
+			}
+		}
+	}()
+	var value string
+	select {
+	case value = <-found:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the plugin printed no reattach line")
+	}
+	env := map[string]string{pluginapi.EnvReattach: value}
+	code, out, errOut := harness(t, env, "plugins", "check", "--reattach")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"checking jsonq in debug mode (pid " + strconv.Itoa(cmd.Process.Pid), "PASS  attach ",
+		"PASS  cancelled ", "SKIP  shutdown ", "ok: jsonq 0.1.0 passed 8 checks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the check stopped the attached plugin: %v", err)
+	}
+}
+
+// docFiles returns the files the quick-start section of docs/plugins.md
+// shows: each fenced block right after a line "`name`:".
+func docFiles(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(pluginDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "\n## Write a plugin in 30 lines\n")
+	if start < 0 {
+		t.Fatal(`docs/plugins.md has no "## Write a plugin in 30 lines" section`)
+	}
+	section := doc[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	files := map[string]string{}
+	block := regexp.MustCompile("(?ms)^`([^`\n]+)`:\n\n```[a-z]*\n(.*?)^```\n")
+	for _, m := range block.FindAllStringSubmatch(section, -1) {
+		files[m[1]] = m[2]
+	}
+	return files
+}
+
+// TestPluginDoc follows docs/plugins.md's quick start literally in a temp
+// dir: the doc's main.go, main_test.go and try.jsonl, written as they
+// stand; go test; go build into a plugin dir; harness plugins check; and
+// harness run with the doc's script, which fails unless the tool answered
+// as the doc says. Only `go get` differs: the module requires this
+// checkout (a replace directive) and builds offline from the module cache.
+func TestPluginDoc(t *testing.T) {
+	t.Parallel()
+	files := docFiles(t)
+	for _, name := range []string{"main.go", "main_test.go", "try.jsonl"} {
+		if files[name] == "" {
+			t.Fatalf("docs/plugins.md's quick start shows no %s (found %v)", name, files)
+		}
+	}
+	if n := strings.Count(files["main.go"], "\n"); n > 50 {
+		t.Errorf("the doc's plugin is %d lines; the quick start promises about 30", n)
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := t.TempDir()
+	gomod := "module example.com/wordcount\n\ngo 1.26.0\n\nrequire github.com/harness-dev/harness v0.0.0\n\nreplace github.com/harness-dev/harness => " + root + "\n"
+	files["go.mod"] = gomod
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.sum"] = string(sum)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gocmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	gocmd("test", "./...")
+	pluginDir := filepath.Join(t.TempDir(), "harness-plugins")
+	gocmd("build", "-o", pluginDir+string(filepath.Separator), ".")
+	bin := filepath.Join(pluginDir, "wordcount")
+	wantChecksPass(t, bin, "wordcount 0.1.0")
+
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state}
+	code, out, errOut := harness(t, env, "run", "--plugin-dir", pluginDir, "--provider", "script", "--script", filepath.Join(mod, "try.jsonl"), "count the words")
+	if code != exitOK {
+		t.Fatalf("harness run with the doc's script: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	evs, _ := readLog(t, state)
+	call, result := toolCall(t, evs)
+	if result["content"] != "5 words, 2 lines" {
+		t.Errorf("tool/result = %v", result)
+	}
+	servedBy(t, call, "wordcount", bin)
+	if !bytes.Contains([]byte(out), []byte("Counted.")) {
+		t.Errorf("the run's answer is missing:\n%s", out)
+	}
+}
