@@ -35,6 +35,9 @@ type editorScenario struct {
 	// needs names the plugins the scenario calls; it is skipped until they
 	// are in the tree.
 	needs []string
+	// setup, when set, prepares the scenario: it returns the plugin dir to
+	// use and extra environment for the client.
+	setup func(t *testing.T, pluginDir string) (string, []string)
 }
 
 // TestACPEditor drives `harness acp` as an editor would, with the official
@@ -64,6 +67,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "cancel", args: []string{"--tool"}, needs: []string{"bash"}},
 		{name: "permission", needs: []string{"bash"}},
 		{name: "subagent", needs: []string{"subagent", "todo"}},
+		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")
@@ -77,14 +81,18 @@ func TestACPEditor(t *testing.T) {
 					t.Skipf("needs the %s plugin (plugins/%s): not in the tree yet, or it does not build", p, p)
 				}
 			}
-			runScenario(t, node, bin, pluginDir, sc)
+			dir, env := pluginDir, []string(nil)
+			if sc.setup != nil {
+				dir, env = sc.setup(t, pluginDir)
+			}
+			runScenario(t, node, bin, dir, sc, env...)
 		})
 	}
 }
 
 // runScenario runs node <scenario>.mjs <bin> in a fresh directory with a
 // fresh state dir and fails with its output unless it passes.
-func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario) {
+func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario, env ...string) {
 	dir, err := filepath.Abs(acpClientDir)
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +109,7 @@ func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario) {
 		"HARNESS_PERMISSIONS_FILE="+filepath.Join(t.TempDir(), "no-rules.json"), // not the user's rules
 		"ACPCLIENT_TIMEOUT_MS=60000",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -317,4 +326,29 @@ func TestACPInProcess(t *testing.T) {
 	if last := evs[len(evs)-1]; last["type"] != "turn/end" {
 		t.Errorf("last logged event %v, want turn/end", last)
 	}
+}
+
+// reloadSetup builds the hot-reload test plugin twice (v1 and v2) and
+// returns a plugin dir holding the todo plugin and v1; the client replaces
+// it with the v2 binary named by ACPCLIENT_V2 during the session.
+func reloadSetup(t *testing.T, pluginDir string) (string, []string) {
+	t.Helper()
+	dir, build := t.TempDir(), t.TempDir()
+	for _, v := range []string{"v1", "v2"} {
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+v, "-o", filepath.Join(build, v), "./host/toolbox/testdata/versioned")
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build versioned %s: %v\n%s", v, err, out)
+		}
+	}
+	for src, dst := range map[string]string{filepath.Join(pluginDir, "todo"): "todo", filepath.Join(build, "v1"): "versioned"} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, []string{"ACPCLIENT_V2=" + filepath.Join(build, "v2"), "ACPCLIENT_PLUGIN=" + filepath.Join(dir, "versioned")}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -96,7 +98,7 @@ func digestPlugin(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("runs npm and Node")
 	}
-	node := nodeClient(t) // Node ≥ 20, npm, and the ACP client's packages
+	node := nodeTool(t)
 	return builtDigest.get(t, func() (string, error) {
 		if err := npmCI(digestExample); err != nil {
 			return "", err
@@ -113,6 +115,32 @@ func digestPlugin(t *testing.T) string {
 		}
 		return out, nil
 	})
+}
+
+// nodeTool returns the node binary, failing the test without Node ≥ 20
+// and npm: the Node plugin is part of the suite (go test -short leaves it
+// out).
+func nodeTool(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found in PATH: the Node plugin tests (examples/plugins/node-digest) need Node.js ≥ 20 and npm; install them or run go test -short")
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Fatalf("node --version: %v", err)
+	}
+	major := 0
+	if m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(bytes.TrimSpace(out)); m != nil {
+		major, _ = strconv.Atoi(string(m[1]))
+	}
+	if major < 20 {
+		t.Fatalf("node %s is too old: the Node plugin needs Node.js ≥ 20", bytes.TrimSpace(out))
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm not found in PATH: the Node plugin tests install the plugin's packages with npm ci")
+	}
+	return node
 }
 
 // npmCI runs npm ci in dir unless its node_modules matches its
