@@ -119,3 +119,32 @@ func TestSurface(t *testing.T) {
 		t.Error("a plugin type counts as known or surface")
 	}
 }
+
+// FuzzDecode: any type and data either decode to a payload that encodes
+// back to data that decodes to the same payload, or fail with an error —
+// never a panic.
+func FuzzDecode(f *testing.F) {
+	for _, p := range samples() {
+		data, _ := Encode(p)
+		f.Add(string(p.EventType()), data)
+	}
+	f.Add("todo/write", []byte(`{"todos":"all"}`))
+	f.Add("acme/thing", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, typ string, data []byte) {
+		p, err := Event{Type: Type(typ), Data: data}.Decode()
+		if err != nil {
+			return
+		}
+		again, err := Encode(p)
+		if err != nil {
+			t.Fatalf("encode %#v: %v", p, err)
+		}
+		q, err := Event{Type: Type(typ), Data: again}.Decode()
+		if err != nil {
+			t.Fatalf("re-decode %s: %v", again, err)
+		}
+		if diff := cmp.Diff(p, q); diff != "" {
+			t.Fatalf("round trip changed the payload (-first +second):\n%s", diff)
+		}
+	})
+}
