@@ -126,7 +126,7 @@ func TestSurface(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	for _, p := range samples() {
 		data, _ := Encode(p)
-		f.Add(string(p.EventType()), data)
+		f.Add(string(p.EventType()), []byte(data))
 	}
 	f.Add("todo/write", []byte(`{"todos":"all"}`))
 	f.Add("acme/thing", []byte(`{}`))
