@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/harness-dev/harness/acpbridge"
@@ -26,6 +27,13 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	if err := c.check(); err != nil {
 		return exitUsage, fmt.Errorf("%w: %w", err, errUsage)
+	}
+	// An editor keeps the agent's stderr as its log: under ACP the default
+	// level is info, so that reloads and recoveries are on record.
+	explicit := e.get("HARNESS_LOG_LEVEL") != ""
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "log-level" })
+	if !explicit {
+		c.LogLevel = "info"
 	}
 	log, err := newLogger(std.err, c.LogLevel, true)
 	if err != nil {
