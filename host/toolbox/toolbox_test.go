@@ -67,6 +67,12 @@ func run(m *testing.M) (int, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build plugins: %v\n%s", err, out)
 	}
+	// proto2 speaks plugin protocol 2 only: pluginapi's test plugin for it.
+	cmd = exec.Command("go", "build", "-o", filepath.Join(dir, "proto2"), "./pluginapi/testdata/v2plugin")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("build proto2: %v\n%s", err, out)
+	}
 	if err := buildVariants(root, dir); err != nil {
 		return 0, err
 	}
