@@ -23,11 +23,6 @@ import (
 // of the module).
 const acpClientDir = "../../testdata/acpclient"
 
-// acpToolboxWired says that `harness acp` gives the loop the plugin
-// toolbox. While it is false, the editor scenarios that call plugin tools
-// are skipped.
-const acpToolboxWired = true
-
 // editorScenario is one script of the Node client.
 type editorScenario struct {
 	name string
@@ -74,9 +69,6 @@ func TestACPEditor(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, p := range sc.needs {
-				if !acpToolboxWired {
-					t.Skipf("needs the %s plugin through the toolbox, which harness acp does not use yet (acpToolboxWired)", p)
-				}
 				if _, err := os.Stat(filepath.Join(pluginDir, p)); err != nil {
 					t.Skipf("needs the %s plugin (plugins/%s): not in the tree yet, or it does not build", p, p)
 				}
@@ -120,10 +112,8 @@ func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario, e
 	t.Logf("%s", bytes.TrimSpace(out))
 }
 
-// buildHarness builds the harness binary, and each plugin of the tree that
-// builds, into a temporary directory. It returns the binary and the plugin
-// directory (which may not exist). A plugin that does not build is logged
-// and left out: the scenarios that need it are skipped.
+// buildHarness builds the harness binary into a temporary directory and
+// returns it with the folder of the real plugins (built once per run).
 func buildHarness(t testing.TB) (bin, pluginDir string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -131,25 +121,7 @@ func buildHarness(t testing.TB) (bin, pluginDir string) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	pluginDir = filepath.Join(dir, "plugins")
-	plugins, _ := filepath.Glob("../../plugins/*/*.go")
-	built := map[string]bool{}
-	for _, f := range plugins {
-		name := filepath.Base(filepath.Dir(f))
-		if built[name] || strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		built[name] = true
-		if err := os.MkdirAll(pluginDir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, name), "./plugins/"+name)
-		build.Dir = "../.."
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Logf("plugin %s left out: go build: %v\n%s", name, err, out)
-		}
-	}
-	return bin, pluginDir
+	return bin, testPlugins(t)
 }
 
 // nodeClient makes sure Node ≥ 20 and the client's packages are there,

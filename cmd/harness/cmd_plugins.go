@@ -16,7 +16,7 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 			return cmdPluginsPin(ctx, args[1:], std, e)
 		}
 	}
-	fs := newFlagSet("plugins", std.err, "harness plugins [flags]            list the plugins, their tools and failures\n"+
+	fs := newFlagSet("plugins", std.err, "harness plugins [flags]                list the plugins, their tools and failures\n"+
 		"       harness plugins check [flags] PATH...  run the conformance checks on plugin binaries\n"+
 		"       harness plugins pin [--dev] [flags]    pin the plugins' sha256 in a lock file next to each plugin dir")
 	c := bindConfig(fs, e)

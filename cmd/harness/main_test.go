@@ -35,7 +35,7 @@ var builtPlugins struct {
 
 // testPlugins returns a folder holding the real plugins, built from
 // ./plugins/... — the load path users have.
-func testPlugins(t *testing.T) string {
+func testPlugins(t testing.TB) string {
 	t.Helper()
 	builtPlugins.once.Do(func() {
 		dir, err := os.MkdirTemp("", "harness-plugins-")
