@@ -58,6 +58,12 @@
 // goes on; the stack is logged. `plugin --describe` prints the Describe
 // answer as JSON and exits, without a host.
 //
+// Run by hand with $HARNESS_PLUGIN_DEBUG=1 (under a debugger), a plugin
+// serves in debug mode and prints a $HARNESS_REATTACH_PLUGINS value naming
+// its address, like Terraform's TF_REATTACH_PROVIDERS; a host given it
+// connects with [Attach] instead of launching the plugin ([ParseReattach]
+// reads the variable), and never stops it.
+//
 // A plugin exits when its host is gone: the host gives it a stdin pipe
 // whose write end only the host holds, so EOF on stdin means the host died
 // (Serve watches it when $HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1, which Launch

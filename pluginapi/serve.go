@@ -77,8 +77,9 @@ func pluginSets(server *toolServer) map[int]plugin.PluginSet {
 // went away, 1 when p is invalid or the plugin cannot serve.
 //
 // Run by hand with the argument --describe, the binary prints its
-// description as JSON and exits. Run by hand otherwise, it says it is a
-// plugin and exits 1.
+// description as JSON and exits. Run by hand with $HARNESS_PLUGIN_DEBUG=1,
+// it serves in debug mode for a host to attach to (see [EnvDebug]). Run by
+// hand otherwise, it says it is a plugin and exits 1.
 func Serve(p Plugin) {
 	os.Exit(serve(p))
 }
@@ -95,6 +96,11 @@ func serve(p Plugin) int {
 	level := hclog.LevelFromString(os.Getenv(EnvLogLevel))
 	if level == hclog.NoLevel {
 		level = hclog.Info
+	}
+	// A host sets the cookie: a plugin it launches never enters debug mode,
+	// even if HARNESS_PLUGIN_DEBUG leaked into the host's environment.
+	if os.Getenv(EnvDebug) == "1" && os.Getenv(MagicCookieKey) == "" {
+		return serveDebug(&p, level, os.Stdout, stderr) // stdout-ok: run by hand, under a debugger
 	}
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,

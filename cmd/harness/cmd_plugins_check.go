@@ -114,7 +114,8 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 
 // gatedWriter writes to w until it is closed, then drops what it gets.
 type gatedWriter struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// mu guards the fields below.
 	w      io.Writer
 	closed bool
 }
@@ -384,16 +385,13 @@ func summary(d pluginapi.Description) string {
 }
 
 // registrationProblems checks what the host's toolbox checks on top of
-// plugintest's rules before it registers a plugin: a name without spaces,
-// at least one tool, and event types of the form family/name that are not
-// the host's own.
+// plugintest's rules before it registers a plugin: a name without spaces
+// or control characters, and event types of the form family/name that are
+// not the host's own.
 func registrationProblems(d pluginapi.Description) []error {
 	var errs []error
 	if strings.IndexFunc(d.Name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
 		errs = append(errs, fmt.Errorf("plugin name %q has spaces or control characters", d.Name))
-	}
-	if len(d.Tools) == 0 {
-		errs = append(errs, errors.New("the plugin serves no tools"))
 	}
 	for _, typ := range d.EventTypes {
 		family, name, ok := strings.Cut(typ, "/")

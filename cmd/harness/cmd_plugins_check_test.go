@@ -431,6 +431,61 @@ func TestNodePlugin(t *testing.T) {
 	servedBy(t, call, "digest", bin)
 }
 
+// TestNodePluginProcess checks the Node plugin's process contract where
+// the checks cannot see it: it refuses to run by hand, prints exactly the
+// handshake line with a socket in $PLUGIN_UNIX_SOCKET_DIR, and exits when
+// its stdin closes (the host died).
+func TestNodePluginProcess(t *testing.T) {
+	t.Parallel()
+	bin := digestPlugin(t)
+	out, err := exec.Command(bin).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "digest is a harness plugin") {
+		t.Errorf("run by hand: %v\n%s", err, out)
+	}
+
+	sockets := t.TempDir()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), pluginapi.MagicCookieKey+"="+pluginapi.MagicCookieValue,
+		"PLUGIN_PROTOCOL_VERSIONS=1", "PLUGIN_UNIX_SOCKET_DIR="+sockets, pluginapi.EnvExitOnStdinEOF+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no handshake line: %v", err)
+	}
+	m := regexp.MustCompile(`^1\|1\|unix\|(` + regexp.QuoteMeta(sockets) + `/[^|]+)\|grpc\n$`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("handshake line %q, want 1|1|unix|%s/…|grpc", line, sockets)
+	}
+	if st, err := os.Stat(m[1]); err != nil || st.Mode()&os.ModeSocket == 0 {
+		t.Errorf("%s is not a socket: %v", m[1], err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stdin.Close()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after stdin closed: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the plugin did not exit when its stdin closed")
+	}
+	if _, err := os.Stat(m[1]); !os.IsNotExist(err) {
+		t.Errorf("the socket is left behind: %v", err)
+	}
+}
+
 // TestNodePluginFromSource checks the unbundled script in its source
 // folder (node_modules next to it), as a developer runs it.
 func TestNodePluginFromSource(t *testing.T) {
@@ -572,5 +627,30 @@ func TestPluginDoc(t *testing.T) {
 	servedBy(t, call, "wordcount", bin)
 	if !bytes.Contains([]byte(out), []byte("Counted.")) {
 		t.Errorf("the run's answer is missing:\n%s", out)
+	}
+}
+
+func TestRegistrationProblems(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		d    pluginapi.Description
+		want string // "" = no problem
+	}{
+		"fine":               {d: pluginapi.Description{Name: "x", EventTypes: []string{"x/done", "todo/write"}}},
+		"space in the name":  {d: pluginapi.Description{Name: "my tool"}, want: `plugin name "my tool" has spaces or control characters`},
+		"event without form": {d: pluginapi.Description{Name: "x", EventTypes: []string{"done"}}, want: `event type "done" is not of the form family/name`},
+		"host's event type":  {d: pluginapi.Description{Name: "x", EventTypes: []string{"tool/result"}}, want: `event type "tool/result" belongs to the host`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, err := range registrationProblems(tc.d) {
+				got = append(got, err.Error())
+			}
+			if all := strings.Join(got, "\n"); tc.want == "" && all != "" || !strings.Contains(all, tc.want) {
+				t.Errorf("problems %q, want %q", all, tc.want)
+			}
+		})
 	}
 }

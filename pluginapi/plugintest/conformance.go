@@ -61,6 +61,24 @@ func checks() []check {
 	}
 }
 
+// Rule is one conformance check: its name (describe, schemas,
+// unknown_argument, unknown_tool, cancelled) and the function that runs it
+// on a target, returning its failures.
+type Rule struct {
+	Name string
+	Run  func(ctx context.Context, target Target) []error
+}
+
+// Rules returns the checks Conformance and Check run, in their order, for
+// callers that report each one (harness plugins check times them).
+func Rules() []Rule {
+	var rules []Rule
+	for _, c := range checks() {
+		rules = append(rules, Rule{Name: c.name, Run: c.run})
+	}
+	return rules
+}
+
 // Conformance runs every check on target, one subtest each.
 func Conformance(t *testing.T, target Target) {
 	t.Helper()
