@@ -98,7 +98,7 @@ func TestImportRules(t *testing.T) {
 		{dir: "host/pluginlock"},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
-		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "pluginapi"}, allowExternal: true},
 		{dir: "pluginapi", allowInternal: []string{"pluginapi"}, allowExternal: true},
 		// plugins see only the public contract (Go's internal rule keeps
 		// them out of pluginapi/internal).

@@ -39,6 +39,8 @@ Usage:
   harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
   harness plugins [flags]        list the plugins found, their tools and failures
+  harness plugins check PATH...  run the plugin conformance checks on plugin binaries
+  harness plugins pin [--dev]    pin the plugins' sha256 in DIR.lock next to each plugin dir
   harness dev [flags] [DIR...]   rebuild plugins from source as you edit them
   harness version                print the version
 

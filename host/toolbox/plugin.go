@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -88,6 +89,10 @@ func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plug
 	begin := time.Now()
 	sum, exe, err := snapshot(path, tb.cfg.CacheDir, idx)
 	if err != nil {
+		return nil, err
+	}
+	// A pinned dir runs only the bytes it pinned (a development dir any).
+	if err := pluginlock.Verify(filepath.Dir(path), filepath.Base(path), sum); err != nil {
 		return nil, err
 	}
 	hashed := time.Since(begin)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -167,6 +168,11 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	if hasOld && st.sum == old.plug.sum {
 		st.drop()
 		tb.log.Debug("plugin file unchanged", "path", path, "sha256", st.sum)
+		return false
+	}
+	if err := pluginlock.Verify(filepath.Dir(path), filepath.Base(path), st.sum); err != nil {
+		st.drop()
+		tb.failed(a, StageHash, err)
 		return false
 	}
 	sum := st.sum
