@@ -13,9 +13,8 @@ import (
 	"time"
 )
 
-// children returns the pids whose parent is pid, from /proc.
-func children(t *testing.T, pid int) []int {
-	t.Helper()
+// childPIDs returns the pids whose parent is pid, from /proc.
+func childPIDs(pid int) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
 	for _, f := range stats {
@@ -65,7 +64,7 @@ func TestHostKilledLeavesNoPlugins(t *testing.T) {
 	defer cmd.Process.Kill()
 	var plugins []int
 	for deadline := time.Now().Add(10 * time.Second); len(plugins) < 3 && time.Now().Before(deadline); {
-		plugins = children(t, cmd.Process.Pid)
+		plugins = childPIDs(cmd.Process.Pid)
 		time.Sleep(20 * time.Millisecond)
 	}
 	if len(plugins) < 3 {
