@@ -109,6 +109,43 @@ type HostServices interface {
 	ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error)
 }
 
+// PermissionRequest asks the user, through the host, whether a running call
+// may do something (a plugin's own question, beyond the host's check of
+// NeedsPermission tools before they run).
+type PermissionRequest struct {
+	SessionID string
+	CallID    string
+	Tool      string
+	// Title is a one-line question shown to the user.
+	Title string
+	// Args is what the action is about, as JSON.
+	Args json.RawMessage
+}
+
+// PermissionResponse is the user's answer. Reason says why when denied;
+// it is meant for the model.
+type PermissionResponse struct {
+	Allowed bool
+	Reason  string
+}
+
+// Permissions is implemented by a HostServices that can ask the user
+// (HostServices.RequestPermission). On the plugin side, call
+// [RequestPermission] rather than asserting it.
+type Permissions interface {
+	RequestPermission(ctx context.Context, req PermissionRequest) (PermissionResponse, error)
+}
+
+// RequestPermission asks the user through the host behind h. A host that
+// cannot ask answers an error wrapping ErrUnimplemented.
+func RequestPermission(ctx context.Context, h HostServices, req PermissionRequest) (PermissionResponse, error) {
+	p, ok := h.(Permissions)
+	if !ok {
+		return PermissionResponse{}, fmt.Errorf("request permission: %w", ErrUnimplemented)
+	}
+	return p.RequestPermission(ctx, req)
+}
+
 // SubagentRequest asks the host for a child agent session.
 type SubagentRequest struct {
 	ParentSessionID string

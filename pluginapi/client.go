@@ -484,12 +484,29 @@ func (c *Client) exitError(err error) *ExitError {
 }
 
 // hostServer is the host side of HostServices: ReadState is answered by the
-// host's HostServices, SpawnSubagent when it implements Subagents;
-// RequestPermission answers Unimplemented for now (the host asks before it
-// dispatches a call to a tool that needs permission).
+// host's HostServices, SpawnSubagent when it implements Subagents,
+// RequestPermission when it implements Permissions; otherwise they answer
+// Unimplemented.
 type hostServer struct {
 	pb.UnimplementedHostServicesServer
 	h HostServices
+}
+
+func (s *hostServer) RequestPermission(ctx context.Context, req *pb.RequestPermission_Request) (*pb.RequestPermission_Response, error) {
+	p, ok := s.h.(Permissions)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "request permission: "+ErrUnimplemented.Error())
+	}
+	res, err := p.RequestPermission(ctx, PermissionRequest{SessionID: req.GetSessionId(), CallID: req.GetCallId(),
+		Tool: req.GetTool(), Title: req.GetTitle(), Args: req.GetArgsJson()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &pb.RequestPermission_Response{Outcome: pb.RequestPermission_OUTCOME_DENY, Reason: res.Reason}
+	if res.Allowed {
+		out.Outcome = pb.RequestPermission_OUTCOME_ALLOW
+	}
+	return out, nil
 }
 
 func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.ServerStreamingServer[pb.SpawnSubagent_Event]) error {

@@ -14,6 +14,7 @@
 //	Configure(HostServices) ───────────►   dials the broker id, keeps the conn
 //	Execute(call) ─────────────────────►   Tool.Run: progress…, one Result
 //	          ◄── HostServices.ReadState ─ Call.Host
+//	          ◄── RequestPermission, SpawnSubagent (when the host offers them)
 //	Cancel(call id) ───────────────────►   cancels that call's context
 //	SessionClosed(session id) ─────────►   Plugin.SessionClosed (minor 1)
 //	Close ── Shutdown, bounded; SIGKILL of the process group ► Plugin.OnExit

@@ -258,6 +258,16 @@ func (h *hostClient) ReadState(ctx context.Context, req ReadStateRequest) (ReadS
 	return stateFromPB(r), nil
 }
 
+// RequestPermission implements Permissions over the broker.
+func (h *hostClient) RequestPermission(ctx context.Context, req PermissionRequest) (PermissionResponse, error) {
+	r, err := h.c.RequestPermission(ctx, &pb.RequestPermission_Request{SessionId: req.SessionID, CallId: req.CallID,
+		Tool: req.Tool, Title: req.Title, ArgsJson: req.Args})
+	if err != nil {
+		return PermissionResponse{}, fmt.Errorf("request permission: %w", fromStatus(err))
+	}
+	return PermissionResponse{Allowed: r.GetOutcome() == pb.RequestPermission_OUTCOME_ALLOW, Reason: r.GetReason()}, nil
+}
+
 // SpawnSubagent implements Subagents over the broker.
 func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, progress Progress) (SubagentResult, error) {
 	stream, err := h.c.SpawnSubagent(ctx, &pb.SpawnSubagent_Request{

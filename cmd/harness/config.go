@@ -11,6 +11,7 @@ import (
 
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/pluginapi"
 )
 
 // config is every setting of the harness command, from flags with
@@ -37,6 +38,10 @@ type config struct {
 	SubagentTokens int
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
+	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
+	// that the toolbox attaches to instead of launching (parsed by
+	// startTools).
+	Reattach string
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -69,6 +74,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
 	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
+	c.Reattach = e.get(pluginapi.EnvReattach)
 	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
 	num := func(p *int, name, envName string, def int, usage string) {

@@ -87,11 +87,17 @@ func (h hostServices) ReadState(_ context.Context, req pluginapi.ReadStateReques
 	return resp, nil
 }
 
-// startTools starts the plugins of the configured plugin dirs.
+// startTools starts the plugins of the configured plugin dirs, and
+// attaches to the plugins running in debug mode that
+// $HARNESS_REATTACH_PLUGINS names.
 func (h *host) startTools(ctx context.Context) error {
 	dirs, err := h.cfg.pluginDirs()
 	if err != nil {
 		return err
+	}
+	reattach, err := pluginapi.ParseReattach(h.cfg.Reattach)
+	if err != nil {
+		return err // "parse HARNESS_REATTACH_PLUGINS: …"
 	}
 	tb, err := toolbox.Open(ctx, toolbox.Config{
 		Dirs:        dirs,
@@ -103,6 +109,7 @@ func (h *host) startTools(ctx context.Context) error {
 		Host:        hostServices{host: h},
 		Watch:       h.cfg.Watch,
 		ReloadsFile: filepath.Join(h.stateDir, "plugins", "reloads.json"),
+		Reattach:    reattach,
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)
