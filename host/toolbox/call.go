@@ -147,6 +147,9 @@ func (p *plugin) callFailed(ctx context.Context, inst *instance, err error) Resu
 	if stopped {
 		return errorResult(&ref, "plugin %s was stopped during the call", p.desc.Name)
 	}
+	if p.attached {
+		return errorResult(&ref, "%v", p.goneError())
+	}
 	tail := tailText(ee.Stderr)
 	if tail == "" {
 		tail = why

@@ -1,5 +1,6 @@
 // Package toolbox runs the host's tool plugins: it discovers them in the
-// plugin dirs, launches them (through pluginapi), keeps an immutable
+// plugin dirs, launches them (through pluginapi) or attaches to ones being
+// debugged, keeps an immutable
 // registry of which process serves which tool, routes tool calls to them,
 // checks what they return, and supervises them — a crashed plugin is
 // restarted on its next use, and one that keeps crashing is disabled. With
@@ -29,6 +30,34 @@
 // becomes a [Failure] with a one-line reason naming the file, is logged at
 // warn and skipped; the toolbox works with the others. [Toolbox.Plugins]
 // lists plugins and failures for `harness plugins`.
+//
+// # Reattached plugins
+//
+// Config.Reattach (the CLI reads it from $HARNESS_REATTACH_PLUGINS, see
+// pluginapi.ParseReattach) names plugins their developer started by hand
+// in debug mode, under a debugger. Open attaches to each
+// (pluginapi.Attach) instead of launching a file, asks it to Describe
+// itself, checks the description as a discovered plugin's — the name it
+// gives must also be the one it is listed under — and configures it with
+// the host's services. Reattached plugins register first, in name order,
+// so a discovered plugin that reuses one of their tool names is the one
+// refused, naming both. A plugin dir's file whose plugin has the name of a
+// reattached one is not a conflict: the plugin under the debugger wins, and
+// the file is stopped and skipped with an info line ("plugin X is
+// reattached for debugging; skipping its file"), at Open and when a reload
+// finds it. A reattached plugin that cannot be attached to, or is refused,
+// is a Failure like a bad file.
+//
+// A reattached plugin has no file: [Toolbox.Plugins] lists it with Path
+// "reattach:<name>" ([ReattachPath]), no sha256, and the pid of its
+// reattach line, which is also the PID in Tool.Plugin and Result.Plugin
+// (its event.Plugin has no SHA256). It belongs to its developer: it is
+// never pinned (no lock file applies), reloaded (the watcher ignores it)
+// or restarted. Once its process is gone — the developer stopped it — every
+// call to its tools gets `Error: plugin <name> (reattached for debugging)
+// is gone; restart it and harness`, a crash is not counted, and Plugins
+// shows it stopped with that error. Close only detaches from it: the
+// process runs on, and the next harness may attach to it again.
 //
 // # The content-addressed cache
 //
@@ -176,5 +205,6 @@
 // calls that find a plugin dead share one restart. [Toolbox.Close] stops
 // every plugin concurrently, each within Config.StopTimeout before its
 // process group is killed, waits for restarts in progress, and leaves no
-// plugin process behind; calls after Close fail.
+// plugin process behind but the reattached ones, which it only detaches
+// from; calls after Close fail.
 package toolbox

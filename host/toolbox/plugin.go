@@ -50,6 +50,11 @@ type plugin struct {
 	closed   bool
 	retired  bool // a reload replaced or removed it: no more starts
 	lastErr  string
+
+	// attached: a plugin of Config.Reattach, running under its developer's
+	// debugger; set before its process is watched, never changed. It is not
+	// restarted, reloaded or pinned, and close only detaches.
+	attached bool
 }
 
 // instance is one process of a plugin. A new one is made for every start.
@@ -110,6 +115,14 @@ func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plug
 // copy exe (of sha256 sum) runs as inst, described by desc, and starts
 // watching inst's exit.
 func (tb *Toolbox) newPlugin(path, sum, exe string, desc pluginapi.Description, inst *instance) *plugin {
+	p := tb.supervisor(path, sum, exe, desc, inst)
+	go p.watch(inst)
+	return p
+}
+
+// supervisor returns the supervisor of a plugin served by inst, without
+// watching inst yet.
+func (tb *Toolbox) supervisor(path, sum, exe string, desc pluginapi.Description, inst *instance) *plugin {
 	p := &plugin{
 		tb:     tb,
 		path:   path,
@@ -129,7 +142,6 @@ func (tb *Toolbox) newPlugin(path, sum, exe string, desc pluginapi.Description, 
 	for _, t := range desc.EventTypes {
 		p.events[t] = true
 	}
-	go p.watch(inst)
 	return p
 }
 
@@ -241,6 +253,10 @@ func (p *plugin) acquire(ctx context.Context) (*instance, error) {
 		case p.retired:
 			p.mu.Unlock()
 			return nil, errRetired
+		case p.attached:
+			// Its developer started it; only they can start it again.
+			p.mu.Unlock()
+			return nil, p.goneError()
 		}
 		st := p.starting
 		if st == nil {
@@ -373,6 +389,13 @@ func (p *plugin) exitedLocked(inst *instance, why string) {
 	if inst.stopping {
 		return
 	}
+	if p.attached {
+		p.lastErr = p.goneError().Error()
+		p.log.Warn("reattached plugin is gone; it is not restarted", "pid", inst.ref.PID, "reason", why)
+		// Only the connection is left to release (Close detaches).
+		go inst.client.Close()
+		return
+	}
 	p.lastErr = fmt.Sprintf("pid %d ended: %s", inst.ref.PID, why)
 	p.log.Warn("plugin exited", "pid", inst.ref.PID, "reason", why)
 	p.crashedLocked(time.Now())
@@ -400,7 +423,8 @@ func (p *plugin) retire() *instance {
 	return p.cur
 }
 
-// close stops p's process and waits for a restart in progress to end.
+// close stops p's process and waits for a restart in progress to end. An
+// attached plugin is only detached from: its process runs on.
 func (p *plugin) close() error {
 	p.mu.Lock()
 	p.closed = true

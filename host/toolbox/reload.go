@@ -119,6 +119,9 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	a := newAttempt(path, at)
 	a.markAt(StageDebounce, fired)
 	old, hasOld := tb.reg.Load().member(path)
+	if hasOld && old.plug.attached {
+		return false // a reattached plugin has no file
+	}
 	a.Change = ChangeAdded
 	if hasOld {
 		a.Change = ChangeReplaced
@@ -187,10 +190,28 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	inst, desc, err := tb.start(ctx, path, exe, sum, &startHooks{
 		mark: a.mark,
 		// Checked again at the swap; this spares starting a clash.
-		check: func(d pluginapi.Description) error { return tb.reg.Load().conflict(path, d) },
+		check: func(d pluginapi.Description) error {
+			if err := tb.reattachedName(d.Name); err != nil {
+				return err
+			}
+			return tb.reg.Load().conflict(path, d)
+		},
 	})
 	if desc.Name != "" {
 		a.Plugin, a.ToVersion = desc.Name, desc.Version
+	}
+	if errors.Is(err, errReattachedName) && !hasOld {
+		// As at Open: the plugin under the debugger wins over its file,
+		// which is neither a plugin nor a failure.
+		tb.skipReattached(path, desc.Name)
+		tb.swapMu.Lock()
+		if cur := tb.reg.Load(); !tb.closed.Load() {
+			if _, ok := cur.failure(path); ok {
+				tb.reg.Store(cur.withFile(path, nil, nil, tb.pathOrder))
+			}
+		}
+		tb.swapMu.Unlock()
+		return false
 	}
 	if err != nil {
 		stage := StageStart

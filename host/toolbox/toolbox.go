@@ -61,6 +61,13 @@ type Config struct {
 	// max(4, GOMAXPROCS)).
 	Parallel int
 
+	// Reattach names plugins running in debug mode (under a debugger),
+	// from $HARNESS_REATTACH_PLUGINS (pluginapi.ParseReattach): Open
+	// attaches to them instead of launching a file, and they win over a
+	// file in Dirs whose plugin has the same name. They are never
+	// restarted, reloaded, pinned or stopped (see the package doc).
+	Reattach map[string]pluginapi.ReattachConfig
+
 	// Watch turns on hot reload: the toolbox watches Dirs and reloads a
 	// plugin whose file changes, adds one that appears and withdraws one
 	// that goes (see the package doc). The CLI sets it unless --watch=false.
@@ -225,10 +232,11 @@ type Toolbox struct {
 	reloads  map[string]Reload // plugin file → its last reload
 }
 
-// Open discovers the plugins in cfg.Dirs, starts them concurrently and
-// registers their tools. A file that yields no plugin is recorded as a
-// Failure, logged and skipped; Open fails only when the cache dir cannot be
-// created or ctx ends.
+// Open attaches to the plugins of cfg.Reattach, discovers the plugins in
+// cfg.Dirs, starts them concurrently and registers their tools, the
+// reattached ones first. A file or reattached plugin that yields no plugin
+// is recorded as a Failure, logged and skipped; Open fails only when the
+// cache dir cannot be created or ctx ends.
 func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	if cfg.CacheDir == "" {
 		return nil, errors.New("open toolbox: no plugin cache dir")
@@ -253,6 +261,7 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		}
 		tb.watch = w
 	}
+	reattached := tb.attachAll(ctx)
 	entries := discover(cfg.Dirs, tb.log)
 	idx := loadHashIndex(cfg.CacheDir)
 	loaded := tb.loadAll(ctx, entries, idx)
@@ -266,8 +275,33 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		offered  = map[string]*plugin{} // tool name → plugin
 		named    = map[string]*plugin{} // plugin name → plugin
 	)
+	for _, a := range reattached {
+		p, err := a.plug, a.err
+		if err == nil {
+			if err = checkConflicts(p, offered, named); err != nil {
+				p.close() // detaches
+			}
+		}
+		if err != nil {
+			f := Failure{Path: ReattachPath(a.name), Err: err}
+			tb.log.Warn("reattached plugin skipped", "path", f.Path, "error", err)
+			failures = append(failures, f)
+			continue
+		}
+		named[p.desc.Name] = p
+		for _, t := range p.desc.Tools {
+			offered[t.Name] = p
+		}
+		members = append(members, member{plug: p, inst: p.current()})
+	}
 	for i, l := range loaded {
 		p, err := l.plug, l.err
+		if err == nil && tb.reattachedName(p.desc.Name) != nil {
+			// The plugin under the debugger wins over its file.
+			tb.skipReattached(p.path, p.desc.Name)
+			p.close()
+			continue
+		}
 		if err == nil {
 			if err = checkConflicts(p, offered, named); err != nil {
 				p.close()
@@ -329,8 +363,18 @@ func (tb *Toolbox) loadAll(ctx context.Context, entries []found, idx *hashIndex)
 }
 
 // pathOrder orders plugin file paths as discovery lists them: by the rank
-// of their dir in Config.Dirs, then by file name.
+// of their dir in Config.Dirs, then by file name. Reattached plugins come
+// first, in name order.
 func (tb *Toolbox) pathOrder(a, b string) int {
+	if ia, ib := isReattachPath(a), isReattachPath(b); ia || ib {
+		switch {
+		case ia && ib:
+			return strings.Compare(a, b)
+		case ia:
+			return -1
+		}
+		return 1
+	}
 	ra, rb := tb.dirRank[filepath.Dir(a)], tb.dirRank[filepath.Dir(b)]
 	if ra != rb {
 		return ra - rb
@@ -410,7 +454,8 @@ func (tb *Toolbox) SessionClosed(ctx context.Context, sessionID string) error {
 }
 
 // Close stops every plugin concurrently, each within its stop timeout, and
-// returns their errors joined. Calls after Close fail; Close is idempotent.
+// returns their errors joined; it only detaches from reattached plugins,
+// which run on. Calls after Close fail; Close is idempotent.
 func (tb *Toolbox) Close() error {
 	tb.closeOnce.Do(func() {
 		tb.closed.Store(true)

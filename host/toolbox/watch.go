@@ -176,11 +176,16 @@ func (w *watcher) scanLocked(dir string, now time.Time) {
 	}
 	reg := w.tb.reg.Load()
 	if reg != nil {
+		// Reattached plugins have no file: nothing to reload.
 		for _, m := range reg.members {
-			paths[m.plug.path] = true
+			if !m.plug.attached {
+				paths[m.plug.path] = true
+			}
 		}
 		for _, f := range reg.failures {
-			paths[f.Path] = true
+			if !isReattachPath(f.Path) {
+				paths[f.Path] = true
+			}
 		}
 	}
 	for p := range paths {
