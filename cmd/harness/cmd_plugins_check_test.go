@@ -498,43 +498,19 @@ func TestNodePluginFromSource(t *testing.T) {
 // a debugger, and checks it through $HARNESS_REATTACH_PLUGINS.
 func TestPluginsCheckReattach(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(jsonqPlugin(t))
-	cmd.Env = append(os.Environ(), pluginapi.EnvDebug+"=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), pluginapi.EnvReattach+"='"); ok {
-				found <- strings.TrimSuffix(v, "'")
-			}
-		}
-	}()
-	var value string
-	select {
-	case value = <-found:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the plugin printed no reattach line")
-	}
+	value, proc := startDebugPlugin(t, jsonqPlugin(t))
 	env := map[string]string{pluginapi.EnvReattach: value}
 	code, out, errOut := harness(t, env, "plugins", "check", "--reattach")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"checking jsonq in debug mode (pid " + strconv.Itoa(cmd.Process.Pid), "PASS  attach ",
+	for _, want := range []string{"checking jsonq in debug mode (pid " + strconv.Itoa(proc.Pid), "PASS  attach ",
 		"PASS  cancelled ", "SKIP  shutdown ", "ok: jsonq 0.1.0 passed 8 checks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+	if err := proc.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the check stopped the attached plugin: %v", err)
 	}
 }

@@ -21,31 +21,7 @@ import (
 // dir), which still runs after harness exits.
 func TestRunReattach(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(filepath.Join(testPlugins(t), "todo"))
-	cmd.Env = append(os.Environ(), pluginapi.EnvDebug+"=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), pluginapi.EnvReattach+"='"); ok {
-				found <- strings.TrimSuffix(v, "'")
-			}
-		}
-	}()
-	var value string
-	select {
-	case value = <-found:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the plugin printed no reattach line")
-	}
+	value, proc := startDebugPlugin(t, filepath.Join(testPlugins(t), "todo"))
 
 	state := t.TempDir()
 	env := map[string]string{
@@ -73,10 +49,10 @@ func TestRunReattach(t *testing.T) {
 		}
 	}
 	plugin, _ := call["plugin"].(map[string]any)
-	if plugin["name"] != "todo" || plugin["pid"] != float64(cmd.Process.Pid) || plugin["sha256"] != nil {
-		t.Errorf("tool/call does not name the reattached plugin (pid %d, no sha256): %v", cmd.Process.Pid, call)
+	if plugin["name"] != "todo" || plugin["pid"] != float64(proc.Pid) || plugin["sha256"] != nil {
+		t.Errorf("tool/call does not name the reattached plugin (pid %d, no sha256): %v", proc.Pid, call)
 	}
-	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+	if err := proc.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("harness stopped the reattached plugin: %v", err)
 	}
 }
@@ -99,5 +75,38 @@ func TestRunReattachBadValue(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "parse "+pluginapi.EnvReattach+": ") {
 		t.Errorf("stderr is not one line naming %s:\n%s", pluginapi.EnvReattach, errOut)
+	}
+}
+
+// startDebugPlugin starts the plugin at path as a developer would under a
+// debugger (HARNESS_PLUGIN_DEBUG=1), stops it when the test ends, and
+// returns the HARNESS_REATTACH_PLUGINS value it prints, and its process.
+func startDebugPlugin(t *testing.T, path string) (string, *os.Process) {
+	t.Helper()
+	cmd := exec.Command(path)
+	cmd.Env = append(os.Environ(), pluginapi.EnvDebug+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), pluginapi.EnvReattach+"='"); ok {
+				found <- strings.TrimSuffix(v, "'")
+			}
+		}
+	}()
+	select {
+	case v := <-found:
+		return v, cmd.Process
+	case <-time.After(10 * time.Second):
+		t.Fatal("the plugin printed no reattach line")
+		return "", nil
 	}
 }

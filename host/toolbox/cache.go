@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/harness-dev/harness/host/pluginlock"
 )
 
 // snapshot copies the plugin binary at src into the content-addressed cache
@@ -105,7 +107,7 @@ func stageCopy(f *os.File, dir string) (*staged, error) {
 
 // hash sets s.sum from the copy's bytes, the bytes that will run.
 func (s *staged) hash() error {
-	sum, err := hashPath(s.tmp)
+	sum, err := pluginlock.HashFile(s.tmp)
 	if err != nil {
 		s.drop()
 		return err
@@ -147,20 +149,6 @@ func (s *staged) place(dir string) (string, error) {
 
 // drop removes the staged copy.
 func (s *staged) drop() { os.Remove(s.tmp) }
-
-// hashPath returns the hex sha256 of the file at path.
-func hashPath(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // cached reports whether the cache entry path exists with the right size.
 func cached(path string, size int64) bool {
