@@ -23,7 +23,7 @@ func main() {
 				Run: func(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
 					// fd 2 is the stderr the host reads; os.Stderr is
 					// go-plugin's stdio stream after Serve.
-					fmt.Fprintln(os.NewFile(2, "stderr"), "crashy: out of cheese, exiting")
+					fmt.Fprintln(os.NewFile(2, "stderr"), "crashy: out of cheese, exiting") // stdout-ok: fd 2 is stderr
 					os.Exit(3)
 					return pluginapi.Result{}, nil
 				},
