@@ -7,14 +7,46 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
 )
 
 // version is the harness version, set at build time with
-// -ldflags "-X main.version=…".
+// -ldflags "-X main.version=…"; see versionString for the default.
 var version = "dev"
+
+// versionString is the version to show: the one set at build time, else
+// the commit the binary was built from (from the Go build info).
+func versionString() string {
+	if version != "dev" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	switch {
+	case rev == "":
+		return version
+	case dirty:
+		return "dev-" + rev + "-dirty"
+	}
+	return "dev-" + rev
+}
 
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {
@@ -75,7 +107,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 	case "acp":
 		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":
-		fmt.Fprintf(std.out, "harness %s\n", version)
+		fmt.Fprintf(std.out, "harness %s\n", versionString())
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(std.out, usage)

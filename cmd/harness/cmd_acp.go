@@ -60,7 +60,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ah.toolsErr = h.startTools(toolsCtx)
 	}()
 	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
-		Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp")})
+		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp")})
 	stopStarting() // if the editor left while they were starting
 	<-ah.toolsReady
 	if cerr := h.close(); cerr != nil {

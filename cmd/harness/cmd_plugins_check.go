@@ -337,7 +337,7 @@ func configure(ctx context.Context, c *pluginapi.Client, d pluginapi.Description
 		defer os.RemoveAll(stateDir)
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err = c.Configure(cctx, pluginapi.ConfigureRequest{
-			HostVersion: version,
+			HostVersion: versionString(),
 			Host:        &plugintest.FakeHost{},
 			StateDir:    stateDir,
 		})

@@ -103,7 +103,7 @@ func (h *host) startTools(ctx context.Context) error {
 		Dirs:        dirs,
 		CacheDir:    filepath.Join(h.stateDir, "plugins", "cache"),
 		Logger:      h.log.Named("toolbox"),
-		HostVersion: version,
+		HostVersion: versionString(),
 		LogLevel:    h.cfg.LogLevel,
 		StateDir:    h.stateDir,
 		Host:        hostServices{host: h},
