@@ -118,7 +118,7 @@ func buildHarness(t testing.TB) (bin, pluginDir string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin = filepath.Join(dir, "harness")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin, testPlugins(t)

@@ -41,6 +41,7 @@ func cmdDev(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	cfg := devbuild.Config{
 		Sources: sources, OutDir: dirs[0], Logger: log.Named("dev"), Stderr: std.err,
+		Env: []string{"CGO_ENABLED=0"}, // static, as the README builds them
 		OnBuild: func(b devbuild.Build) {
 			if b.Err == nil {
 				fmt.Fprintf(std.out, "%s built in %s → %s\n", b.Plugin, b.Elapsed.Round(time.Millisecond), b.Output)

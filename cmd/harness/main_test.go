@@ -26,6 +26,14 @@ func harness(t *testing.T, envs map[string]string, args ...string) (int, string,
 	return code, out.String(), errb.String()
 }
 
+// staticBuild is `go build args...` as the README builds: static binaries
+// (CGO_ENABLED=0).
+func staticBuild(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
+}
+
 // builtPlugins builds the real plugin binaries once per test run.
 var builtPlugins struct {
 	once sync.Once
@@ -43,7 +51,7 @@ func testPlugins(t testing.TB) string {
 			builtPlugins.err = err
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", dir+"/", "../../plugins/...").CombinedOutput()
+		out, err := staticBuild("-o", dir+"/", "../../plugins/...").CombinedOutput()
 		if err != nil {
 			builtPlugins.err = fmt.Errorf("go build plugins: %v\n%s", err, out)
 		}
@@ -275,7 +283,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "harness")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := staticBuild("-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

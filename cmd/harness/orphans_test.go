@@ -52,7 +52,7 @@ func TestHostKilledLeavesNoPlugins(t *testing.T) {
 	}
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "harness")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	script := writeScript(t, `{"text":"thinking for a long while","hang":true}`)

@@ -37,7 +37,7 @@ func rssKB(pid int) (rss, anon int) {
 // rest is the binaries' read-only pages.
 func BenchmarkIdleRSS(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "harness")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	script := filepath.Join(b.TempDir(), "hang.jsonl")
