@@ -44,6 +44,20 @@
 // `Error: unknown tool "x"` without reaching the toolbox. Error results read
 // "Error: …" for the model: the prefix is added when a tool left it out.
 //
+// # Live output
+//
+// Text and reasoning deltas go to the turn's Live as they stream; they are
+// not logged (the assembled assistant/message is). A Live that also
+// implements ToolProgress receives each tool call's live output (Call.Progress
+// forwards it), which is not logged either: the tool/result is.
+//
+// # Routing
+//
+// Each step takes the tool list once. Every tool/call records the plugin the
+// list named (Tool.Plugin), and the call carries it (Call.Plugin), so a
+// toolbox that hot-reloads can route the step's calls to the binary the
+// step saw while it drains.
+//
 // # Permission
 //
 // A tool listed with NeedsPermission runs only once the Loop's Approver
