@@ -1,6 +1,9 @@
 // Package session is one session of the agent host: its durable log (package
 // eventlog), the projections the host needs from it — the model's messages,
-// the todo list, the turns — and followers that see every event.
+// the todo list (the last todo/write), the turns, the "always" permission
+// answers (Session.Always) — and followers that see every event. A Store
+// also walks a child session's ancestry through its headers
+// (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs.
 //
 // # Store and files
 //
