@@ -5,16 +5,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -124,70 +120,17 @@ func buildHarness(t testing.TB) (bin, pluginDir string) {
 	return bin, testPlugins(t)
 }
 
-// nodeClient makes sure Node ≥ 20 and the client's packages are there,
-// installing them with npm ci when package-lock.json changed since the last
-// install; it returns the node binary. A missing Node fails the test: the
-// editor tests are part of the suite.
+// nodeClient makes sure Node ≥ 20 and the client's packages are there
+// (npm ci when package-lock.json changed since the last install) and
+// returns the node binary. A missing Node fails the test: the editor tests
+// are part of the suite.
 func nodeClient(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node not found in PATH: the ACP editor tests (testdata/acpclient) need Node.js ≥ 20 and npm; install them (e.g. apt-get install nodejs npm, or https://nodejs.org) or run go test -short to leave these tests out")
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		t.Fatalf("node --version: %v", err)
-	}
-	major := 0
-	if m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(bytes.TrimSpace(out)); m != nil {
-		major, _ = strconv.Atoi(string(m[1]))
-	}
-	if major < 20 {
-		t.Fatalf("node %s is too old: the ACP editor tests need Node.js ≥ 20", bytes.TrimSpace(out))
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Fatal("npm not found in PATH: the ACP editor tests install testdata/acpclient's packages with npm ci; install npm (it comes with Node.js)")
-	}
-	installClient(t, npm)
-	return node
-}
-
-// installClient runs npm ci in the client's directory unless node_modules
-// matches package-lock.json. A file lock keeps test binaries of several
-// packages (or several go test runs) from installing at once.
-func installClient(t *testing.T, npm string) {
-	t.Helper()
-	lock, err := os.OpenFile(filepath.Join(acpClientDir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		t.Fatalf("lock the client install: %v", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatalf("lock the client install: %v", err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-
-	lockfile, err := os.ReadFile(filepath.Join(acpClientDir, "package-lock.json"))
-	if err != nil {
-		t.Fatalf("read the client's lockfile: %v", err)
-	}
-	sum := sha256.Sum256(lockfile)
-	want := hex.EncodeToString(sum[:])
-	stamp := filepath.Join(acpClientDir, "node_modules", ".harness-installed")
-	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
-		return
-	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = acpClientDir
-	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in testdata/acpclient (needs the npm registry): %v\n%s", err, out)
-	}
-	if err := os.WriteFile(stamp, []byte(want), 0o600); err != nil {
+	node := nodeTool(t, "the ACP editor tests (testdata/acpclient)")
+	if err := npmCI(acpClientDir); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("installed testdata/acpclient's packages with npm ci in %v", time.Since(start).Round(time.Millisecond))
+	return node
 }
 
 // TestACPInProcess serves ACP in process, over pipes, with the script

@@ -98,7 +98,7 @@ func digestPlugin(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("runs npm and Node")
 	}
-	node := nodeTool(t)
+	node := nodeTool(t, "the Node plugin tests (examples/plugins/node-digest)")
 	return builtDigest.get(t, func() (string, error) {
 		if err := npmCI(digestExample); err != nil {
 			return "", err
@@ -118,13 +118,13 @@ func digestPlugin(t *testing.T) string {
 }
 
 // nodeTool returns the node binary, failing the test without Node ≥ 20
-// and npm: the Node plugin is part of the suite (go test -short leaves it
-// out).
-func nodeTool(t *testing.T) string {
+// and npm — what names the tests that need them; they are part of the
+// suite (go test -short leaves them out).
+func nodeTool(t *testing.T, what string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatal("node not found in PATH: the Node plugin tests (examples/plugins/node-digest) need Node.js ≥ 20 and npm; install them or run go test -short")
+		t.Fatalf("node not found in PATH: %s need Node.js ≥ 20 and npm; install them (e.g. apt-get install nodejs npm) or run go test -short", what)
 	}
 	out, err := exec.Command(node, "--version").Output()
 	if err != nil {
@@ -135,10 +135,10 @@ func nodeTool(t *testing.T) string {
 		major, _ = strconv.Atoi(string(m[1]))
 	}
 	if major < 20 {
-		t.Fatalf("node %s is too old: the Node plugin needs Node.js ≥ 20", bytes.TrimSpace(out))
+		t.Fatalf("node %s is too old: %s need Node.js ≥ 20", bytes.TrimSpace(out), what)
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Fatal("npm not found in PATH: the Node plugin tests install the plugin's packages with npm ci")
+		t.Fatalf("npm not found in PATH: %s install their packages with npm ci", what)
 	}
 	return node
 }
