@@ -106,24 +106,3 @@ func footer(id string, in, out int) string {
 	}
 	return fmt.Sprintf("\n\n[subagent session %s · %d input, %d output tokens]", id, in, out)
 }
-
-// RequestPermission implements pluginapi.Permissions: a plugin's own
-// question goes to whoever answers for the session's running turn (the
-// editor or the terminal), through its policy. The answer holds for this
-// request only; it is not logged (the loop logs its own checks).
-func (h hostServices) RequestPermission(ctx context.Context, req pluginapi.PermissionRequest) (pluginapi.PermissionResponse, error) {
-	ap, ok := h.host.approvers.get(req.SessionID)
-	if !ok {
-		return pluginapi.PermissionResponse{Reason: "no one to ask: session " + req.SessionID + " has no running turn"}, nil
-	}
-	a, err := ap.Approve(ctx, agent.ApprovalRequest{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: string(req.Args), Title: req.Title})
-	if err != nil {
-		return pluginapi.PermissionResponse{}, err
-	}
-	reason := a.Reason
-	if !a.Decision.Allows() && reason == "" {
-		reason = "permission denied by user"
-	}
-	return pluginapi.PermissionResponse{Allowed: a.Decision.Allows(), Reason: reason}, nil
-}
