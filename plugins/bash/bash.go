@@ -60,10 +60,18 @@ type bashPlugin struct {
 	tmpDir  string   // spill folders when the host gave no state dir
 	groups  *groups
 	tasks   *taskTable
+	sb      *sandbox
 
 	privateOnce sync.Once
 	privateErr  error
+
+	spillCap int64 // the most a session's spill files may hold together
+	spillMu  sync.Mutex
+	spills   map[string]*spillQuota // by session id
 }
+
+// defaultSpillCap is spillCap: four background `yes` cannot fill a disk.
+const defaultSpillCap = 256 << 20
 
 // newPlugin makes the plugin's state; environ is the environment commands
 // start from (the plugin's own), tmpDir the system's temporary folder.
@@ -76,6 +84,39 @@ func newPlugin(environ []string, tmpDir string) *bashPlugin {
 		tmpDir:  filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid())),
 		groups:  newGroups(),
 		tasks:   newTaskTable(),
+		sb:      newSandbox(environ),
+
+		spillCap: defaultSpillCap,
+		spills:   map[string]*spillQuota{},
+	}
+}
+
+// quota is the spill quota of a session.
+func (b *bashPlugin) quota(session string) *spillQuota {
+	b.spillMu.Lock()
+	defer b.spillMu.Unlock()
+	q := b.spills[session]
+	if q == nil {
+		q = newSpillQuota(b.spillCap)
+		b.spills[session] = q
+	}
+	return q
+}
+
+// removeSpills removes the spill files of session, or of every session
+// when all.
+func (b *bashPlugin) removeSpills(session string, all bool) {
+	b.spillMu.Lock()
+	var qs []*spillQuota
+	for s, q := range b.spills {
+		if all || s == session {
+			qs = append(qs, q)
+			delete(b.spills, s)
+		}
+	}
+	b.spillMu.Unlock()
+	for _, q := range qs {
+		q.removeAll()
 	}
 }
 
@@ -194,8 +235,8 @@ func workdir(cwd, dir string) (string, error) {
 // output as progress.
 func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
 	dir, dirErr := b.spillDir(call)
-	out := newOutput(dir, "bash-"+fileName(call.CallID, "call"), dirErr, true)
-	p, err := start(c, out, b.groups)
+	out := newOutput(dir, "bash-"+fileName(call.CallID, "call"), dirErr, true, b.quota(call.SessionID))
+	p, err := start(c, out, b.groups, b.sb)
 	if err != nil {
 		return pluginapi.ErrorResult("start bash: %v", err)
 	}
@@ -232,9 +273,10 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 // startTask starts c as a background task of the call's session.
 func (b *bashPlugin) startTask(call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
 	dir, dirErr := b.spillDir(call)
+	quota := b.quota(call.SessionID)
 	t, err := b.tasks.start(call.SessionID, timeout, func(id string) (*proc, *output, error) {
-		out := newOutput(dir, "bash-"+id, dirErr, false)
-		p, err := start(c, out, b.groups)
+		out := newOutput(dir, "bash-"+id, dirErr, false, quota)
+		p, err := start(c, out, b.groups, b.sb)
 		return p, out, err
 	})
 	if err != nil {
@@ -275,15 +317,21 @@ func (b *bashPlugin) killTask(ctx context.Context, call *pluginapi.Call, a taskA
 	return pluginapi.Result{Content: fmt.Sprintf("Stopped background task %s [status: %s]. Its output stays readable with bash_output.", t.id, status)}, nil
 }
 
-// sessionClosed stops the background tasks of a session that ended.
+// sessionClosed stops the background tasks of a session that ended and
+// removes its spill files.
 func (b *bashPlugin) sessionClosed(ctx context.Context, session string) {
 	b.tasks.closeSession(ctx, session)
+	b.removeSpills(session, false)
+	b.sb.sweep(b.groups, false)
 }
 
-// exit kills every process the plugin started, as it exits.
+// exit kills every process the plugin started and removes every spill
+// file, as it exits.
 func (b *bashPlugin) exit() {
 	b.tasks.close()
 	b.groups.killAll()
+	b.sb.sweep(b.groups, true)
+	b.removeSpills("", true)
 }
 
 // spillDir is where the call's spill files go: its session's folder when

@@ -40,5 +40,10 @@ import (
 )
 
 func main() {
-	pluginapi.Serve(newPlugin(os.Environ(), os.TempDir()).plugin())
+	if isInit(os.Args) { // a command's init, re-executed by the plugin
+		os.Exit(runInit(os.Args))
+	}
+	b := newPlugin(os.Environ(), os.TempDir())
+	b.sb.harden()
+	pluginapi.Serve(b.plugin())
 }

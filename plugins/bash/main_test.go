@@ -23,6 +23,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if isInit(os.Args) { // the in-process plugins re-execute the test binary
+		os.Exit(runInit(os.Args))
+	}
 	os.Exit(run(m))
 }
 

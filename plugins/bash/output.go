@@ -60,6 +60,8 @@ type output struct {
 	spillW  *bufio.Writer
 	spillN  int64 // bytes written to the spill file
 	spillE  error // why the spill file is unavailable
+	quota   *spillQuota
+	capped  bool // the session's quota cut the spill file short
 	closed  bool
 	over    chan struct{} // closed once raw passes maxOutputBytes
 
@@ -71,8 +73,9 @@ type output struct {
 // newOutput collects an output whose spill file, if it needs one, is
 // spillDir/spillName-<random>.log; dirErr says why there is no spill
 // folder. live collects text for takeLive.
-func newOutput(spillDir, spillName string, dirErr error, live bool) *output {
+func newOutput(spillDir, spillName string, dirErr error, live bool, quota *spillQuota) *output {
 	o := &output{
+		quota:     quota,
 		spillDir:  spillDir,
 		spillName: spillName,
 		head:      make([]rune, 0, headChars),
@@ -146,6 +149,7 @@ func (o *output) saveRaw(p []byte) {
 	if room := maxOutputBytes - o.spillN; int64(len(p)) > room {
 		p = p[:max(room, 0)]
 	}
+	p = o.granted(p)
 	n, err := o.spillW.Write(p)
 	o.spillN += int64(n)
 	if err != nil {
@@ -158,6 +162,11 @@ func (o *output) saveRaw(p []byte) {
 func (o *output) openSpill() {
 	mem := o.mem
 	o.mem = nil
+	if o.quota != nil && o.quota.full() {
+		o.capped = true
+		o.spillE = fmt.Errorf("this session's spill files reached their cap of %s", sizeName(o.quota.cap))
+		return
+	}
 	if err := os.MkdirAll(o.spillDir, 0o700); err != nil {
 		o.spillE = fmt.Errorf("create spill folder: %w", err)
 		return
@@ -168,11 +177,27 @@ func (o *output) openSpill() {
 		return
 	}
 	o.spill, o.spillW = f, bufio.NewWriterSize(f, 64<<10)
-	n, err := o.spillW.Write(mem)
+	if o.quota != nil {
+		o.quota.add(f.Name())
+	}
+	n, err := o.spillW.Write(o.granted(mem))
 	o.spillN = int64(n)
 	if err != nil {
 		o.spillE = fmt.Errorf("write %s: %w", f.Name(), err)
 	}
+}
+
+// granted is what of p the session's spill quota lets the spill file
+// take.
+func (o *output) granted(p []byte) []byte {
+	if o.quota == nil || len(p) == 0 {
+		return p
+	}
+	n := o.quota.grant(int64(len(p)))
+	if n < int64(len(p)) {
+		o.capped = true
+	}
+	return p[:n]
 }
 
 // push appends sanitized characters to the kept text and the live text.
@@ -243,6 +268,9 @@ func (o *output) text(lead, empty, trailer string) string {
 	s, cut := o.render(lead, empty, trailer)
 	if !cut && o.spill != nil && o.spillE == nil {
 		_ = os.Remove(o.spill.Name())
+		if o.quota != nil {
+			o.quota.release(o.spill.Name(), o.spillN)
+		}
 	}
 	return s
 }
@@ -316,9 +344,78 @@ func (o *output) spillPath() string {
 		abs = o.spill.Name()
 	}
 	if o.raw > o.spillN {
-		return fmt.Sprintf("the first %s of %s bytes in %s", commas(o.spillN), commas(o.raw), abs)
+		note := ""
+		if o.capped {
+			note = fmt.Sprintf(" (this session's spill files reached their cap of %s)", sizeName(o.quota.cap))
+		}
+		return fmt.Sprintf("the first %s of %s bytes in %s%s", commas(o.spillN), commas(o.raw), abs, note)
 	}
 	return fmt.Sprintf("%s (%s bytes)", abs, commas(o.raw))
+}
+
+// spillQuota caps the total size of a session's spill files and keeps
+// their names, so that they can be removed when the session ends.
+type spillQuota struct {
+	cap int64
+
+	mu    sync.Mutex
+	used  int64
+	files map[string]struct{}
+}
+
+func newSpillQuota(limit int64) *spillQuota {
+	return &spillQuota{cap: limit, files: map[string]struct{}{}}
+}
+
+// grant takes up to n bytes of the quota and says how many it took.
+func (q *spillQuota) grant(n int64) int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n = min(n, max(q.cap-q.used, 0))
+	q.used += n
+	return n
+}
+
+// full reports whether the quota is used up.
+func (q *spillQuota) full() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.used >= q.cap
+}
+
+// add records a spill file.
+func (q *spillQuota) add(path string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.files[path] = struct{}{}
+}
+
+// release gives back the n bytes of a spill file that was removed.
+func (q *spillQuota) release(path string, n int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.files[path]; ok {
+		delete(q.files, path)
+		q.used = max(q.used-n, 0)
+	}
+}
+
+// removeAll removes every spill file of the session.
+func (q *spillQuota) removeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for path := range q.files {
+		_ = os.Remove(path)
+	}
+	clear(q.files)
+}
+
+// sizeName writes a size in MiB (or bytes below one).
+func sizeName(n int64) string {
+	if n >= 1<<20 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return commas(n) + " bytes"
 }
 
 // cutMarker is the line standing for cut characters.

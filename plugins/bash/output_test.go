@@ -87,7 +87,7 @@ func FuzzSanitizer(f *testing.F) {
 func TestOutputCap(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	o := newOutput(dir, "x", nil, false)
+	o := newOutput(dir, "x", nil, false, nil)
 	line := strings.Repeat("世", 99) + "\n" // 100 characters, 298 bytes
 	for range 1000 {
 		_, _ = o.Write([]byte(line))
@@ -117,7 +117,7 @@ func TestOutputCap(t *testing.T) {
 // TestOutputNoSpill: an output cut without a spill folder says why.
 func TestOutputNoSpill(t *testing.T) {
 	t.Parallel()
-	o := newOutput("", "x", errors.New("/tmp/x is not a private folder of this user"), false)
+	o := newOutput("", "x", errors.New("/tmp/x is not a private folder of this user"), false, nil)
 	_, _ = o.Write([]byte(strings.Repeat("y", 50_000)))
 	o.close()
 	got := o.text("", "", "")
@@ -130,7 +130,7 @@ func TestOutputNoSpill(t *testing.T) {
 // TestOutputTake: take returns what arrived since the last take.
 func TestOutputTake(t *testing.T) {
 	t.Parallel()
-	o := newOutput(t.TempDir(), "x", nil, false)
+	o := newOutput(t.TempDir(), "x", nil, false, nil)
 	if got := o.take("(none)", "[s]"); got != "(none)\n[s]" {
 		t.Errorf("got %q", got)
 	}

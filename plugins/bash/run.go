@@ -3,12 +3,14 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -37,37 +39,42 @@ type command struct {
 	env  []string // the environment, already filtered
 }
 
-// proc is one running `bash -c`: it leads its own session and process
-// group (Setsid), so the group id is its pid and no terminal controls it;
-// stdin is /dev/null; stdout and stderr are one pipe, so their lines keep
-// their order. A goroutine reads the pipe into the output; another waits
-// for bash. Output is read from the pipe directly, never through exec.Cmd's
-// copying, which would wait for EOF however long a grandchild holds it.
+// proc is one running command. On Linux its leader is an init (a re-exec
+// of the plugin, init_linux.go) that runs `bash -c` in a PID namespace or
+// as a subreaper, forwards signals to the whole command, reports how bash
+// ended over a status pipe, and stops what bash left; elsewhere the leader
+// is bash itself. The leader leads its own session and process group
+// (Setsid), so the group id is its pid and no terminal controls it; stdin
+// is /dev/null; stdout and stderr are one pipe, so their lines keep their
+// order. A goroutine reads the pipe into the output; another learns how
+// bash ended. Output is read from the pipe directly, never through
+// exec.Cmd's copying, which would wait for EOF however long a grandchild
+// holds it.
 type proc struct {
 	pgid     int
 	pipe     *os.File // the read end
+	leader   *leader
 	exited   chan struct{}
-	state    *os.ProcessState // set before exited is closed
+	state    *exitState // set before exited is closed
 	readDone chan struct{}
 	groups   *groups
+	sb       *sandbox
 }
 
-// start spawns c, writing its output to out.
-func start(c command, out *output, g *groups) (*proc, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("create pipe: %w", err)
-	}
-	cmd := exec.Command(c.bash, "-c", c.line)
-	cmd.Args[0] = "bash" // its messages say "bash: …", not the path
-	cmd.Dir, cmd.Env = c.dir, c.env
-	cmd.Stdout, cmd.Stderr = w, w // stdin nil: /dev/null
-	cmd.SysProcAttr = sysProcAttr()
-	p := &proc{pipe: r, exited: make(chan struct{}), readDone: make(chan struct{}), groups: g}
+// leader is the process the plugin started for a command.
+type leader struct {
+	pid        int
+	status     *bufio.Reader // the init's status lines; nil without an init
+	statusFile *os.File
+	reaped     chan struct{}
+	state      *os.ProcessState // set before reaped is closed
+}
 
-	// Start from a goroutine locked to its OS thread and keep that thread
-	// until bash is reaped: Pdeathsig fires when the starting thread ends,
-	// not the plugin. The goroutine blocks in wait anyway.
+// startLeader starts cmd from a goroutine locked to its OS thread, which
+// it keeps until the leader is reaped: Pdeathsig fires when the starting
+// thread ends, not the plugin. The goroutine blocks in wait anyway.
+func startLeader(cmd *exec.Cmd) (*leader, error) {
+	l := &leader{reaped: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -76,26 +83,93 @@ func start(c command, out *output, g *groups) (*proc, error) {
 			started <- err
 			return
 		}
-		p.pgid = cmd.Process.Pid
+		l.pid = cmd.Process.Pid
 		started <- nil
 		_ = cmd.Wait() // the status is in ProcessState
-		p.state = cmd.ProcessState
-		close(p.exited)
+		l.state = cmd.ProcessState
+		close(l.reaped)
 	}()
-	err = <-started
-	_ = w.Close() // bash has its copy
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// exitState is how bash ended: killed by sig, or exited with code.
+type exitState struct {
+	code int
+	sig  syscall.Signal
+}
+
+// stateOf is how a process the plugin reaped ended.
+func stateOf(ps *os.ProcessState) *exitState {
+	if ps == nil { // reaped by someone else: only a sweep at exit does
+		return &exitState{sig: syscall.SIGKILL}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &exitState{sig: ws.Signal()}
+	}
+	return &exitState{code: ps.ExitCode()}
+}
+
+// parseStatus reads an init's "exit N" or "signal N".
+func parseStatus(line string) (*exitState, bool) {
+	what, num, _ := strings.Cut(line, " ")
+	n, err := strconv.Atoi(num)
+	switch {
+	case err != nil:
+		return nil, false
+	case what == "exit":
+		return &exitState{code: n}, true
+	case what == "signal":
+		return &exitState{sig: syscall.Signal(n)}, true
+	}
+	return nil, false
+}
+
+// start spawns c, writing its output to out.
+func start(c command, out *output, g *groups, sb *sandbox) (*proc, error) {
+	r, w, err := os.Pipe()
 	if err != nil {
+		return nil, fmt.Errorf("create pipe: %w", err)
+	}
+	release := sb.hold()
+	l, err := sb.spawn(c, w)
+	_ = w.Close() // the leader has its copy
+	if err != nil {
+		release()
 		_ = r.Close()
 		return nil, err
 	}
-	if !g.add(p.pgid) {
+	p := &proc{pgid: l.pid, pipe: r, leader: l, exited: make(chan struct{}), readDone: make(chan struct{}), groups: g, sb: sb}
+	added := g.add(p.pgid)
+	release()
+	go p.watch()
+	if !added {
 		_ = signalGroup(p.pgid, syscall.SIGKILL)
-		<-p.exited
+		<-l.reaped
 		_ = r.Close()
 		return nil, errors.New("the plugin is shutting down")
 	}
 	go p.read(out)
 	return p, nil
+}
+
+// watch learns how bash ended — from the init's status line, else from
+// the leader's own end — and closes exited.
+func (p *proc) watch() {
+	if p.leader.status != nil {
+		line := readStatus(p.leader.status)
+		_ = p.leader.statusFile.Close()
+		if st, ok := parseStatus(line); ok {
+			p.state = st
+			close(p.exited)
+			return
+		}
+	}
+	<-p.leader.reaped
+	p.state = stateOf(p.leader.state)
+	close(p.exited)
 }
 
 // read copies the pipe into out until EOF or the read deadline that
@@ -114,9 +188,11 @@ func (p *proc) read(out *output) {
 	}
 }
 
-// stop ends the process group: SIGTERM, then SIGKILL if bash or anything
-// else of the group is still alive after killGrace. It returns once bash
-// is reaped, or drainTimeout after the SIGKILL.
+// stop ends the command: SIGTERM (which an init forwards to every process
+// of the command), then SIGKILL if anything of it is still alive after
+// killGrace (an init's death takes its namespace or its subreaper's
+// orphans with it). It returns once bash's end is known, or drainTimeout
+// after the SIGKILL.
 func (p *proc) stop() {
 	if signalGroup(p.pgid, syscall.SIGTERM) == nil && p.gone(killGrace) {
 		return
@@ -126,33 +202,54 @@ func (p *proc) stop() {
 	case <-p.exited:
 	case <-time.After(drainTimeout):
 	}
+	if p.leader.status != nil {
+		go func() {
+			<-p.leader.reaped
+			p.sb.sweep(p.groups, false)
+		}()
+	}
 }
 
-// gone waits up to d for bash to be reaped and the group to be empty.
+// gone waits up to d for bash to end and nothing of the command to be
+// left: for an init, its own end.
 func (p *proc) gone(d time.Duration) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
 	select {
 	case <-p.exited:
-	case <-time.After(d):
+	case <-deadline.C:
 		return false
 	}
-	for groupAlive(p.pgid) {
-		if time.Now().After(deadline) {
+	if p.leader.status != nil {
+		select {
+		case <-p.leader.reaped:
+			return true
+		case <-deadline.C:
 			return false
 		}
-		time.Sleep(pollEvery)
+	}
+	for groupAlive(p.pgid) {
+		select {
+		case <-deadline.C:
+			return false
+		case <-time.After(pollEvery):
+		}
 	}
 	return true
 }
 
 // finish ends a command once bash exited or was stopped. What bash left
-// running in its group (`cmd &`) gets SIGTERM, and SIGKILL killGrace
-// later, in the background: the result does not wait for it. The pipe is
-// read until EOF, for at most drainTimeout more.
+// running gets SIGTERM, and SIGKILL killGrace later, in the background:
+// the result does not wait for it (an init does this itself; without
+// one, the plugin does it to bash's group). The pipe is read until EOF,
+// for at most drainTimeout more.
 func (p *proc) finish() {
-	if signalGroup(p.pgid, syscall.SIGTERM) == nil {
+	switch {
+	case p.leader.status != nil:
+		go p.awaitInit()
+	case signalGroup(p.pgid, syscall.SIGTERM) == nil:
 		go p.killLeftovers()
-	} else {
+	default:
 		p.groups.remove(p.pgid)
 	}
 	drain := time.NewTimer(drainTimeout)
@@ -164,6 +261,20 @@ func (p *proc) finish() {
 	}
 	drain.Stop()
 	_ = p.pipe.Close()
+}
+
+// awaitInit waits for the init to end after bash — it stops the
+// leftovers within killGrace — and SIGKILLs it if it does not, then
+// sweeps whatever it may have orphaned.
+func (p *proc) awaitInit() {
+	select {
+	case <-p.leader.reaped:
+	case <-time.After(killGrace + time.Second):
+		_ = signalGroup(p.pgid, syscall.SIGKILL)
+		<-p.leader.reaped
+	}
+	p.groups.remove(p.pgid)
+	p.sb.sweep(p.groups, false)
 }
 
 // killLeftovers SIGKILLs the group if it outlives killGrace after the
@@ -189,8 +300,8 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 	return syscall.Kill(-pgid, sig)
 }
 
-// exitState is how bash ended; nil while it has not been reaped.
-func (p *proc) exitState() *os.ProcessState {
+// exitState is how bash ended; nil while that is not known.
+func (p *proc) exitState() *exitState {
 	select {
 	case <-p.exited:
 		return p.state
@@ -201,16 +312,14 @@ func (p *proc) exitState() *os.ProcessState {
 
 // exitMarker describes how bash ended: "" for exit code 0, else
 // "[exit code: N]" or "[killed by signal: NAME]".
-func exitMarker(st *os.ProcessState) string {
-	if st == nil {
-		return "[still running after SIGKILL]"
-	}
-	ws, ok := st.Sys().(syscall.WaitStatus)
+func exitMarker(st *exitState) string {
 	switch {
-	case ok && ws.Signaled():
-		return "[killed by signal: " + signalName(ws.Signal()) + "]"
-	case st.ExitCode() != 0:
-		return "[exit code: " + strconv.Itoa(st.ExitCode()) + "]"
+	case st == nil:
+		return "[still running after SIGKILL]"
+	case st.sig != 0:
+		return "[killed by signal: " + signalName(st.sig) + "]"
+	case st.code != 0:
+		return "[exit code: " + strconv.Itoa(st.code) + "]"
 	}
 	return ""
 }
@@ -279,6 +388,17 @@ func (g *groups) add(pgid int) bool {
 	return true
 }
 
+// snapshot is the set of the groups' leaders.
+func (g *groups) snapshot() map[int]bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make(map[int]bool, len(g.live))
+	for pgid := range g.live {
+		out[pgid] = true
+	}
+	return out
+}
+
 func (g *groups) remove(pgid int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -305,4 +425,13 @@ func (g *groups) killAll() {
 		}
 		_ = signalGroup(pgid, syscall.SIGKILL)
 	}
+}
+
+// readStatus reads one line of the status protocol; "" at EOF.
+func readStatus(r *bufio.Reader) string {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return ""
+	}
+	return line[:len(line)-1]
 }

@@ -6,10 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -87,14 +85,14 @@ func (t *task) supervise(timeout time.Duration) {
 }
 
 // exitStatus describes a task that ended by itself.
-func exitStatus(st *os.ProcessState) string {
-	if st == nil {
+func exitStatus(st *exitState) string {
+	switch {
+	case st == nil:
 		return "killed"
+	case st.sig != 0:
+		return "killed by signal " + signalName(st.sig)
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by signal " + signalName(ws.Signal())
-	}
-	return "exited with code " + strconv.Itoa(st.ExitCode())
+	return "exited with code " + strconv.Itoa(st.code)
 }
 
 // taskTable holds the plugin's background tasks by id. Ids are bash_1,

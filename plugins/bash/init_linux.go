@@ -1,0 +1,237 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// initArg is the hidden argument that makes the plugin's binary run as a
+// command's init (argv: bash-init initArg mode ppid bash line) instead of
+// serving: main checks it before anything else.
+const initArg = "--harness-bash-init-v1"
+
+// The init's modes.
+const (
+	// modeNS: pid 1 of a fresh PID and mount namespace, with its own /proc.
+	modeNS = "ns"
+	// modeReaper: no namespace; a child subreaper that kills every
+	// descendant when bash ends, and everything when the plugin dies.
+	modeReaper = "reaper"
+)
+
+// The status protocol: the init writes lines to fd 3 — first "ok" once
+// bash runs (or "nsfail <why>" when the namespace cannot be set up, or
+// "error <why>"), then "exit N" or "signal N" when bash ends.
+const statusFD = 3
+
+// isInit reports whether args are those of a command's init.
+func isInit(args []string) bool { return len(args) == 6 && args[1] == initArg }
+
+// runInit is a command's init: it sets up its namespace (modeNS) or
+// becomes a subreaper (modeReaper), starts `bash -c line` in its own
+// session with the init's environment (already scrubbed), forwards
+// SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 (and SIGHUP while its parent
+// lives) to every process of the command, reaps every orphan, reports how
+// bash ended, then stops what is left: SIGTERM at once, SIGKILL killGrace
+// later. It returns once nothing of the command is left.
+func runInit(args []string) int {
+	mode, bash, line := args[2], args[4], args[5]
+	ppid, _ := strconv.Atoi(args[3])
+	status := os.NewFile(statusFD, "status")
+	syscall.CloseOnExec(statusFD)
+	report := func(format string, a ...any) { _, _ = fmt.Fprintf(status, format+"\n", a...) }
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP)
+	k := killer{mode: mode}
+	switch mode {
+	case modeNS:
+		if err := setupNS(); err != nil {
+			report("nsfail %v", err)
+			return 1
+		}
+	case modeReaper:
+		if os.Getppid() != ppid { // the plugin died before we could notice
+			return 1
+		}
+		if err := prctl(pr_SET_CHILD_SUBREAPER, 1); err != nil {
+			report("error become a subreaper: %v", err)
+			return 1
+		}
+	default:
+		report("error unknown init mode %q", mode)
+		return 1
+	}
+	bashPid, err := syscall.ForkExec(bash, []string{"bash", "-c", line}, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		report("error %v", err)
+		return 1
+	}
+	report("ok")
+
+	type reaped struct {
+		pid  int
+		ws   syscall.WaitStatus
+		none bool
+	}
+	events := make(chan reaped, 16)
+	go func() {
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			switch {
+			case errors.Is(err, syscall.EINTR):
+				continue
+			case err != nil:
+				events <- reaped{none: true}
+				return
+			}
+			events <- reaped{pid: pid, ws: ws}
+		}
+	}()
+	var grace <-chan time.Time
+	for {
+		select {
+		case s := <-sigs:
+			sig := s.(syscall.Signal)
+			if sig == syscall.SIGHUP && mode == modeReaper && os.Getppid() != ppid {
+				// The plugin died (Pdeathsig): nothing of the command may
+				// outlive it.
+				k.killAll(syscall.SIGKILL)
+				grace = time.After(0)
+				continue
+			}
+			k.killAll(sig)
+		case ev := <-events:
+			if ev.none {
+				return 0
+			}
+			if ev.pid == bashPid {
+				if ev.ws.Signaled() {
+					report("signal %d", int(ev.ws.Signal()))
+				} else {
+					report("exit %d", ev.ws.ExitStatus())
+				}
+				_ = status.Close()
+				k.killAll(syscall.SIGTERM)
+				grace = time.After(killGrace)
+			}
+		case <-grace:
+			k.killAll(syscall.SIGKILL)
+			grace = time.After(pollEvery) // until the reaper finds none
+		}
+	}
+}
+
+// setupNS makes the mount namespace's mounts private, so nothing mounted
+// here propagates back, and mounts a proc of the new PID namespace on
+// /proc.
+func setupNS() error {
+	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %w", err)
+	}
+	return nil
+}
+
+// killer signals every process of a command but its init.
+type killer struct{ mode string }
+
+// killAll sends sig to every process of the command: in a namespace,
+// kill(-1) reaches every process in it but the init; as a subreaper, every
+// descendant (they cannot leave the subtree: orphans come back to us).
+func (k killer) killAll(sig syscall.Signal) {
+	if k.mode == modeNS {
+		_ = syscall.Kill(-1, sig)
+		return
+	}
+	for _, pid := range descendants(os.Getpid(), nil) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// procStat is one process of /proc.
+type procStat struct {
+	pid, ppid, pgrp int
+	zombie          bool
+}
+
+// processes lists the processes /proc shows; zombies only when asked.
+func processes(zombies bool) []procStat {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []procStat
+	for _, e := range entries {
+		name := e.Name()
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid, pgrp int
+		if _, err := fmt.Sscan(s[i+1:], &state, &ppid, &pgrp); err != nil || state == "Z" && !zombies {
+			continue
+		}
+		pid, _ := strconv.Atoi(name)
+		out = append(out, procStat{pid: pid, ppid: ppid, pgrp: pgrp, zombie: state == "Z"})
+	}
+	return out
+}
+
+// descendants lists the live processes below root, except the subtrees of
+// the children in spare.
+func descendants(root int, spare map[int]bool) []int {
+	children := map[int][]int{}
+	for _, p := range processes(false) {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if pid == root && spare[c] {
+				continue
+			}
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// prctl options the package uses.
+const (
+	pr_SET_DUMPABLE        = 4
+	pr_SET_CHILD_SUBREAPER = 36
+)
+
+func prctl(option, arg uintptr) error {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, option, arg, 0); e != 0 {
+		return e
+	}
+	return nil
+}
