@@ -9,8 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,21 +118,7 @@ func (f fixture) sh(t testing.TB, line string) pluginapi.Result {
 	return f.exec(t, call{args: map[string]any{"command": line}})
 }
 
-var (
-	pgidRE = regexp.MustCompile(`pgid=(\d+)`)
-	taskRE = regexp.MustCompile(`task (bash_\d+) \(process group (\d+)\)`)
-)
-
-// pgidIn finds "pgid=N" (echo pgid=$$) in a result.
-func pgidIn(t testing.TB, s string) int {
-	t.Helper()
-	m := pgidRE.FindStringSubmatch(s)
-	if m == nil {
-		t.Fatalf("no pgid= in %q", s)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
+var taskRE = regexp.MustCompile(`task (bash_\d+) \(process group (\d+)\)`)
 
 // groupGone waits up to d for the group to have no live process.
 func groupGone(pgid int, d time.Duration) bool {
@@ -149,6 +138,74 @@ func mustGone(t testing.TB, pgid int, d time.Duration) {
 	if !groupGone(pgid, d) {
 		_ = signalGroup(pgid, 9)
 		t.Errorf("process group %d survived", pgid)
+	}
+}
+
+var sleeps atomic.Int64
+
+// sleepArg is a sleep duration in seconds, past 5000, that no other
+// process on the machine uses: the tests find their sleeps by argv (the
+// pids inside a command's namespace mean nothing outside it).
+func sleepArg() string {
+	return fmt.Sprintf("%d.%d", 5000+sleeps.Add(1), os.Getpid())
+}
+
+// sleepers lists the live processes running `sleep arg` for any of args.
+func sleepers(args ...string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie
+		}
+		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && slices.Contains(args, argv[1]) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitSleepers waits up to d for exactly want sleeps of args to run
+// (want < 0: at least one).
+func waitSleepers(t testing.TB, d time.Duration, want int, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		n := len(sleepers(args...))
+		if n == want || want < 0 && n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes run sleep %v, want %d", n, args, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sleepersGone fails the test if a sleep of args outlives d, and kills
+// it.
+func sleepersGone(t testing.TB, d time.Duration, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		pids := sleepers(args...)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Errorf("%d processes running sleep %v survived", len(pids), args)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -234,21 +234,17 @@ func TestLaunched(t *testing.T) {
 	f := fixture{c: c, state: state, cwd: t.TempDir()}
 	checkEnv(t, f.sh(t, "env").Content)
 
-	_, pgid := f.startTask(t, "s1", "sleep 1000")
+	d1, d2 := sleepArg(), sleepArg()
+	_, pgid := f.startTask(t, "s1", "sleep "+d1)
 	fg := make(chan pluginapi.Result, 1)
-	progress := make(chan string, 10)
 	go func() {
-		res, _ := c.Execute(t.Context(), f.req(t, call{id: "fg", args: map[string]any{"command": "echo pgid=$$; trap '' TERM; sleep 1000"}}),
-			func(s string) { progress <- s })
+		res, _ := c.Execute(t.Context(), f.req(t, call{id: "fg", args: map[string]any{"command": "trap '' TERM; sleep " + d2}}), nil)
 		fg <- res
 	}()
-	fgPgid := pgidIn(t, <-progress)
-	if !groupAlive(pgid) || !groupAlive(fgPgid) {
-		t.Fatal("the commands are not running")
-	}
+	waitSleepers(t, 3*time.Second, 2, d1, d2)
 	within(t, 2*time.Second, "Close", func() { _ = c.Close() })
 	mustGone(t, pgid, time.Second)
-	mustGone(t, fgPgid, time.Second)
+	sleepersGone(t, time.Second, d1, d2)
 	<-fg
 }
 

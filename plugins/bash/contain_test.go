@@ -1,0 +1,179 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/pluginapi/plugintest"
+)
+
+// modes are the two ways commands are contained: a PID namespace, and
+// the subreaper fallback forced by envNoNamespace.
+var modes = []struct {
+	name string
+	env  []string
+}{
+	{"namespace", nil},
+	{"fallback", []string{envNoNamespace + "=1"}},
+}
+
+// checkMode fails unless the command runs where the mode says: pid 1 is
+// its init in a namespace, the machine's init otherwise.
+func checkMode(t *testing.T, f fixture, ns bool) {
+	t.Helper()
+	got := f.sh(t, "tr '\\0' ' ' </proc/1/cmdline").Content
+	if strings.HasPrefix(got, "bash-init ") != ns {
+		t.Fatalf("namespace %v, but pid 1 is %q", ns, got)
+	}
+}
+
+// TestPluginKilled: SIGKILL of the plugin takes every process of its
+// commands with it — background, setsid, double fork, a background task
+// — in a namespace and in the fallback.
+func TestPluginKilled(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			c, state := launch(t, m.env...)
+			f := fixture{c: c, state: state, cwd: t.TempDir()}
+			checkMode(t, f, m.env == nil)
+			d := []string{sleepArg(), sleepArg(), sleepArg(), sleepArg(), sleepArg()}
+			f.startTask(t, "s1", "sleep "+d[4])
+			go func() {
+				_, _ = c.Execute(t.Context(), f.req(t, call{id: "fg", args: map[string]any{
+					"command": "sleep " + d[0] + " & setsid sleep " + d[1] + " & (sleep " + d[2] + " &); sleep " + d[3]}}), nil)
+			}()
+			waitSleepers(t, 5*time.Second, 5, d...)
+			if err := syscall.Kill(c.PID(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-c.Exited()
+			sleepersGone(t, 2*time.Second, d...)
+		})
+	}
+}
+
+// plantedSecrets are ten typical secrets, as a host's environment has
+// them.
+var plantedSecrets = []string{
+	"OPENAI_API_KEY=sk-proj-planted0secret0value01",
+	"ANTHROPIC_API_KEY=sk-ant-planted0secret0value02",
+	"DATABASE_URL=postgres://app:planted0secret03@db.internal/app",
+	"GH_PAT=ghp_planted0secret0value04abcdefghij",
+	"SENTRY_DSN=https://planted0secret05@o1.ingest.sentry.io/1",
+	"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T0/B0/planted0secret06",
+	"AWS_SECRET_ACCESS_KEY=planted0secret07",
+	"STRIPE=sk_live_planted0secret08",
+	"PGCONN=host=db password=planted0secret09",
+	"DEPLOY_KEY_PEM=-----BEGIN OPENSSH PRIVATE KEY-----planted0secret10",
+}
+
+// TestSecretsUnreachable: no planted secret shows in env nor in any
+// /proc/<pid>/environ a command can read: in a namespace it sees only its
+// own processes; in the fallback its parent (the init) has the scrubbed
+// environment.
+func TestSecretsUnreachable(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			c, state := launch(t, append(m.env, plantedSecrets...)...)
+			f := fixture{c: c, state: state, cwd: t.TempDir()}
+			checkMode(t, f, m.env == nil)
+			lines := []string{"env", "cat /proc/$PPID/environ"}
+			if m.env == nil {
+				lines = append(lines, "cat /proc/1/environ", "cat /proc/[0-9]*/environ", "ls /proc | grep -c '^[0-9]'")
+			}
+			for _, line := range lines {
+				res := f.sh(t, line)
+				if strings.Contains(res.Content, "planted0") {
+					t.Errorf("%s shows a secret:\n%s", line, res.Content)
+				}
+				if line == "env" && !strings.Contains(res.Content, "PATH=") {
+					t.Errorf("env shows no PATH:\n%s", res.Content)
+				}
+				if strings.HasPrefix(line, "ls") && res.Content != "4\n" { // init, bash, ls, grep
+					t.Errorf("the namespace shows %q processes", res.Content)
+				}
+			}
+		})
+	}
+}
+
+// TestSpillCap: four background `yes` fill no more than the session's
+// spill cap, say so, and their files go when the session ends; those of
+// another session go when the plugin exits.
+func TestSpillCap(t *testing.T) {
+	t.Parallel()
+	const limit = 8 << 20
+	b := newPlugin(env(), t.TempDir())
+	b.spillCap = limit
+	f := fixture{state: t.TempDir(), cwd: t.TempDir()}
+	f.c = plugintest.Start(t, b.plugin(), plugintest.WithStateDir(f.state))
+	var ids []string
+	for range 4 {
+		id, _ := f.startTask(t, "s1", "yes")
+		ids = append(ids, id)
+	}
+	dir := filepath.Join(f.state, "sessions", "s1")
+	deadline := time.Now().Add(10 * time.Second)
+	for spillSize(t, dir) < limit-(512<<10) && time.Now().Before(deadline) { // bufio holds up to 64 KiB per file
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the yes keep printing
+	if got := spillSize(t, dir); got > limit {
+		t.Errorf("the spill files hold %d bytes, more than the cap of %d", got, limit)
+	} else if got < limit/2 {
+		t.Errorf("the spill files hold %d bytes only", got)
+	}
+	for _, id := range ids {
+		f.task(t, toolKill, "s1", id)
+	}
+	notes := ""
+	for _, id := range ids {
+		notes += f.task(t, toolOutput, "s1", id).Content
+	}
+	if !strings.Contains(notes, "this session's spill files reached their cap of 8 MiB") {
+		t.Errorf("no note of the cap in %.2000q", notes)
+	}
+	// Another session's spill files, removed at exit.
+	res := f.exec(t, call{session: "s2", args: map[string]any{"command": "seq 1 20000"}})
+	other := spillIn(t, res.Content)
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.SessionClosed(t.Context(), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := spillSize(t, dir); got != 0 {
+		t.Errorf("%d bytes of spill files left after the session closed", got)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another session's spill file went too: %v", err)
+	}
+	_ = f.c.Close()
+	if _, err := os.Stat(other); err == nil {
+		t.Error("a spill file outlived the plugin")
+	}
+}
+
+// spillSize is the total size of the bash spill files in dir.
+func spillSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "bash-*.log"))
+	var n int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
