@@ -176,4 +176,3 @@ func spillSize(t *testing.T, dir string) int64 {
 	}
 	return n
 }
-
