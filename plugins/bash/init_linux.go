@@ -56,6 +56,12 @@ func runInit(args []string) int {
 			report("nsfail %v", err)
 			return 1
 		}
+		// bash gets no capability (as a user other than root): the
+		// ambient set that let the init mount goes.
+		if err := prctl(pr_CAP_AMBIENT, pr_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, syscall.EINVAL) {
+			report("nsfail clear capabilities: %v", err)
+			return 1
+		}
 	case modeReaper:
 		if os.Getppid() != ppid { // the plugin died before we could notice
 			return 1
@@ -225,8 +231,11 @@ func descendants(root int, spare map[int]bool) []int {
 
 // prctl options the package uses.
 const (
-	pr_SET_DUMPABLE        = 4
-	pr_SET_CHILD_SUBREAPER = 36
+	pr_SET_DUMPABLE          = 4
+	pr_SET_CHILD_SUBREAPER   = 36
+	pr_CAP_AMBIENT           = 47
+	pr_CAP_AMBIENT_CLEAR_ALL = 4
+	capSysAdmin              = 21
 )
 
 func prctl(option, arg uintptr) error {

@@ -37,6 +37,11 @@ type sandbox struct {
 	// children are commands' inits, so that any other descendant is an
 	// orphan to kill.
 	sweeps atomic.Bool
+	// dumpMu serializes the starts that need the plugin dumpable: Go
+	// writes a new user namespace's uid_map into /proc/<child>, which a
+	// non-dumpable parent's child does not let a non-root user open.
+	dumpMu sync.Mutex
+	hard   atomic.Bool // harden set PR_SET_DUMPABLE 0
 }
 
 func newSandbox(environ []string) *sandbox {
@@ -56,7 +61,9 @@ func newSandbox(environ []string) *sandbox {
 // and it becomes a child subreaper, so that a command's process orphaned
 // by a killed init comes back to it to be killed (sweep).
 func (s *sandbox) harden() {
-	_ = prctl(pr_SET_DUMPABLE, 0)
+	if prctl(pr_SET_DUMPABLE, 0) == nil {
+		s.hard.Store(true)
+	}
 	if prctl(pr_SET_CHILD_SUBREAPER, 1) == nil {
 		s.sweeps.Store(true)
 	}
@@ -114,6 +121,9 @@ func (s *sandbox) try(c command, out *os.File, ns bool) (*leader, error) {
 			attr.Cloneflags |= syscall.CLONE_NEWUSER
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.uid, HostID: s.uid, Size: 1}}
 			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: s.gid, HostID: s.gid, Size: 1}}
+			// The init keeps CAP_SYS_ADMIN of its user namespace across
+			// exec, to mount; it clears it before starting bash.
+			attr.AmbientCaps = []uintptr{capSysAdmin}
 		}
 	}
 	sr, sw, err := os.Pipe()
@@ -127,6 +137,16 @@ func (s *sandbox) try(c command, out *os.File, ns bool) (*leader, error) {
 	cmd.Stdout, cmd.Stderr = out, out // stdin nil: /dev/null
 	cmd.ExtraFiles = []*os.File{sw}   // fd 3: statusFD
 	cmd.SysProcAttr = attr
+	if attr.Cloneflags&syscall.CLONE_NEWUSER != 0 && s.hard.Load() {
+		// Dumpable only until the init runs: no process that could read
+		// the plugin's environ meanwhile is in the namespace.
+		s.dumpMu.Lock()
+		_ = prctl(pr_SET_DUMPABLE, 1)
+		defer func() {
+			_ = prctl(pr_SET_DUMPABLE, 0)
+			s.dumpMu.Unlock()
+		}()
+	}
 	l, err := startLeader(cmd)
 	_ = sw.Close()
 	if err != nil {
