@@ -15,7 +15,16 @@ import (
 // it: Execute over gRPC, bash spawned in its own session, output read to
 // EOF, result back. Budget: 5 ms p50.
 func BenchmarkTrue(b *testing.B) {
-	c, _ := launch(b)
+	benchTrue(b)
+}
+
+// BenchmarkTrueFallback is BenchmarkTrue without the PID namespace.
+func BenchmarkTrueFallback(b *testing.B) {
+	benchTrue(b, envNoNamespace+"=1")
+}
+
+func benchTrue(b *testing.B, env ...string) {
+	c, _ := launch(b, env...)
 	f := fixture{c: c, cwd: b.TempDir()}
 	req := f.req(b, call{args: map[string]any{"command": "true"}})
 	var took []time.Duration

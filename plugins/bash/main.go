@@ -4,11 +4,53 @@
 // command line in a fresh `bash -c`, bash_output reads a background task,
 // bash_kill stops one.
 //
-// Every command leads its own session and process group (no controlling
-// terminal), reads /dev/null as stdin, and sees the plugin's environment
-// without secrets and harness internals, plus NO_COLOR=1 TERM=dumb
+// Containment (Linux, proc_linux.go, init_linux.go). Every command, in
+// the foreground or the background, runs under its own init: the plugin
+// re-executes its own binary (/proc/self/exe, with a hidden argument
+// main checks first) in a new PID and mount namespace — plus a user
+// namespace mapping the plugin's uid and gid to themselves when it is not
+// root. The init makes every mount private, mounts a fresh /proc, starts
+// `bash -c` in its own session, forwards SIGTERM/SIGINT/SIGQUIT/SIGUSR1/
+// SIGUSR2 to every process of the namespace, reaps every orphan, reports
+// how bash ended, then stops what is left (SIGTERM, SIGKILL 2 s later).
+// The init has the scrubbed environment and Pdeathsig SIGKILL: when the
+// plugin dies, even by SIGKILL, the kernel kills every process of the
+// namespace, so `&`, setsid and double forks cannot outlive it; inside,
+// /proc shows only the command's own processes, so no
+// /proc/<pid>/environ of the host or the plugins is readable. Without
+// root, commands run as the same uid in a user namespace: files of other
+// users show as nobody and set-uid programs (sudo) do not gain rights. As
+// root, a command can still unmount its /proc and see the machine's.
+//
+// Where the kernel refuses the namespaces (EPERM, EINVAL, …, or the
+// mounts fail; HARNESS_BASH_NO_NAMESPACE=1 forces it, for tests), the
+// plugin says so once on stderr (the host's log) and falls back for good
+// to an init that is a child subreaper (PR_SET_CHILD_SUBREAPER) with the
+// same scrubbed environment: orphans of the command come back to it, it
+// kills every descendant when bash ends, and it catches its parent's
+// death (Pdeathsig SIGHUP) to SIGKILL them all. The plugin is a subreaper
+// too and kills any process that comes back to it (an init it SIGKILLed)
+// after each command, at a session's end and at exit. The fallback does
+// not isolate /proc: a command sees every process and can read the
+// /proc/<pid>/environ of this user's processes that do not protect it
+// (the host's, unless it does as the plugin does); as root, all of them,
+// the plugin's included; a process that daemonizes away from the tree
+// before the init sees it (ptrace tricks) is not contained.
+//
+// At start the plugin calls prctl(PR_SET_DUMPABLE, 0): a process of the
+// same non-root user can then neither read its memory nor its
+// /proc/<pid>/environ (it is dumpable for the instant a user namespace's
+// uid_map is written). Commands do not inherit this.
+//
+// Every command's bash leads its own session and process group (no
+// controlling terminal), reads /dev/null as stdin, and sees the plugin's
+// environment without secrets and harness internals, plus NO_COLOR=1 TERM=dumb
 // PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0 GIT_EDITOR=true
-// GIT_SEQUENCE_EDITOR=true (env.go). A command always terminates: on its
+// GIT_SEQUENCE_EDITOR=true (env.go). Secrets are hidden by name (KEY,
+// SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, WEBHOOK, *_PAT, *_DSN) and
+// by value (URLs with a password, connection strings with password=,
+// webhook URLs, PEM private keys, well-known token prefixes such as sk-,
+// ghp_, github_pat_, xoxb-, AKIA, glpat-). A command always terminates: on its
 // timeout (default 2 minutes, at most 10) or a cancel its whole group gets
 // SIGTERM, then SIGKILL 2 s later, and the output pipe is read for at most
 // 0.5 s more, so a grandchild holding it cannot hang the call; what a
@@ -21,8 +63,11 @@
 // bash-<call id>-<random>.log (bash-<task id>-… for background tasks,
 // 0600) written only when the output is cut, in the session's folder
 // <state-dir>/sessions/<session id>/ (or, without a state dir from the
-// host, in a private $TMPDIR/harness-bash-<uid>/<session id>/). Memory
-// stays bounded whatever the command prints; past 1 GiB it is stopped.
+// host, in a private $TMPDIR/harness-bash-<uid>/<session id>/). A
+// session's spill files hold at most 256 MiB together: past it they stop
+// growing and the cut marker says so. They are removed when the host
+// says the session closed and when the plugin exits. Memory stays
+// bounded whatever the command prints; past 1 GiB it is stopped.
 // Invalid UTF-8 becomes U+FFFD, terminal escapes are dropped, other
 // control bytes are shown as control pictures (output.go). While a
 // command runs, its output streams as progress, at most 10 chunks a
