@@ -637,10 +637,10 @@ var (
 	niceSpec   = optSpec{flags: "0123456789", args: "n", long: map[string]bool{"adjustment": true}}
 	ioniceSpec = optSpec{flags: "t", args: "cnpPu", long: map[string]bool{
 		"class": true, "classdata": true, "pid": true, "pgid": true, "uid": true, "ignore": false}}
-	stdbufSpec  = optSpec{args: "ioe", long: map[string]bool{"input": true, "output": true, "error": true}}
-	setsidSpec  = optSpec{flags: "cfw", long: map[string]bool{"ctty": false, "fork": false, "wait": false}}
-	chrootSpec  = optSpec{operands: 1, long: map[string]bool{"userspec": true, "groups": true, "skip-chdir": false}}
-	xargsSpec   = optSpec{flags: "0prtxi", args: "adEILnPs", long: map[string]bool{
+	stdbufSpec = optSpec{args: "ioe", long: map[string]bool{"input": true, "output": true, "error": true}}
+	setsidSpec = optSpec{flags: "cfw", long: map[string]bool{"ctty": false, "fork": false, "wait": false}}
+	chrootSpec = optSpec{operands: 1, long: map[string]bool{"userspec": true, "groups": true, "skip-chdir": false}}
+	xargsSpec  = optSpec{flags: "0prtxi", args: "adEILnPs", long: map[string]bool{
 		"null": false, "arg-file": true, "delimiter": true, "eof": false, "replace": false, "max-lines": false,
 		"max-args": true, "max-procs": true, "interactive": false, "no-run-if-empty": false, "max-chars": true,
 		"verbose": false, "exit": false, "show-limits": false, "open-tty": false, "process-slot-var": true}}
