@@ -94,7 +94,7 @@ func TestImportRules(t *testing.T) {
 		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm"}},
 		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm"}, allowExternal: true},
 		{dir: "host/prompt"},
-		{dir: "host/permission", allowInternal: []string{"host/event"}},
+		{dir: "host/permission", allowInternal: []string{"host/event"}, allowExternal: true},
 		{dir: "host/pluginlock"},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},

@@ -16,30 +16,39 @@ type Asker interface {
 	// AskPermission asks the user, with session/request_permission, whether
 	// call callID of tool may run; title names the call (a subagent's call
 	// says which subagent). The call's tool_call update has gone out before
-	// the request. A request the editor answers "cancelled" returns
-	// context.Canceled: the turn is being cancelled.
-	AskPermission(ctx context.Context, callID, tool, title string) (event.Decision, error)
+	// the request. always says what an "always" answer covers ("`git
+	// status …`", or the tool's name); "" offers no "always" options (the
+	// host cannot scope one). A request the editor answers "cancelled"
+	// returns context.Canceled: the turn is being cancelled.
+	AskPermission(ctx context.Context, callID, tool, title, always string) (event.Decision, error)
 }
 
-// permissionOptions are the options offered for every request, in ACP's
-// four kinds; their ids are the event.Decision values.
-func permissionOptions() []acp.PermissionOption {
+// permissionOptions are the options offered for a request, in ACP's four
+// kinds (two when always is ""); their ids are the event.Decision values,
+// and the "always" ones name what they cover.
+func permissionOptions(always string) []acp.PermissionOption {
+	if always == "" {
+		return []acp.PermissionOption{
+			{OptionId: "allow_once", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "reject_once", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		}
+	}
 	return []acp.PermissionOption{
 		{OptionId: "allow_once", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-		{OptionId: "allow_always", Name: "Always allow", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionId: "allow_always", Name: "Always allow " + always, Kind: acp.PermissionOptionKindAllowAlways},
 		{OptionId: "reject_once", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		{OptionId: "reject_always", Name: "Always reject", Kind: acp.PermissionOptionKindRejectAlways},
+		{OptionId: "reject_always", Name: "Always reject " + always, Kind: acp.PermissionOptionKindRejectAlways},
 	}
 }
 
 // AskPermission implements Asker.
-func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title string) (event.Decision, error) {
+func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title, always string) (event.Decision, error) {
 	ts.mu.Lock()
 	ts.catchUpLocked() // the tool_call update goes out first
 	ts.mu.Unlock()
 	req := acp.RequestPermissionRequest{
 		SessionId: acp.SessionId(ts.sess.ID()),
-		Options:   permissionOptions(),
+		Options:   permissionOptions(always),
 		ToolCall:  acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(callID)},
 	}
 	if title != "" {
@@ -57,8 +66,12 @@ func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title str
 		return "", context.Canceled
 	case o.Selected != nil:
 		switch d := event.Decision(o.Selected.OptionId); d {
-		case event.AllowOnce, event.AllowAlways, event.RejectOnce, event.RejectAlways:
+		case event.AllowOnce, event.RejectOnce:
 			return d, nil
+		case event.AllowAlways, event.RejectAlways:
+			if always != "" { // an option we offered
+				return d, nil
+			}
 		}
 		return "", fmt.Errorf("ask the editor about %s: it chose an unknown option %q", tool, o.Selected.OptionId)
 	}

@@ -20,11 +20,13 @@ type loopApprover struct{ c permission.Checker }
 // Approve implements agent.Approver.
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: json.RawMessage(req.Args), Title: req.Title})
-	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason}, err
+		Tool: req.Tool, Args: json.RawMessage(req.Args), Title: req.Title, Always: req.Always})
+	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
 }
 
-// termAsker asks on the terminal: y (once), n (reject) or a (always).
+// termAsker asks on the terminal: y (once), n (reject) or a (always, for
+// what the question says: the command prefixes of a command line, or the
+// tool). When "always" cannot be scoped it is not offered.
 type termAsker struct {
 	view *termView
 	in   io.Reader
@@ -54,8 +56,13 @@ func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Deci
 	if req.Title != "" {
 		what = req.Title
 	}
+	always := req.AlwaysCovers()
+	question := fmt.Sprintf("Allow %s? [y]es / [n]o: ", what)
+	if always != "" {
+		question = fmt.Sprintf("Allow %s? [y]es / [n]o / [a]lways for %s: ", what, always)
+	}
 	for {
-		a.view.prompt(fmt.Sprintf("Allow %s? [y]es / [n]o / [a]lways for %s: ", what, req.Tool))
+		a.view.prompt(question)
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
@@ -67,7 +74,9 @@ func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Deci
 			case "y", "yes":
 				return event.AllowOnce, nil
 			case "a", "always":
-				return event.AllowAlways, nil
+				if always != "" {
+					return event.AllowAlways, nil
+				}
 			case "n", "no", "":
 				return event.RejectOnce, nil
 			}

@@ -23,28 +23,34 @@ func (emptySource) Events() []event.Event { return nil }
 
 func TestTermAsker(t *testing.T) {
 	t.Parallel()
+	const scoped = "Allow bash: rm -rf build? [y]es / [n]o / [a]lways for `rm -rf …`: "
 	tests := map[string]struct {
-		input string
-		want  event.Decision
+		input    string
+		noAlways bool
+		want     event.Decision
+		question string
 	}{
-		"yes":                  {"y\n", event.AllowOnce},
-		"always":               {"always\n", event.AllowAlways},
-		"no":                   {"n\n", event.RejectOnce},
-		"enter rejects":        {"\n", event.RejectOnce},
-		"asks again on junk":   {"maybe\nYES\n", event.AllowOnce},
-		"end of input rejects": {"", event.RejectOnce},
+		"yes":                  {input: "y\n", want: event.AllowOnce, question: scoped},
+		"always":               {input: "always\n", want: event.AllowAlways, question: scoped},
+		"no":                   {input: "n\n", want: event.RejectOnce, question: scoped},
+		"enter rejects":        {input: "\n", want: event.RejectOnce, question: scoped},
+		"asks again on junk":   {input: "maybe\nYES\n", want: event.AllowOnce, question: scoped},
+		"end of input rejects": {input: "", want: event.RejectOnce, question: scoped},
+		"no always to give": {input: "a\ny\n", noAlways: true, want: event.AllowOnce,
+			question: "Allow bash: rm -rf build? [y]es / [n]o: Allow bash: rm -rf build? [y]es / [n]o: "},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
 			a := &termAsker{view: newTermView(&out, emptySource{}, false), in: strings.NewReader(tc.input)}
-			got, err := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)})
+			got, err := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`),
+				Scope: []string{"rm -rf"}, NoAlways: tc.noAlways})
 			if err != nil || got != tc.want {
 				t.Errorf("Ask = %q, %v; want %q", got, err, tc.want)
 			}
-			if !strings.Contains(out.String(), "Allow bash: rm -rf build? [y]es / [n]o / [a]lways for bash: ") {
-				t.Errorf("question = %q", out.String())
+			if !strings.Contains(out.String(), tc.question) {
+				t.Errorf("question = %q, want %q", out.String(), tc.question)
 			}
 		})
 	}

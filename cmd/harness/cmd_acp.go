@@ -185,7 +185,7 @@ type editorAsker struct{ a acpbridge.Asker }
 
 // Ask implements permission.Asker.
 func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
-	return e.a.AskPermission(ctx, req.CallID, req.Tool, req.Title)
+	return e.a.AskPermission(ctx, req.CallID, req.Tool, req.Title, req.AlwaysCovers())
 }
 
 // Close implements acpbridge.Session.

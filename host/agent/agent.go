@@ -35,9 +35,9 @@ type Session interface {
 	Messages() []llm.Message
 	// LastTurn is the number of the last turn started in the log, 0 if none.
 	LastTurn() int
-	// Always returns the "always" permission decision the log holds for a
-	// tool, if any.
-	Always(tool string) (event.Decision, bool)
+	// Always returns the "always" permission answers the log holds for a
+	// tool, in log order; the loop hands them to the Approver.
+	Always(tool string) []event.Permission
 	// Sync makes everything appended so far durable.
 	Sync() error
 }
@@ -110,13 +110,21 @@ type ApprovalRequest struct {
 	// Title, when set, is how the question names the call (a subagent's
 	// call names the subagent); the loop leaves it empty.
 	Title string
+	// Always holds the session's earlier "always" answers about Tool (see
+	// Session.Always). The Approver decides whether one covers this call:
+	// the loop never skips it, so its deny rules always apply.
+	Always []event.Permission
 }
 
 // Approval is the answer to an ApprovalRequest.
 type Approval struct {
 	Decision event.Decision
-	// Source says who decided: user, rule or mode (see event.Permission).
+	// Source says who decided: user, rule, mode or session (see
+	// event.Permission).
 	Source string
+	// Scope is what a user's "always" answer covers (event.Permission's
+	// Scope); the loop records it.
+	Scope []string
 	// Reason is what the model is told when the call is rejected; empty
 	// means "permission denied by user".
 	Reason string

@@ -64,11 +64,17 @@ func TestApproval(t *testing.T) {
 			},
 			wantCalled: true, wantResult: "ok", wantPerm: []string{"c1:allow_once:user"}, wantAskedN: 1, secondTurnN: 2,
 		},
-		"allow always is remembered": {
-			approve: func(context.Context, ApprovalRequest) (Approval, error) {
-				return Approval{Decision: event.AllowAlways, Source: "user"}, nil
+		"allow always is handed back to the approver": {
+			approve: func(_ context.Context, req ApprovalRequest) (Approval, error) {
+				if len(req.Always) == 1 && req.Always[0].Decision == event.AllowAlways && req.Always[0].Scope[0] == "ls" {
+					return Approval{Decision: event.AllowAlways, Source: "session"}, nil
+				}
+				if len(req.Always) != 0 {
+					return Approval{}, errors.New("unexpected always answers")
+				}
+				return Approval{Decision: event.AllowAlways, Source: "user", Scope: []string{"ls"}}, nil
 			},
-			wantCalled: true, wantResult: "ok", wantPerm: []string{"c1:allow_always:user"}, wantAskedN: 1, secondTurnN: 1,
+			wantCalled: true, wantResult: "ok", wantPerm: []string{"c1:allow_always:user"}, wantAskedN: 1, secondTurnN: 2,
 		},
 		"reject once": {
 			approve: func(context.Context, ApprovalRequest) (Approval, error) {

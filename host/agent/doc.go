@@ -63,9 +63,11 @@
 // A tool listed with NeedsPermission runs only once the Loop's Approver
 // allows the call (a nil Approver allows every call). The loop asks after the
 // call's tool/call is logged, one call at a time, and logs the answer as a
-// permission/decision event right after it. An "always" answer the log
-// already holds for the tool (Session.Always) is used without asking and
-// logged with source "session". A rejected call is not run; its result is
+// permission/decision event right after it, with the Approval's Scope. The
+// loop always asks the Approver, handing it the "always" answers the log
+// already holds for the tool (Session.Always, in ApprovalRequest.Always):
+// the Approver decides whether one covers the call, after its deny rules,
+// and says so with source "session". A rejected call is not run; its result is
 // "Error: permission denied by user" (or the Approval's Reason). A failing
 // Approver rejects the call. When the turn is cancelled while a question is
 // open, nothing is logged for it and the call gets the cancelled result.

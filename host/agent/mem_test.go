@@ -382,11 +382,10 @@ func lastOf[T event.Payload](t *testing.T, s *memSession) T {
 	return zero
 }
 
-func (s *memSession) Always(tool string) (event.Decision, bool) {
+func (s *memSession) Always(tool string) []event.Permission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var d event.Decision
-	var ok bool
+	var out []event.Permission
 	for _, e := range s.events {
 		if e.Type != event.TypePermission {
 			continue
@@ -395,9 +394,10 @@ func (s *memSession) Always(tool string) (event.Decision, bool) {
 		if err != nil {
 			continue
 		}
-		if pe := p.(event.Permission); pe.Tool == tool && (pe.Decision == event.AllowAlways || pe.Decision == event.RejectAlways) {
-			d, ok = pe.Decision, true
+		if pe := p.(event.Permission); pe.Tool == tool && pe.Source != "session" &&
+			(pe.Decision == event.AllowAlways || pe.Decision == event.RejectAlways) {
+			out = append(out, pe)
 		}
 	}
-	return d, ok
+	return out
 }

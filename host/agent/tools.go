@@ -130,23 +130,20 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, 
 	if !tool.NeedsPermission || t.l.Approver == nil {
 		return nil, nil
 	}
-	var a Approval
-	if d, ok := t.s.Always(c.Name); ok {
-		a = Approval{Decision: d, Source: "session"}
-	} else {
-		var err error
-		a, err = t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-			CallID: c.ID, Tool: c.Name, Args: c.Arguments})
-		if ctx.Err() != nil {
-			return nil, nil
-		}
-		if err != nil {
-			t.log.Warn("permission check failed", "session", t.s.ID(), "tool", c.Name, "call", c.ID, "error", err)
-			a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + oneLine(err)}
-		}
+	// The approver sees the recorded "always" answers and decides whether
+	// they cover the call, after its deny rules: an answer about one
+	// command never lets a forbidden one through.
+	a, err := t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+		CallID: c.ID, Tool: c.Name, Args: c.Arguments, Always: t.s.Always(c.Name)})
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	if err != nil {
+		t.log.Warn("permission check failed", "session", t.s.ID(), "tool", c.Name, "call", c.ID, "error", err)
+		a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + oneLine(err)}
 	}
 	if err := t.append(event.Permission{Turn: t.n, Step: st.k, CallID: c.ID, Tool: c.Name,
-		Decision: a.Decision, Source: a.Source}); err != nil {
+		Decision: a.Decision, Source: a.Source, Scope: a.Scope}); err != nil {
 		return nil, err
 	}
 	if a.Decision.Allows() {

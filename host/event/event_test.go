@@ -28,7 +28,7 @@ func samples() []Payload {
 		ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "todo_write", Args: `{"todos":[]}`,
 			Plugin: &Plugin{Name: "todo", Version: "1.0.0", SHA256: "ab12", PID: 42}},
 		TodoWrite{Todos: []Todo{{Content: "read", Status: TodoInProgress}, {Content: "fix", Status: TodoPending}}},
-		Permission{Turn: 1, Step: 1, CallID: "c1", Tool: "bash", Decision: AllowAlways, Source: "user"},
+		Permission{Turn: 1, Step: 1, CallID: "c1", Tool: "bash", Decision: AllowAlways, Source: "user", Scope: []string{"git status", "git log"}},
 		ToolResult{Turn: 1, Step: 1, CallID: "c1", Content: "Updated todo list: 1 pending, 1 in progress, 0 completed."},
 		StepEnd{Turn: 1, Step: 1},
 		TurnEnd{Turn: 1, Reason: ReasonError, Error: "deepseek: rate limited"},

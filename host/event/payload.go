@@ -175,8 +175,10 @@ const (
 func (d Decision) Allows() bool { return d == AllowOnce || d == AllowAlways }
 
 // Permission records the decision on a tool call that needed permission,
-// right after its tool/call. An "always" decision holds for the tool for the
-// rest of the session, across restarts: the session projects it from here.
+// right after its tool/call. An "always" decision the user gave holds for
+// the rest of the session, across restarts (the session projects it from
+// here): for the whole tool when Scope is empty, for the command lines
+// whose every command falls under Scope otherwise.
 type Permission struct {
 	Turn     int      `json:"turn"`
 	Step     int      `json:"step"`
@@ -186,6 +188,10 @@ type Permission struct {
 	// Source says who decided: user, rule (a configured rule), mode
 	// (allow-all), or session (an earlier "always" answer).
 	Source string `json:"source"`
+	// Scope, on an "always" answer about a command line, lists the command
+	// prefixes it covers, as bash words ("git status"); see
+	// host/permission. Logs written before it have none.
+	Scope []string `json:"scope,omitempty"`
 }
 
 func (TurnStart) EventType() Type        { return TypeTurnStart }

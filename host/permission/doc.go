@@ -12,15 +12,93 @@
 //	  {"tool": "bash_kill", "action": "ask"}
 //	]}
 //
-// A rule matches a call to its tool; with a prefix, only when the call's
-// "command" argument, trimmed, starts with it. The first matching rule, in
-// file order, decides. With no matching rule the mode decides: allow-all
-// allows, ask asks.
+// A rule without a prefix is about every call to its tool. A prefix names a
+// command and its leading arguments, as bash words: "git status" matches
+// the commands git status and git status -s, not git statusx; "rm " and
+// "rm" both mean the command rm with any arguments. A prefix that is not
+// one command and its literal arguments (a pipe, a $VAR) is refused when
+// the file is read.
+//
+// # Command lines
+//
+// A call whose arguments hold a "command" string (bash) is a command line.
+// [ParseLine] parses it with mvdan.cc/sh (bash syntax) and finds every
+// simple command it would run: after ; && || | & and newlines, in $( ),
+// backticks, <( ) and >( ), here-documents, subshells, groups,
+// if/while/until/for/case bodies, functions and coproc; behind assignments
+// (FOO=1 rm), ! and time; behind the wrappers env (its options and NAME=val
+// arguments), command, exec, builtin, time, timeout, nice, ionice, nohup,
+// stdbuf, setsid, chroot, busybox, sudo, doas, xargs, watch and find -exec;
+// and in the strings run by bash/sh/zsh/dash/ksh/mksh/ash -c, eval, sudo -s
+// and watch, recursively, at most 16 levels deep. Quotes and backslashes
+// are removed ("rm", r\m and 'rm' are rm) and a command given with a path
+// matches by its base name (/bin/rm, ./rm).
+//
+// A line is unknown when it does not parse, when a command name is
+// computed when it runs ($X, $(echo rm), a glob, a brace expansion), when a
+// wrapper has an option we cannot read, when a shell reads its commands
+// from its input (echo … | bash, bash -s, bash <<< …), when xargs builds
+// the command from its input (-I, xargs env), when the arguments name
+// "command" twice, or when it is nested too deep. A word that a deny rule
+// needs and that is computed when the line runs (rm $FLAGS with a rule
+// "rm -rf") makes the line unknown too.
+//
+// # Decisions
+//
+// For a command line, in this order:
+//
+//  1. Deny: a deny rule without prefix, or one matching ANY command of the
+//     line, rejects it. Deny always wins: over allow rules, over the mode
+//     and over every "always" answer.
+//  2. An "always reject" answer of the session matching any command
+//     rejects it.
+//  3. An unknown line is asked about when a deny rule or an "always
+//     reject" answer exists for the tool (with nobody to ask: rejected,
+//     saying why); otherwise a tool-wide rule or the mode decides. Allow
+//     prefixes and "always allow" answers never allow an unknown line.
+//  4. An ask rule matching a command the user has not answered "always"
+//     for asks.
+//  5. Allow: the line runs when EVERY command is allowed — by an allow
+//     rule or an "always allow" answer matching it, or through the command
+//     that runs it when the prefix names that command up to it (an allow
+//     rule "sudo apt update" allows the apt update that sudo runs; one for
+//     "bash -c 'make'" allows that exact string). A command run with
+//     variables set (PATH=/tmp git status, env FOO=1 …), a bare assignment
+//     or a for loop's variable, and a line that redirects output to a file
+//     (other than /dev/null, /dev/stdout, /dev/stderr) are never allowed
+//     by a prefix or an "always" answer.
+//  6. Otherwise the mode: allow-all allows, ask asks.
+//
+// A call without a command line (bash_kill) has only tool-wide rules:
+// deny, then "always reject", "always allow", ask, allow, mode.
+//
+// What deny rules cannot see: what a program does once it runs — a script
+// file (bash build.sh, source x.sh), python -c, make, git aliases, an ssh
+// remote command. They guard against the many shell spellings of a
+// command; they are not a sandbox.
+//
+// # Always
+//
+// An "always" answer covers what the user saw. For a command line it is
+// scoped to each top-level command's name and first argument ("git status
+// -s" gives "git status"; through wrappers, up to the command they run:
+// "sudo apt update", "timeout 5 make all"; a -c string or eval in full).
+// A later line is covered only when every command falls under a recorded
+// scope or an allow rule. The scopes are recorded with the decision
+// (event.Permission.Scope) and the session projects them, so they hold
+// after a restart. A line that cannot be scoped (unknown, writing to a
+// file, only assignments) offers no "always"; an "always" answer to it
+// counts once. For other tools an answer covers the tool. An "always
+// allow" without a scope for a command-line tool (logs written before
+// scopes) is ignored: the user is asked again; an "always reject" without
+// a scope still rejects every call of the tool.
 //
 // # Checker
 //
-// [Checker.Check] applies the policy and, when the answer is ask, asks its
-// [Asker]. With no asker (no terminal, no editor), ask becomes a rejection
-// whose reason tells the user how to allow the call. The answer says who
-// decided (rule, mode or user) so the caller can log it.
+// [Checker.Check] applies the policy and the session's "always" answers
+// ([Request.Always]) and, when the answer is ask, asks its [Asker], telling
+// it what an "always" answer would cover ([Request.AlwaysCovers]). With no
+// asker (no terminal, no editor), ask becomes a rejection whose reason
+// tells the user how to allow the call. The answer says who decided (rule,
+// mode, session or user) so the caller can log it.
 package permission

@@ -41,11 +41,14 @@ const (
 )
 
 // Rule allows, asks or denies calls to a tool, optionally only those whose
-// command starts with Prefix.
+// command line runs a command named by Prefix: a command name and its
+// leading arguments, as words ("git status", "rm ").
 type Rule struct {
 	Tool   string `json:"tool"`
 	Prefix string `json:"prefix,omitempty"`
 	Action Action `json:"action"`
+
+	words []string // Prefix as words, set by LoadRules or on first use
 }
 
 func (r Rule) String() string {
@@ -89,44 +92,15 @@ func LoadRules(path string) ([]Rule, error) {
 		default:
 			return nil, fmt.Errorf("read permission rules %s: rule %d: action %q is not allow, ask or deny", path, i+1, r.Action)
 		}
+		if r.Prefix != "" {
+			w, err := PrefixWords(r.Prefix)
+			if err != nil {
+				return nil, fmt.Errorf("read permission rules %s: rule %d: %w", path, i+1, err)
+			}
+			f.Rules[i].words = w
+		}
 	}
 	return f.Rules, nil
-}
-
-// Decide returns what the policy says about a call to tool with args, and
-// the rule that said it (nil when the mode decided).
-func (p Policy) Decide(tool string, args json.RawMessage) (Action, *Rule) {
-	var command string
-	for i := range p.Rules {
-		r := &p.Rules[i]
-		if r.Tool != tool {
-			continue
-		}
-		if r.Prefix != "" {
-			if command == "" {
-				command = Command(args)
-			}
-			if !strings.HasPrefix(command, r.Prefix) {
-				continue
-			}
-		}
-		return r.Action, r
-	}
-	if p.Mode == ModeAllowAll {
-		return Allow, nil
-	}
-	return Ask, nil
-}
-
-// Command returns the trimmed "command" argument of a call, "" if none.
-func Command(args json.RawMessage) string {
-	var a struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(args, &a) != nil {
-		return ""
-	}
-	return strings.TrimSpace(a.Command)
 }
 
 // Request is a call that needs permission.
@@ -137,6 +111,34 @@ type Request struct {
 	Args      json.RawMessage
 	// Title, when set, is how the question names the call.
 	Title string
+	// Always holds the session's "always" answers about Tool, in log order
+	// (event.Permission with an always decision).
+	Always []event.Permission
+
+	// Scope is what an "always" answer covers, set by the Checker before
+	// it asks: the command prefixes of a command line, or nil for the
+	// whole tool. NoAlways is set when an answer cannot be scoped (a line
+	// that cannot be checked or that writes to a file): the asker should
+	// not offer "always".
+	Scope    []string
+	NoAlways bool
+}
+
+// AlwaysCovers says what an "always" answer to req covers, for the
+// question: "`git status …`, `git diff …`" for a command line, the tool's
+// name otherwise, "" when "always" is not offered.
+func (req Request) AlwaysCovers() string {
+	if req.NoAlways {
+		return ""
+	}
+	if len(req.Scope) == 0 {
+		return req.Tool
+	}
+	s := make([]string, len(req.Scope))
+	for i, sc := range req.Scope {
+		s[i] = "`" + sc + " …`"
+	}
+	return strings.Join(s, ", ")
 }
 
 // Asker asks the user about a call and returns their decision. It blocks
@@ -148,11 +150,15 @@ type Asker interface {
 // Verdict is the checker's answer.
 type Verdict struct {
 	Decision event.Decision
-	// Source is who decided: rule, mode or user.
+	// Source is who decided: rule, mode, session (an earlier "always"
+	// answer) or user.
 	Source string
 	// Reason is the model-visible reason of a rejection, "" for the
 	// default "permission denied by user".
 	Reason string
+	// Scope is what the user's "always" answer covers (see
+	// Request.Scope); the caller records it with the decision.
+	Scope []string
 }
 
 // Checker applies a policy and asks its Asker when the policy says ask.
@@ -162,30 +168,54 @@ type Checker struct {
 	Asker Asker
 }
 
-// Check decides on one call.
+// Check decides on one call: deny rules first, then the session's "always
+// reject" answers, then (for a line that can be checked) ask rules, the
+// session's "always allow" answers and allow rules, then the mode.
 func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
-	action, rule := c.Policy.Decide(req.Tool, req.Args)
-	source := "mode"
-	if rule != nil {
-		source = "rule"
-	}
-	switch action {
+	d := c.Policy.decide(req.Tool, req.Args, req.Always)
+	switch d.action {
 	case Allow:
-		return Verdict{Decision: event.AllowOnce, Source: source}, nil
+		if d.source == "session" {
+			return Verdict{Decision: event.AllowAlways, Source: d.source}, nil
+		}
+		return Verdict{Decision: event.AllowOnce, Source: d.source}, nil
 	case Deny:
-		return Verdict{Decision: event.RejectOnce, Source: source,
-			Reason: fmt.Sprintf("permission denied by the rule %s in %s", rule, c.Policy.File)}, nil
+		if d.source == "session" {
+			return Verdict{Decision: event.RejectAlways, Source: d.source}, nil
+		}
+		reason := fmt.Sprintf("permission denied by the rule %s in %s", d.rule, c.fileName())
+		if d.cmd != "" {
+			reason += fmt.Sprintf(" (it matches the command %s)", d.cmd)
+		}
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
 	if c.Asker == nil {
-		return Verdict{Decision: event.RejectOnce, Source: source,
-			Reason: fmt.Sprintf("permission denied: %s needs permission and there is no one to ask; "+
-				"the user can run with --yes (or HARNESS_PERMISSION=allow-all) or allow it in %s", req.Tool, c.fileName())}, nil
+		reason := fmt.Sprintf("permission denied: %s needs permission and there is no one to ask; "+
+			"the user can run with --yes (or HARNESS_PERMISSION=allow-all) or allow it in %s", req.Tool, c.fileName())
+		if d.unknown != "" {
+			reason = fmt.Sprintf("permission denied: the permission rules in %s cannot be applied to this command line (%s) "+
+				"and there is no one to ask; spell out every command name and its arguments", c.fileName(), d.unknown)
+		}
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
-	d, err := c.Asker.Ask(ctx, req)
+	req.Scope, req.NoAlways = d.scope, d.noAlways
+	dec, err := c.Asker.Ask(ctx, req)
 	if err != nil {
 		return Verdict{}, err
 	}
-	return Verdict{Decision: d, Source: "user"}, nil
+	v := Verdict{Decision: dec, Source: "user"}
+	switch dec {
+	case event.AllowAlways, event.RejectAlways:
+		switch {
+		case req.NoAlways && dec == event.AllowAlways:
+			v.Decision = event.AllowOnce
+		case req.NoAlways:
+			v.Decision = event.RejectOnce
+		default:
+			v.Scope = req.Scope
+		}
+	}
+	return v, nil
 }
 
 func (c Checker) fileName() string {

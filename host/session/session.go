@@ -29,8 +29,9 @@ type Session struct {
 	events []event.Event
 	msgs   []llm.Message
 	todos  []event.Todo
-	// always holds the "always" permission decisions, by tool name.
-	always map[string]event.Decision
+	// always holds the "always" permission answers the user gave, by tool
+	// name, in log order.
+	always map[string][]event.Permission
 	turns  []Turn
 	st     structure
 	// wake is closed and cleared on every append and on Close, to wake
@@ -232,10 +233,13 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 	case event.Permission:
 		switch p.Decision {
 		case event.AllowAlways, event.RejectAlways:
-			if s.always == nil {
-				s.always = make(map[string]event.Decision)
+			if p.Source == "session" {
+				break // an earlier answer applied again: nothing new
 			}
-			s.always[p.Tool] = p.Decision
+			if s.always == nil {
+				s.always = make(map[string][]event.Permission)
+			}
+			s.always[p.Tool] = append(s.always[p.Tool], p)
 		}
 	case event.TodoWrite:
 		s.todos = p.Todos
@@ -290,13 +294,14 @@ func (s *Session) Todos() []event.Todo {
 	return slices.Clone(s.todos)
 }
 
-// Always returns the "always" permission decision recorded for tool in
-// this session, if any (the last one wins).
-func (s *Session) Always(tool string) (event.Decision, bool) {
+// Always returns the "always" permission answers recorded for tool in this
+// session, in log order: each an event.Permission whose Scope says what it
+// covers (empty: the whole tool, as logs written before scopes say). What
+// they allow is host/permission's business. The slice is the caller's.
+func (s *Session) Always(tool string) []event.Permission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.always[tool]
-	return d, ok
+	return slices.Clone(s.always[tool])
 }
 
 // Turns returns every turn of the session in order. The slice is the

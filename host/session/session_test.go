@@ -431,10 +431,16 @@ func TestPermissionAlwaysSurvivesReopen(t *testing.T) {
 		event.TurnStart{Turn: 1},
 		event.UserMessage{Content: event.Text("go")},
 		event.StepStart{Turn: 1, Step: 1},
-		event.AssistantMessage{Turn: 1, Step: 1, ToolCalls: []event.ToolCallRequest{{ID: "c1", Name: "bash"}, {ID: "c2", Name: "rm"}}},
+		event.AssistantMessage{Turn: 1, Step: 1, ToolCalls: []event.ToolCallRequest{{ID: "c1", Name: "bash"}, {ID: "c2", Name: "rm"}, {ID: "c3", Name: "bash"}, {ID: "c4", Name: "bash"}}},
 		event.ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "bash"},
 		event.Permission{Turn: 1, Step: 1, CallID: "c1", Tool: "bash", Decision: event.AllowAlways, Source: "user"},
 		event.ToolResult{Turn: 1, Step: 1, CallID: "c1", Content: "ok"},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c3", Name: "bash"},
+		event.Permission{Turn: 1, Step: 1, CallID: "c3", Tool: "bash", Decision: event.AllowAlways, Source: "user", Scope: []string{"git status"}},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c3", Content: "ok"},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c4", Name: "bash"},
+		event.Permission{Turn: 1, Step: 1, CallID: "c4", Tool: "bash", Decision: event.AllowAlways, Source: "session"},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c4", Content: "ok"},
 		event.ToolCall{Turn: 1, Step: 1, CallID: "c2", Name: "rm"},
 		event.Permission{Turn: 1, Step: 1, CallID: "c2", Tool: "rm", Decision: event.RejectOnce, Source: "user"},
 		event.ToolResult{Turn: 1, Step: 1, CallID: "c2", Content: "Error: permission denied by user", IsError: true},
@@ -449,11 +455,15 @@ func TestPermissionAlwaysSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if d, ok := r.Always("bash"); !ok || d != event.AllowAlways {
-		t.Errorf("Always(bash) = %q, %v; want allow_always", d, ok)
+	// The user's answers, in order, with their scopes; the one applied
+	// again (source session) adds nothing.
+	got := r.Always("bash")
+	if len(got) != 2 || got[0].Scope != nil || got[0].Decision != event.AllowAlways ||
+		len(got[1].Scope) != 1 || got[1].Scope[0] != "git status" {
+		t.Errorf("Always(bash) = %+v; want the tool-wide answer then the one scoped to git status", got)
 	}
-	if d, ok := r.Always("rm"); ok {
-		t.Errorf("Always(rm) = %q; a once decision must not be remembered", d)
+	if got := r.Always("rm"); got != nil {
+		t.Errorf("Always(rm) = %+v; a once decision must not be remembered", got)
 	}
 	_, err = r.Append(event.Permission{Turn: 2, Step: 1, CallID: "x", Tool: "bash", Decision: "maybe"})
 	if err == nil || !strings.Contains(err.Error(), "no turn is open") && !strings.Contains(err.Error(), "unknown decision") {

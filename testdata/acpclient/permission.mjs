@@ -1,7 +1,8 @@
 // permission: a bash call asks the editor (session/request_permission) after
 // its tool_call update; a rejection becomes a failed call the model reads;
-// "always allow" holds for the rest of the session — across prompts, and
-// after session/load in a fresh process, because it is in the log.
+// "always allow" holds, for the command prefix the options named, for the
+// rest of the session — across prompts, and after session/load in a fresh
+// process, because it is in the log.
 import { run, assert, script } from "./lib.mjs";
 
 await run("permission", async (h) => {
@@ -17,6 +18,9 @@ await run("permission", async (h) => {
   assert.equal(req.sessionId, sessionId);
   assert.equal(req.toolCall.toolCallId, "call_one");
   assert.deepEqual(req.options.map((o) => o.kind).sort(), ["allow_always", "allow_once", "reject_always", "reject_once"]);
+  // "Always" names what it covers: the command and its first argument.
+  assert.equal(req.options.find((o) => o.kind === "allow_always").name, "Always allow `echo one …`");
+  assert.equal(req.options.find((o) => o.kind === "reject_always").name, "Always reject `echo one …`");
   // The tool_call went out before the question.
   const askedAt = a.wire.find((w) => w.dir === "out" && w.msg?.method === "session/request_permission").n;
   const announcedAt = a.wire.find((w) => w.dir === "out" && w.msg?.params?.update?.sessionUpdate === "tool_call" && w.msg.params.update.toolCallId === "call_one").n;
