@@ -188,7 +188,12 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	}
 	mark(StageStart)
 	stage := StageDescribe
-	desc, err = c.Describe(ctx)
+	dctx, dcancel := context.WithTimeout(ctx, tb.cfg.DescribeTimeout)
+	desc, err = c.Describe(dctx)
+	if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("did not answer Describe within %s; it is not used", seconds(tb.cfg.DescribeTimeout))
+	}
+	dcancel()
 	if err == nil {
 		err = validateDescription(desc)
 	}

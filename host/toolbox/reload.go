@@ -140,6 +140,16 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.failed(a, StageCopy, err)
 		return false
 	}
+	if bad := unsafeFile("plugin file", path, fi); bad != nil {
+		tb.failed(a, StageCopy, bad)
+		return false
+	}
+	if dfi, err := os.Stat(filepath.Dir(path)); err == nil {
+		if bad := unsafeFile("plugin dir", filepath.Dir(path), dfi); bad != nil {
+			tb.failed(a, StageCopy, bad)
+			return false
+		}
+	}
 	if mt := fi.ModTime(); mt.After(last) && !mt.After(time.Now()) {
 		tb.log.Debug("plugin file still being written", "path", path)
 		return true
