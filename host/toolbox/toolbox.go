@@ -27,6 +27,10 @@ type Config struct {
 	// CacheDir holds the content-addressed copies that run
 	// (<state-dir>/plugins/cache). It is created 0700.
 	CacheDir string
+	// CacheGrace is how long a cache entry no registered plugin uses is
+	// kept after its last start (default 24 h); Open and every reload
+	// prune older ones.
+	CacheGrace time.Duration
 	// Logger receives the toolbox's logs and the plugins' (default: none).
 	Logger hclog.Logger
 	// HostVersion is told to plugins at Configure.
@@ -113,6 +117,7 @@ func (c Config) withDefaults() Config {
 	set(&c.StartTimeout, 10*time.Second)
 	set(&c.StopTimeout, 3*time.Second)
 	set(&c.DescribeTimeout, 5*time.Second)
+	set(&c.CacheGrace, 24*time.Hour)
 	set(&c.CrashWindow, 60*time.Second)
 	set(&c.RestartBackoff, 100*time.Millisecond)
 	set(&c.MaxRestartBackoff, 5*time.Second)
@@ -225,6 +230,7 @@ type Toolbox struct {
 	swapMu sync.Mutex
 
 	dirRank map[string]int // cleaned plugin dir → its rank in Dirs
+	book    *cacheBook     // vouches for the cache entries that run
 	watch   *watcher       // nil unless cfg.Watch
 	fileMu  sync.Mutex     // serialises the rewrites of cfg.ReloadsFile
 
@@ -251,7 +257,8 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	if err := ensureDir(cfg.CacheDir); err != nil {
 		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
 	}
-	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile)}
+	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile),
+		book: loadCacheBook(cfg.CacheDir)}
 	for i, d := range cfg.Dirs {
 		d = filepath.Clean(d)
 		if _, ok := tb.dirRank[d]; !ok {
@@ -341,6 +348,7 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		tb.Close()
 		return nil, fmt.Errorf("open toolbox: %w", err)
 	}
+	tb.pruneCache()
 	if tb.watch != nil {
 		tb.watch.start()
 	}
@@ -579,8 +587,32 @@ func (tb *Toolbox) Close() error {
 		}
 		wg.Wait()
 		tb.closeErr = errors.Join(errs...)
+		if err := tb.book.save(); err != nil {
+			tb.log.Warn("could not save the plugin cache book", "error", err)
+		}
 	})
 	return tb.closeErr
+}
+
+// pruneCache removes the cache entries that no registered or draining
+// plugin runs and that were last started more than Config.CacheGrace ago,
+// then saves the cache book.
+func (tb *Toolbox) pruneCache() {
+	keep := map[string]bool{}
+	for _, m := range tb.reg.Load().members {
+		keep[m.plug.sum] = true
+	}
+	tb.mu.Lock()
+	for _, p := range tb.retiring {
+		keep[p.sum] = true
+	}
+	tb.mu.Unlock()
+	if n, size := tb.book.prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
+		tb.log.Info("pruned the plugin cache", "files", n, "bytes", size, "grace", tb.cfg.CacheGrace)
+	}
+	if err := tb.book.save(); err != nil {
+		tb.log.Warn("could not save the plugin cache book", "error", err)
+	}
 }
 
 // swapInstance stores a snapshot in which p's tools route to inst. It does
