@@ -18,13 +18,10 @@ import (
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
-// pinToolboxWiring says what the toolbox must do to verify plugin locks (see
-// host/pluginlock). Until it does, the acceptance tests of refusal
-// skip with a message; they detect it by running, and this note is what
-// to wire: in host/toolbox, right after a plugin file is hashed (at Open
-// and at every reload), call pluginlock.Verify(dir, file name, sha256)
-// and turn an error into the file's failure.
-const pinToolboxWiring = "the toolbox does not verify plugin locks yet: call pluginlock.Verify(filepath.Dir(path), filepath.Base(path), sum) right after hashing a plugin file in host/toolbox (at Open and at every reload) and make an error the file's failure"
+// pinRefusal is what these tests say when a changed pinned plugin ran:
+// pin verification (pluginlock.Verify, called by host/toolbox right after
+// hashing a plugin file, at Open and at every reload) is broken.
+const pinRefusal = "pin verification is broken: host/toolbox must call pluginlock.Verify(filepath.Dir(path), filepath.Base(path), sum) right after hashing a plugin file (at Open and at every reload) and make an error the file's failure"
 
 // changeBinary rewrites the plugin file at path with its bytes plus a
 // trailer: still the same working plugin, with another sha256. It returns
@@ -161,7 +158,7 @@ func TestPinnedPluginRefused(t *testing.T) {
 	copyFile(t, filepath.Join(plugins, "bash"), filepath.Join(dir, "bash"))
 	out := listPlugins(t, dir)
 	if running(out, "todo", newSum) {
-		t.Skip(pinToolboxWiring)
+		t.Fatalf("the tampered pinned plugin runs: %s\n%s", pinRefusal, out)
 	}
 	for _, want := range []string{
 		filepath.Join(dir, "todo") + ": plugin todo in " + dir + " is pinned to sha256 ",
@@ -241,7 +238,7 @@ func watchingHost(t *testing.T, dir string) *host {
 	}
 	t.Cleanup(func() { _ = h.close() })
 	if strings.Contains(logs.String(), "watch=false") {
-		t.Skip("hot reload is not wired into the CLI yet: startTools does not set toolbox.Config.Watch")
+		t.Fatal("hot reload is off: startTools does not set toolbox.Config.Watch")
 	}
 	return h
 }
@@ -285,14 +282,14 @@ func TestDevDirReloads(t *testing.T) {
 					return // reloaded
 				case !dev && p.LastReload != nil && p.LastReload.Err != "":
 					if !strings.Contains(p.LastReload.Err, "is pinned to sha256") {
-						t.Skip(pinToolboxWiring + " (the reload failed for another reason: " + p.LastReload.Err + ")")
+						t.Fatalf("the reload failed for another reason than the pin (%s): %s", p.LastReload.Err, pinRefusal)
 					}
 					if p.SHA256 != oldSum || p.Status != toolbox.StatusRunning {
 						t.Errorf("after a refused reload: %+v, want the pinned version running", p)
 					}
 					return
 				case !dev && p.SHA256 == newSum:
-					t.Skip(pinToolboxWiring + " (the changed binary was reloaded)")
+					t.Fatalf("the changed pinned binary was reloaded: %s", pinRefusal)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}

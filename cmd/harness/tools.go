@@ -17,14 +17,22 @@ import (
 type loopTools struct{ tb *toolbox.Toolbox }
 
 // Tools implements agent.Toolbox.
-func (a loopTools) Tools() []agent.Tool {
-	list := a.tb.Tools()
+func (a loopTools) Tools() []agent.Tool { return agentTools(a.tb.Tools()) }
+
+func agentTools(list []toolbox.Tool) []agent.Tool {
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		p := t.Plugin
 		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Plugin: &p}
 	}
 	return out
+}
+
+// HoldTools implements agent.ToolHolder: the processes the list names
+// serve the step's calls until it releases them, across a hot reload.
+func (a loopTools) HoldTools() ([]agent.Tool, func()) {
+	list, release := a.tb.HoldTools()
+	return agentTools(list), release
 }
 
 // Call implements agent.Toolbox.

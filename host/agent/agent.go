@@ -98,6 +98,15 @@ type Toolbox interface {
 	Call(ctx context.Context, c Call) Result
 }
 
+// ToolHolder is a Toolbox that can keep the processes serving a tool list
+// alive while a step uses it. The loop prefers HoldTools to Tools: it takes
+// the list at the start of each step and calls release when the step ends,
+// so that every tool/call of the step names the binary and pid that serve
+// it, even when a hot reload replaced the plugin while the model thought.
+type ToolHolder interface {
+	HoldTools() (tools []Tool, release func())
+}
+
 // ApprovalRequest asks whether a tool call may run.
 type ApprovalRequest struct {
 	SessionID string

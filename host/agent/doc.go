@@ -56,7 +56,11 @@
 // Each step takes the tool list once. Every tool/call records the plugin the
 // list named (Tool.Plugin), and the call carries it (Call.Plugin), so a
 // toolbox that hot-reloads can route the step's calls to the binary the
-// step saw while it drains.
+// step saw. A Toolbox that implements ToolHolder is asked with HoldTools
+// instead of Tools: the processes the list names stay alive until the step
+// ends (release is called after its last tool/result), so the tool/call
+// names the process that serves the call even when a reload replaced it
+// while the model thought.
 //
 // # Permission
 //

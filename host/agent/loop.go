@@ -159,7 +159,14 @@ func (t *turn) close(reason event.Reason, err error) Outcome {
 func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool, err error) {
 	st := &step{k: k}
 	if t.l.Tools != nil {
-		tools := t.l.Tools.Tools()
+		var tools []Tool
+		if h, ok := t.l.Tools.(ToolHolder); ok {
+			var release func()
+			tools, release = h.HoldTools()
+			defer release() // after endStep: the step's calls have all ended
+		} else {
+			tools = t.l.Tools.Tools()
+		}
 		st.specs = make([]llm.ToolSpec, len(tools))
 		st.tools = make(map[string]Tool, len(tools))
 		for i, tool := range tools {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -236,6 +237,16 @@ func (w without) Tools() []agent.Tool {
 		}
 	}
 	return out
+}
+
+// HoldTools implements agent.ToolHolder when the toolbox does.
+func (w without) HoldTools() ([]agent.Tool, func()) {
+	h, ok := w.Toolbox.(agent.ToolHolder)
+	if !ok {
+		return w.Tools(), func() {}
+	}
+	list, release := h.HoldTools()
+	return slices.DeleteFunc(list, func(t agent.Tool) bool { return t.Spec.Name == w.name }), release
 }
 
 // tokenBudget is a model that refuses further requests once the usage it

@@ -24,7 +24,7 @@ import (
 // dir is 0700, so the name is the content. A copy is written to a
 // temporary file that is renamed into place, so a reader never sees half a
 // binary. idx may be nil.
-func snapshot(src, dir string, idx *hashIndex) (sum, dst string, err error) {
+func snapshot(src, dir string, idx *hashIndex, book *cacheBook) (sum, dst string, err error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return "", "", err
@@ -37,7 +37,7 @@ func snapshot(src, dir string, idx *hashIndex) (sum, dst string, err error) {
 	key, keyed := keyOf(fi)
 	if keyed {
 		if sum := idx.lookup(src, key); sum != "" {
-			if dst := filepath.Join(dir, sum); cached(dst, fi.Size()) {
+			if dst := filepath.Join(dir, sum); cached(dst, fi.Size()) && book.valid(sum) {
 				return sum, dst, nil
 			}
 		}
@@ -48,13 +48,14 @@ func snapshot(src, dir string, idx *hashIndex) (sum, dst string, err error) {
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
 	dst = filepath.Join(dir, sum)
-	if !cached(dst, fi.Size()) {
+	if !cached(dst, fi.Size()) || !book.valid(sum) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return "", "", err
 		}
 		if err := writeExecutable(dst, f, fi.Size()); err != nil {
 			return "", "", fmt.Errorf("copy to the plugin cache: %w", err)
 		}
+		book.note(sum)
 	}
 	after, err := f.Stat()
 	if err != nil {
@@ -130,9 +131,9 @@ func sameVersion(a, b os.FileInfo) bool {
 // place puts the staged copy into the cache as dir/<sum> (0500) and
 // returns that path; a copy already there is kept and the staged one
 // dropped.
-func (s *staged) place(dir string) (string, error) {
+func (s *staged) place(dir string, book *cacheBook) (string, error) {
 	dst := filepath.Join(dir, s.sum)
-	if cached(dst, s.size) {
+	if cached(dst, s.size) && book.valid(s.sum) {
 		s.drop()
 		return dst, nil
 	}
@@ -144,6 +145,7 @@ func (s *staged) place(dir string) (string, error) {
 		s.drop()
 		return "", err
 	}
+	book.note(s.sum)
 	return dst, nil
 }
 

@@ -21,7 +21,8 @@ type found struct {
 // discover lists the plugin candidates of dirs: in dir order, then in file
 // name order, every executable regular file whose name is not skipped by
 // skipName. A missing dir is logged and skipped; an unreadable dir or file
-// is listed with its error. Files without an exec bit are skipped silently.
+// is listed with its error, and so is a dir or file that others could
+// write (see unsafeFile). Files without an exec bit are skipped silently.
 func discover(dirs []string, log hclog.Logger) []found {
 	var out []found
 	seen := map[string]bool{}
@@ -35,6 +36,15 @@ func discover(dirs []string, log hclog.Logger) []found {
 		if errors.Is(err, fs.ErrNotExist) {
 			log.Warn("plugin dir does not exist", "dir", dir)
 			continue
+		}
+		if err == nil {
+			var fi fs.FileInfo
+			if fi, err = os.Stat(dir); err == nil {
+				if bad := unsafeFile("plugin dir", dir, fi); bad != nil {
+					out = append(out, found{path: dir, err: bad})
+					continue
+				}
+			}
 		}
 		if err != nil {
 			out = append(out, found{path: dir, err: fmt.Errorf("read plugin dir: %w", err)})
@@ -54,7 +64,7 @@ func discover(dirs []string, log hclog.Logger) []found {
 			case fi.Mode().Perm()&0o111 == 0:
 				log.Debug("skipping plugin dir entry: not executable", "path", path)
 			default:
-				out = append(out, found{path: path})
+				out = append(out, found{path: path, err: unsafeFile("plugin file", path, fi)})
 			}
 		}
 	}

@@ -15,17 +15,30 @@
 // is a candidate. Directories, dotfiles, editor leftovers (`*~`, `*.swp`,
 // `*.swx`), temporary files (`*.tmp`, `go build`'s `*-go-tmp-umask` probe)
 // and files without an exec bit are skipped silently. A missing dir is a
-// warning in the log: the user may have no plugins yet.
+// warning in the log: the user may have no plugins yet. A plugin dir or
+// file (a symlink's target) that others could write — mode bits writable
+// by group or others, or owned by a user other than this one or root — is
+// refused: a Failure ("plugin file is writable by group or others (mode
+// 0775); refused: chmod go-w <path>"), one warn line, and `harness
+// plugins` shows it; a refused dir loads none of its files.
 //
-// Candidates start concurrently (Config.Parallel at a time). Each is
+// Candidates start concurrently (Config.Parallel at a time); Describe must
+// answer within Config.DescribeTimeout (5 s), or the file fails with "did
+// not answer Describe within 5s", so a hanging plugin delays Open by that
+// and no other plugin waits for it. Each is
 // hashed, copied into the cache (below), launched from the copy, asked to
 // Describe itself, checked — a plugin name, tool names matching
 // ^[a-zA-Z0-9_-]{1,64}$ and unique, parameter schemas that pass
 // pluginapi.CheckSchema (JSON objects of type object), event types of the form family/name that are not the
 // host's own structural types — and configured with the host's services.
-// Then they register in discovery order; a plugin whose name or one of whose
-// tool names an earlier plugin took is refused, naming both files, and its
-// process is stopped. A file that fails any step (not a plugin, another
+// Then they register in discovery order. Two files whose plugins share a
+// plugin name or a tool name are both refused, whatever the dir order,
+// each failure naming the other ("tool "bash" is also offered by …;
+// neither is used: remove or rename one"), and their processes stopped: a
+// plugin in an earlier dir cannot take over a later one's tool (say a
+// `bash` that declares it needs no permission). A reattached plugin still
+// wins over a file (below), and a file added by a reload that clashes with
+// a registered plugin is the one refused. A file that fails any step (not a plugin, another
 // protocol version, a failed Describe, an invalid description, a conflict)
 // becomes a [Failure] with a one-line reason naming the file, is logged at
 // warn and skipped; the toolbox works with the others. [Toolbox.Plugins]
@@ -66,7 +79,15 @@
 // can be overwritten while its plugin runs (`cp` onto a running executable
 // fails with ETXTBSY; a copy in the cache is never written again), a
 // restart runs the same bytes as the first start, and the bytes hashed are
-// the bytes that run. A copy is written to a temporary file and renamed
+// the bytes that run. Before any start (at Open, a restart, a reload) the
+// entry is checked against CacheDir/book.json, which records its identity
+// (device, inode, size, mtime, ctime) when its bytes were last hashed: an
+// entry whose identity moved is hashed again (~15 ms for 19 MB, once), and
+// one whose bytes no longer match its name (a same-size tampered copy) is
+// removed and copied again from the plugin file, or the start fails — it
+// never runs under the original sha256. The fast path is one stat.
+//
+// A copy is written to a temporary file and renamed
 // into place; one already present with the right size is reused (entries
 // only ever appear by that rename, under the name of the hash of the bytes
 // written). The write happens with syscall.ForkLock read-held, so no
@@ -178,21 +199,44 @@
 //     completes there, with the old version's answer) or finds it closed
 //     and routes again through the new snapshot. Only then is the old
 //     process stopped (go-plugin's Kill would abort calls in flight).
-//   - Drain timeout: a call still running on the old process
-//     Config.DrainTimeout (30 s) after the swap is cancelled; its result
-//     says so, and Reload.Interrupted counts it.
-//   - A step keeps its tool list: Call.Plugin, set from the Tool.Plugin of
-//     the list the model saw, routes a call to that process while it still
-//     drains; later calls go to the current version. Result.Plugin always
-//     names the process that served.
+//   - A step keeps its processes: [Toolbox.HoldTools] (the agent loop's
+//     per-step list) holds every process it lists until the step releases
+//     it. A replaced process stays alive while held, and the step's calls
+//     — Call.Plugin set from the Tool.Plugin of its list — run on it, so
+//     the tool/call logged from the list names the binary and pid that
+//     serve the call. The drain waits for the holds first, however long
+//     the model thinks; later steps get the new version. Result.Plugin
+//     always names the process that served.
+//   - Drain timeout: once no step holds the old process, a call still
+//     running on it Config.DrainTimeout (30 s) later — one made without a
+//     hold — is cancelled with the result "Error: plugin <name> was
+//     replaced or removed during the call, and the call did not end within
+//     30s; it was cancelled", and Reload.Interrupted counts it.
 //   - State: session state lives in the host's log, not in plugin
 //     processes, so a reload loses none of it (a todo list written before
 //     is intact after). What a plugin keeps in its own process — the bash
 //     plugin's background tasks — ends with the old process.
 //
+// A file that is gone, or no longer executable, when its debounce fires is
+// withdrawn only if it stays so for Config.MaxDebounce (2 s): a delete
+// followed by a new write (`go build -o` across file systems) is one
+// replacement, its tools never withdrawn. An ELF file whose headers point
+// past its end (cp truncates, then writes; a pause longer than the
+// debounce) is still being written: the pass waits for quiet again, and
+// only a file unchanged for MaxDebounce is reported as incomplete.
+//
 // A symlink in a plugin dir is watched as a link: a change of its target
-// elsewhere is not seen. Every version reloaded stays in the cache (its
-// name is its content); nothing prunes the cache yet. Close stops the
+// elsewhere is not seen.
+//
+// # Pruning the cache
+//
+// Open and every successful reload remove the cache entries that no
+// registered or draining plugin runs and that were last started (or
+// written) more than Config.CacheGrace (24 h) ago, and temporary files as
+// old; `harness dev` rebuilds (~19 MB each) go a day after they stop
+// serving. A host sharing the state dir that runs an older version for
+// longer than that cannot restart it after a crash (the start fails
+// naming the missing copy); a reload of its file starts the current one. Close stops the
 // watcher, cancels reloads in progress (their candidates are stopped,
 // their drains cut short) and waits for them.
 //

@@ -11,9 +11,10 @@ import (
 // outlived the drain timeout.
 var errDrainTimeout = errors.New("drain timeout")
 
-// flight counts the calls in flight on one process, so that a reload can
-// drain it: a call enters before it uses the process and leaves when it is
-// done; once the process is retired, the drain waits until no call is in
+// flight counts the calls in flight on one process, and the steps holding
+// it (Toolbox.HoldTools), so that a reload can drain it: a call enters
+// before it uses the process and leaves when it is done; once the process
+// is retired, the drain waits until no step holds it and no call is in
 // flight and then shuts the gate, in one step, so that a call either
 // entered before (and is waited for) or finds the gate shut (and routes
 // through the new snapshot, already stored).
@@ -25,14 +26,15 @@ type flight struct {
 
 	mu sync.Mutex
 	// mu guards the fields below.
-	n    int           // calls in flight
-	shut bool          // takes no new calls
-	idle chan struct{} // set by a drain waiting for n to reach 0; closed then
+	n       int           // calls in flight
+	holds   int           // steps holding the process
+	shut    bool          // takes no new calls
+	changed chan struct{} // closed (and replaced) whenever n or holds drop
 }
 
 func newFlight() *flight {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &flight{abort: ctx, cancel: cancel}
+	return &flight{abort: ctx, cancel: cancel, changed: make(chan struct{})}
 }
 
 // enter counts a call in, unless the gate is shut.
@@ -46,41 +48,83 @@ func (f *flight) enter() bool {
 	return true
 }
 
-// leave counts a call out; the last one out during a drain shuts the gate.
+// leave counts a call out.
 func (f *flight) leave() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n--
-	if f.n == 0 && f.idle != nil {
-		f.shut = true
-		close(f.idle)
-		f.idle = nil
+	f.signalLocked()
+}
+
+// hold counts a step in that listed this process; it keeps the process
+// from being stopped by a drain until unhold. It fails once the gate is
+// shut.
+func (f *flight) hold() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shut {
+		return false
+	}
+	f.holds++
+	return true
+}
+
+// unhold counts a step out.
+func (f *flight) unhold() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holds--
+	f.signalLocked()
+}
+
+func (f *flight) signalLocked() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// wait blocks until cond holds (checked under mu, and after every change),
+// ctx ends or timeout passes (0: no timeout). It reports whether cond held;
+// when shutIf is set and cond held, the gate is shut in the same step.
+func (f *flight) wait(ctx context.Context, timeout time.Duration, cond func() bool, shutIf bool) bool {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		f.mu.Lock()
+		if cond() {
+			if shutIf {
+				f.shut = true
+			}
+			f.mu.Unlock()
+			return true
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-expired:
+			return false
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
-// drain waits until no call is in flight and shuts the gate. Calls may
-// still enter while it waits (a call that listed this process before the
-// swap). After timeout, or once ctx ends, it shuts the gate, cancels the
-// calls still in flight (their ctx's cause is errDrainTimeout) and waits at
-// most grace for them to return. It returns how many it cancelled.
+// drain waits until no step holds the process (however long that takes:
+// a step ends when its model answer and its calls do; Close cuts it short
+// through ctx), then until no call is in flight, and shuts the gate. Calls
+// may still enter while it waits (a call that listed this process before
+// the swap). Once no step holds the process, a call still in flight after
+// timeout, or once ctx ends, is cancelled (its ctx's cause is
+// errDrainTimeout) and waited for at most grace; the gate is shut. It
+// returns how many calls it cancelled.
 func (f *flight) drain(ctx context.Context, timeout, grace time.Duration) int {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.shut = true
-		f.mu.Unlock()
+	f.wait(ctx, 0, func() bool { return f.holds == 0 }, false)
+	if f.wait(ctx, timeout, func() bool { return f.n == 0 && f.holds == 0 }, true) {
 		return 0
-	}
-	idle := make(chan struct{})
-	f.idle = idle
-	f.mu.Unlock()
-
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-idle:
-		return 0
-	case <-t.C:
-	case <-ctx.Done():
 	}
 	f.mu.Lock()
 	f.shut = true
@@ -90,12 +134,7 @@ func (f *flight) drain(ctx context.Context, timeout, grace time.Duration) int {
 		return 0
 	}
 	f.cancel(errDrainTimeout)
-	g := time.NewTimer(grace)
-	defer g.Stop()
-	select {
-	case <-idle:
-	case <-g.C:
-	}
+	f.wait(context.Background(), grace, func() bool { return f.n == 0 }, false)
 	return n
 }
 

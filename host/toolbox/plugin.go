@@ -92,7 +92,7 @@ type start struct {
 // returns its supervisor.
 func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plugin, error) {
 	begin := time.Now()
-	sum, exe, err := snapshot(path, tb.cfg.CacheDir, idx)
+	sum, exe, err := snapshot(path, tb.cfg.CacheDir, idx, tb.book)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +175,11 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	}
 	ctx, cancel := context.WithTimeout(ctx, tb.cfg.StartTimeout)
 	defer cancel()
+	// The bytes that run are the bytes hashed: a cached copy changed since
+	// (tampered with, even at the same size) is refused and removed.
+	if _, err := tb.book.check(sum); err != nil {
+		return nil, desc, &failedStage{StageStart, err}
+	}
 	c, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{
 		Path:         exe,
 		Name:         filepath.Base(path),
@@ -188,7 +193,12 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	}
 	mark(StageStart)
 	stage := StageDescribe
-	desc, err = c.Describe(ctx)
+	dctx, dcancel := context.WithTimeout(ctx, tb.cfg.DescribeTimeout)
+	desc, err = c.Describe(dctx)
+	if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("did not answer Describe within %s; it is not used", seconds(tb.cfg.DescribeTimeout))
+	}
+	dcancel()
 	if err == nil {
 		err = validateDescription(desc)
 	}

@@ -134,11 +134,27 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	fi, err := os.Stat(path) // follows a symlink, as discovery does
 	switch {
 	case errors.Is(err, fs.ErrNotExist), err == nil && !isCandidate(fi):
+		if tb.reappears(ctx, path) {
+			// Deleted and written again (go build -o across file
+			// systems), or mode bits set after the write: a replacement
+			// once the writes settle, never a withdrawal.
+			return true
+		}
 		tb.removeFile(ctx, a)
 		return false
 	case err != nil:
 		tb.failed(a, StageCopy, err)
 		return false
+	}
+	if bad := unsafeFile("plugin file", path, fi); bad != nil {
+		tb.failed(a, StageCopy, bad)
+		return false
+	}
+	if dfi, err := os.Stat(filepath.Dir(path)); err == nil {
+		if bad := unsafeFile("plugin dir", filepath.Dir(path), dfi); bad != nil {
+			tb.failed(a, StageCopy, bad)
+			return false
+		}
 	}
 	if mt := fi.ModTime(); mt.After(last) && !mt.After(time.Now()) {
 		tb.log.Debug("plugin file still being written", "path", path)
@@ -163,6 +179,18 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.failed(a, StageCopy, fmt.Errorf("copy to the plugin cache: %w", err))
 		return false
 	}
+	if err := checkComplete(st.tmp); err != nil {
+		if time.Since(fi.ModTime()) < tb.cfg.MaxDebounce {
+			// Written in place and not done yet (a pause longer than
+			// the debounce): wait for the rest.
+			st.drop()
+			tb.log.Debug("plugin file still being written", "path", path, "why", err)
+			return true
+		}
+		st.drop()
+		tb.failed(a, StageCopy, err)
+		return false
+	}
 	a.mark(StageCopy)
 	if err := st.hash(); err != nil {
 		tb.failed(a, StageHash, err)
@@ -180,7 +208,7 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	}
 	sum := st.sum
 	a.ToSHA = sum
-	exe, err := st.place(tb.cfg.CacheDir)
+	exe, err := st.place(tb.cfg.CacheDir, tb.book)
 	if err != nil {
 		tb.failed(a, StageHash, fmt.Errorf("put the copy in the plugin cache: %w", err))
 		return false
@@ -249,6 +277,22 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.retire(ctx, a, prev.plug)
 	}
 	tb.finish(a)
+	return false
+}
+
+// reappears reports whether the file path, gone or not executable when its
+// debounce fired, is back as an executable file within
+// Config.MaxDebounce: a file is withdrawn only when it stays gone.
+func (tb *Toolbox) reappears(ctx context.Context, path string) bool {
+	deadline := time.Now().Add(tb.cfg.MaxDebounce)
+	for time.Now().Before(deadline) {
+		if fi, err := os.Stat(path); err == nil && isCandidate(fi) {
+			return true
+		}
+		if sleep(ctx, 20*time.Millisecond) != nil {
+			return false
+		}
+	}
 	return false
 }
 
@@ -374,6 +418,9 @@ func (tb *Toolbox) finish(a *attempt) {
 			fields = append(fields, "interrupted", r.Interrupted)
 		}
 		tb.log.Info("plugin reloaded", fields...)
+	}
+	if r.Err == "" {
+		tb.pruneCache()
 	}
 	if tb.cfg.OnReload != nil {
 		r.Stages = slices.Clone(r.Stages)

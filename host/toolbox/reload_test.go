@@ -224,7 +224,7 @@ func TestReloadWriteInPlace(t *testing.T) {
 	}
 	writeInPlace(t, v1, path, os.O_CREATE|os.O_EXCL)
 	waitVersion(t, tb, "v1")
-	time.Sleep(3 * cfg.Debounce)
+	rls.waitCount(t, 2) // reported once the old process stopped
 	for _, r := range rls.all() {
 		if r.Err != "" || r.Change != toolbox.ChangeReplaced {
 			t.Errorf("reload %+v: want replacements without failures", r)

@@ -27,6 +27,10 @@ type Config struct {
 	// CacheDir holds the content-addressed copies that run
 	// (<state-dir>/plugins/cache). It is created 0700.
 	CacheDir string
+	// CacheGrace is how long a cache entry no registered plugin uses is
+	// kept after its last start (default 24 h); Open and every reload
+	// prune older ones.
+	CacheGrace time.Duration
 	// Logger receives the toolbox's logs and the plugins' (default: none).
 	Logger hclog.Logger
 	// HostVersion is told to plugins at Configure.
@@ -42,6 +46,11 @@ type Config struct {
 	// StartTimeout bounds one start: launch, Describe, Configure
 	// (default 10 s).
 	StartTimeout time.Duration
+	// DescribeTimeout bounds a plugin's answer to Describe, within
+	// StartTimeout: a plugin that does not answer in time is a Failure
+	// saying so (default 5 s). Plugins start in parallel, so a slow one
+	// delays Open by at most this, not the others.
+	DescribeTimeout time.Duration
 	// StopTimeout bounds the graceful stop of a plugin before its process
 	// group is killed (default 3 s).
 	StopTimeout time.Duration
@@ -107,6 +116,8 @@ func (c Config) withDefaults() Config {
 	}
 	set(&c.StartTimeout, 10*time.Second)
 	set(&c.StopTimeout, 3*time.Second)
+	set(&c.DescribeTimeout, 5*time.Second)
+	set(&c.CacheGrace, 24*time.Hour)
 	set(&c.CrashWindow, 60*time.Second)
 	set(&c.RestartBackoff, 100*time.Millisecond)
 	set(&c.MaxRestartBackoff, 5*time.Second)
@@ -219,6 +230,7 @@ type Toolbox struct {
 	swapMu sync.Mutex
 
 	dirRank map[string]int // cleaned plugin dir → its rank in Dirs
+	book    *cacheBook     // vouches for the cache entries that run
 	watch   *watcher       // nil unless cfg.Watch
 	fileMu  sync.Mutex     // serialises the rewrites of cfg.ReloadsFile
 
@@ -245,7 +257,8 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	if err := ensureDir(cfg.CacheDir); err != nil {
 		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
 	}
-	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile)}
+	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile),
+		book: loadCacheBook(cfg.CacheDir)}
 	for i, d := range cfg.Dirs {
 		d = filepath.Clean(d)
 		if _, ok := tb.dirRank[d]; !ok {
@@ -295,15 +308,25 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		members = append(members, member{plug: p, inst: p.current()})
 	}
 	for i, l := range loaded {
-		p, err := l.plug, l.err
-		if err == nil && tb.reattachedName(p.desc.Name) != nil {
+		if l.err == nil && tb.reattachedName(l.plug.desc.Name) != nil {
 			// The plugin under the debugger wins over its file.
-			tb.skipReattached(p.path, p.desc.Name)
-			p.close()
+			tb.skipReattached(l.plug.path, l.plug.desc.Name)
+			l.plug.close()
+			loaded[i].plug, loaded[i].err = nil, errSkipped
+		}
+	}
+	clashes := fileClashes(loaded)
+	for i, l := range loaded {
+		p, err := l.plug, l.err
+		if errors.Is(err, errSkipped) {
 			continue
 		}
 		if err == nil {
-			if err = checkConflicts(p, offered, named); err != nil {
+			err = clashes[i]
+			if err == nil {
+				err = checkConflicts(p, offered, named)
+			}
+			if err != nil {
 				p.close()
 			}
 		}
@@ -325,6 +348,7 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		tb.Close()
 		return nil, fmt.Errorf("open toolbox: %w", err)
 	}
+	tb.pruneCache()
 	if tb.watch != nil {
 		tb.watch.start()
 	}
@@ -382,6 +406,57 @@ func (tb *Toolbox) pathOrder(a, b string) int {
 	return strings.Compare(filepath.Base(a), filepath.Base(b))
 }
 
+// errSkipped marks a loaded file that is neither a plugin nor a failure
+// (its plugin is reattached for debugging).
+var errSkipped = errors.New("skipped")
+
+// fileClashes refuses, whatever the dir order, every plugin file whose
+// plugin name or one of whose tool names another file's plugin also uses:
+// neither registers, each error names the other file. So a plugin in an
+// earlier dir cannot take over a tool of a later one (a third-party `bash`
+// without a permission prompt): the clash disables both, loudly.
+func fileClashes(loaded []loaded) map[int]error {
+	tools := map[string][]int{}
+	names := map[string][]int{}
+	for i, l := range loaded {
+		if l.err != nil {
+			continue
+		}
+		names[l.plug.desc.Name] = append(names[l.plug.desc.Name], i)
+		for _, t := range l.plug.desc.Tools {
+			tools[t.Name] = append(tools[t.Name], i)
+		}
+	}
+	out := map[int]error{}
+	others := func(i int, all []int) string {
+		var s []string
+		for _, j := range all {
+			if j != i {
+				s = append(s, fmt.Sprintf("%s (plugin %s)", loaded[j].plug.path, loaded[j].plug.desc.Name))
+			}
+		}
+		return strings.Join(s, ", ")
+	}
+	for i, l := range loaded {
+		if l.err != nil {
+			continue
+		}
+		if all := names[l.plug.desc.Name]; len(all) > 1 {
+			out[i] = fmt.Errorf("plugin name %q is also used by %s; neither is used: remove or rename one",
+				l.plug.desc.Name, others(i, all))
+			continue
+		}
+		for _, t := range l.plug.desc.Tools {
+			if all := tools[t.Name]; len(all) > 1 {
+				out[i] = fmt.Errorf("tool %q is also offered by %s; neither is used: remove or rename one",
+					t.Name, others(i, all))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // checkConflicts refuses a plugin whose name or a tool name an earlier
 // plugin already took.
 func checkConflicts(p *plugin, offered, named map[string]*plugin) error {
@@ -401,6 +476,46 @@ func checkConflicts(p *plugin, offered, named map[string]*plugin) error {
 // name. The caller may keep and modify the slice.
 func (tb *Toolbox) Tools() []Tool {
 	return slices.Clone(tb.reg.Load().list)
+}
+
+// HoldTools is Tools for one step of the agent loop: the processes its
+// list names stay alive until release is called, even when a reload
+// replaces them meanwhile, so that a call the step makes with Call.Plugin
+// set from the list runs on the process the list (and the tool/call the
+// loop logs from it) names. A reload's drain waits for every hold on the
+// old process to be released before its drain timeout starts. release is
+// idempotent; a caller that never calls it keeps replaced processes alive
+// until Close.
+func (tb *Toolbox) HoldTools() (tools []Tool, release func()) {
+	for {
+		reg := tb.reg.Load()
+		var held []*flight
+		ok := true
+		seen := map[*instance]bool{}
+		for _, m := range reg.members {
+			if m.inst == nil || seen[m.inst] {
+				continue
+			}
+			seen[m.inst] = true
+			if !m.inst.calls.hold() {
+				ok = false // drained meanwhile: a newer snapshot is stored
+				break
+			}
+			held = append(held, m.inst.calls)
+		}
+		var once sync.Once
+		release = func() {
+			once.Do(func() {
+				for _, f := range held {
+					f.unhold()
+				}
+			})
+		}
+		if ok || tb.closed.Load() {
+			return slices.Clone(reg.list), release
+		}
+		release()
+	}
 }
 
 // Plugins describes every discovered plugin in discovery order, then every
@@ -472,8 +587,32 @@ func (tb *Toolbox) Close() error {
 		}
 		wg.Wait()
 		tb.closeErr = errors.Join(errs...)
+		if err := tb.book.save(); err != nil {
+			tb.log.Warn("could not save the plugin cache book", "error", err)
+		}
 	})
 	return tb.closeErr
+}
+
+// pruneCache removes the cache entries that no registered or draining
+// plugin runs and that were last started more than Config.CacheGrace ago,
+// then saves the cache book.
+func (tb *Toolbox) pruneCache() {
+	keep := map[string]bool{}
+	for _, m := range tb.reg.Load().members {
+		keep[m.plug.sum] = true
+	}
+	tb.mu.Lock()
+	for _, p := range tb.retiring {
+		keep[p.sum] = true
+	}
+	tb.mu.Unlock()
+	if n, size := tb.book.prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
+		tb.log.Info("pruned the plugin cache", "files", n, "bytes", size, "grace", tb.cfg.CacheGrace)
+	}
+	if err := tb.book.save(); err != nil {
+		tb.log.Warn("could not save the plugin cache book", "error", err)
+	}
 }
 
 // swapInstance stores a snapshot in which p's tools route to inst. It does

@@ -588,28 +588,44 @@ func TestBreakerDisablesACrashLoop(t *testing.T) {
 	}
 }
 
+// TestDuplicateToolRefused: two plugin files offering one tool name are
+// both refused, whatever the dir order, so that a plugin in an earlier dir
+// cannot take over another's tool (a third-party "bash" that needs no
+// permission): each failure names the other file, the tool is not listed,
+// and neither process runs on.
 func TestDuplicateToolRefused(t *testing.T) {
 	t.Parallel()
-	first, second := pluginDir(t, "todo"), pluginDir(t, "dup")
-	cfg := testConfig(t, first, second)
-	tb := open(t, cfg)
-	fails := tb.Failures()
-	if len(fails) != 1 {
-		t.Fatalf("failures = %v, want one", fails)
+	for _, order := range []string{"todo first", "dup first"} {
+		t.Run(order, func(t *testing.T) {
+			t.Parallel()
+			todo, dup := pluginDir(t, "todo"), pluginDir(t, "dup")
+			dirs := []string{todo, dup}
+			if order == "dup first" {
+				dirs = []string{dup, todo}
+			}
+			cfg := testConfig(t, dirs...)
+			tb := open(t, cfg)
+			fails := tb.Failures()
+			if len(fails) != 2 {
+				t.Fatalf("failures = %v, want both files", fails)
+			}
+			for _, f := range fails {
+				msg := f.Error()
+				for _, s := range []string{filepath.Join(dup, "dup"), filepath.Join(todo, "todo"), `"todo_write"`, "neither is used"} {
+					if !strings.Contains(msg, s) {
+						t.Errorf("failure %q does not name %s", msg, s)
+					}
+				}
+			}
+			if names := toolNames(tb.Tools()); slices.Contains(names, "todo_write") {
+				t.Errorf("todo_write is listed (%v): a clash must leave it to neither", names)
+			}
+			for _, f := range []string{filepath.Join(dup, "dup"), filepath.Join(todo, "todo")} {
+				exe := filepath.Join(cfg.CacheDir, sha256File(t, f))
+				waitFor(t, "the refused plugins to stop", func() bool { return len(runningFrom(exe)) == 0 })
+			}
+		})
 	}
-	msg := fails[0].Error()
-	t.Logf("failure: %s", msg)
-	for _, s := range []string{filepath.Join(second, "dup"), filepath.Join(first, "todo"), `"todo_write"`} {
-		if !strings.Contains(msg, s) {
-			t.Errorf("failure %q does not name %s", msg, s)
-		}
-	}
-	if got := tool(t, tb, "todo_write").Plugin.Name; got != "todo" {
-		t.Errorf("todo_write is served by %s, want todo", got)
-	}
-	// The refused plugin's process is gone.
-	exe := filepath.Join(cfg.CacheDir, sha256File(t, filepath.Join(second, "dup")))
-	waitFor(t, "the refused plugin to stop", func() bool { return len(runningFrom(exe)) == 0 })
 }
 
 func TestCancelDuringACall(t *testing.T) {
