@@ -207,6 +207,9 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.openMu.Lock()
 	defer b.openMu.Unlock()
 	s, err := b.host.NewSession(ctx, p.Cwd)
+	if errors.Is(err, ErrInvalidCwd) {
+		return acp.NewSessionResponse{}, invalidParams(err)
+	}
 	if err != nil {
 		return acp.NewSessionResponse{}, internal("create a session", err)
 	}

@@ -269,6 +269,7 @@ func TestBadInputKeepsTheConnection(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"u1","method":"no/such"}`, `"u1"`, -32601, "Method not found"},
 		{`{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}`, `"p1"`, -32602, "image"},
 		{`{"jsonrpc":"2.0","id":"n1","method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}`, `"n1"`, -32602, "not an absolute path"},
+		{`{"jsonrpc":"2.0","id":"n2","method":"session/new","params":{"cwd":"/missing","mcpServers":[]}}`, `"n2"`, -32602, "/missing is not a directory"},
 		{`{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}}`, `"big"`, -32600, "over the limit of 1048576 bytes"},
 		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"` + strings.Repeat("y", 2<<20) + `"},"id":7}`, "null", -32600, "over the limit"},
 	}
@@ -393,6 +394,7 @@ func TestPromptContent(t *testing.T) {
 		map[string]any{"type": "resource_link", "uri": "file:///work/a.go", "name": "a.go", "mimeType": "text/x-go"},
 		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///work/b.go", "text": "package b\n"}},
 		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///work/logo.png", "blob": "AA==", "mimeType": "image/png"}},
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///work/notes/"}},
 	}
 	m, _ := c.response(c.send("session/prompt", map[string]any{"sessionId": id, "prompt": blocks}))
 	if stopReason(t, m) != "end_turn" {
@@ -403,6 +405,7 @@ func TestPromptContent(t *testing.T) {
 		{Type: event.ContentResourceLink, URI: "file:///work/a.go", Name: "a.go", MimeType: "text/x-go"},
 		{Type: event.ContentResource, URI: "file:///work/b.go", Text: "package b\n"},
 		{Type: event.ContentResourceLink, URI: "file:///work/logo.png", Name: "logo.png", MimeType: "image/png"},
+		{Type: event.ContentResourceLink, URI: "file:///work/notes/", Name: "notes"},
 	}
 	if diff := cmp.Diff(want, <-got); diff != "" {
 		t.Errorf("prompt content (-want +got):\n%s", diff)
@@ -421,6 +424,7 @@ func TestPromptContent(t *testing.T) {
 		`{"mimeType":"text/x-go","name":"a.go","type":"resource_link","uri":"file:///work/a.go"}`,
 		`{"resource":{"text":"package b\n","uri":"file:///work/b.go"},"type":"resource"}`,
 		`{"mimeType":"image/png","name":"logo.png","type":"resource_link","uri":"file:///work/logo.png"}`,
+		`{"name":"notes","type":"resource_link","uri":"file:///work/notes/"}`,
 	}
 	if diff := cmp.Diff(wantJSON, contents); diff != "" {
 		t.Errorf("replayed user message (-want +got):\n%s", diff)
@@ -497,5 +501,48 @@ func TestServeContext(t *testing.T) {
 	case <-done:
 	case <-time.After(2 * time.Second):
 		t.Fatal("Serve ignored its context")
+	}
+}
+
+// TestPromptRefusesUnknownBlocks: a prompt block harness does not take —
+// an unadvertised image or audio, a type it does not know, a block without
+// a type — is answered -32602 naming the block, and no turn runs (the SDK
+// decodes an unknown block as text, which became an empty message).
+func TestPromptRefusesUnknownBlocks(t *testing.T) {
+	t.Parallel()
+	ran := make(chan []event.Content, 10)
+	c := serve(t, newFakeHost(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
+		ran <- prompt
+		n := s.begin(prompt)
+		s.add(event.TurnEnd{Turn: n, Reason: event.ReasonCompleted})
+		return event.ReasonCompleted, nil
+	}), Options{})
+	id := c.newSession()
+	tests := map[string]struct {
+		block any
+		msg   string
+	}{
+		"unknown type":      {map[string]any{"type": "video", "uri": "file:///v.mp4"}, `block 1 has type "video"`},
+		"unknown with text": {map[string]any{"type": "markdown", "text": "# hi"}, `block 1 has type "markdown"`},
+		"wrong case":        {map[string]any{"type": "Text", "text": "hi"}, `block 1 has type "Text"`},
+		"no type":           {map[string]any{"text": "hi"}, "block 1 has no type"},
+		"image":             {map[string]any{"type": "image", "data": "AA==", "mimeType": "image/png"}, "block 1 is an image"},
+		"audio":             {map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}, "block 1 is audio"},
+	}
+	for name, tc := range tests {
+		blocks := []any{map[string]any{"type": "text", "text": "look at"}, tc.block}
+		m, _ := c.response(c.send("session/prompt", map[string]any{"sessionId": id, "prompt": blocks}))
+		if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(m.Error.Message, tc.msg) {
+			t.Errorf("%s: answered %s, want -32602 with %q", name, m.raw, tc.msg)
+		}
+	}
+	select {
+	case p := <-ran:
+		t.Errorf("a refused prompt ran a turn with %v", p)
+	default:
+	}
+	// What is supported still runs.
+	if m, _ := c.prompt(id, "still fine?"); stopReason(t, m) != "end_turn" {
+		t.Errorf("a text prompt after the refusals: %s", m.raw)
 	}
 }

@@ -10,7 +10,13 @@
 // [Serve] answers initialize with protocol version 1, loadSession, the
 // session capabilities list, resume and close, and prompts of text,
 // resource links and embedded text resources (embeddedContext); no images,
-// audio, MCP servers or authentication. session/new creates a session;
+// audio, MCP servers or authentication. A prompt block of any other kind —
+// an image, audio, an unknown type, a block without a type — is answered
+// -32602 naming the block and its type, and no turn runs; an embedded
+// resource that is binary or has no text goes to the model as a link to its
+// URI. session/new creates a session; a cwd the host refuses
+// ([ErrInvalidCwd]: missing, not a directory) is answered -32602, and a
+// failed session/new leaves no session behind;
 // session/load opens one, replays its whole conversation and only then
 // answers; session/resume opens one without replay; session/list lists the
 // host's sessions, those of the cwd asked only; session/close cancels the

@@ -36,6 +36,9 @@ func newFakeHost(turn turnFunc) *fakeHost {
 }
 
 func (h *fakeHost) NewSession(_ context.Context, cwd string) (Session, error) {
+	if cwd == "/missing" {
+		return nil, fmt.Errorf("cwd %s is not a directory: %w", cwd, ErrInvalidCwd)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.n++

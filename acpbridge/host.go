@@ -13,12 +13,18 @@ import (
 // id asked for. The bridge answers it with ACP's -32002 "Resource not found".
 var ErrSessionNotFound = errors.New("session not found")
 
+// ErrInvalidCwd is what a Host returns, wrapped, from NewSession when the
+// cwd cannot hold a session (missing, not a directory). The bridge answers
+// it with -32602 "Invalid params".
+var ErrInvalidCwd = errors.New("invalid cwd")
+
 // Host is what the bridge needs from the agent host: sessions to create,
 // reopen and list. cmd/harness implements it with the session store and the
 // agent loop.
 type Host interface {
 	// NewSession creates a session whose working directory is cwd, an
-	// absolute path, and returns it open.
+	// absolute path, and returns it open. A NewSession that fails leaves
+	// no session behind.
 	NewSession(ctx context.Context, cwd string) (Session, error)
 	// OpenSession reopens the session id (its log replayed and recovered)
 	// and returns it open. An unknown id yields an error wrapping

@@ -234,20 +234,33 @@ func contentBlock(c event.Content) acp.ContentBlock {
 
 // promptContent maps the blocks of a session/prompt to the content of a user
 // message: text, resource links and embedded text resources. An embedded
-// binary resource becomes a link to its URI; images and audio are refused,
-// as initialize does not advertise them.
+// binary resource, or one without text, becomes a link to its URI; images and audio are refused,
+// as initialize does not advertise them, and so is a block of any other
+// type, named in the error (the SDK decodes a block of an unknown type as
+// text with its type kept, which must not become an empty message).
 func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
 	if len(blocks) == 0 {
 		return nil, errors.New("the prompt is empty")
 	}
 	out := make([]event.Content, 0, len(blocks))
 	for i, b := range blocks {
+		if typ, want := blockType(b); typ != want {
+			if typ == "" {
+				return nil, fmt.Errorf("prompt block %d has no type: harness accepts text, resource_link and resource blocks", i)
+			}
+			return nil, fmt.Errorf("prompt block %d has type %s: harness accepts text, resource_link and resource blocks", i, strconv.Quote(clipBytes(typ, 64)))
+		}
 		switch {
 		case b.Text != nil:
 			out = append(out, event.Content{Type: event.ContentText, Text: b.Text.Text})
 		case b.ResourceLink != nil:
 			l := b.ResourceLink
 			out = append(out, event.Content{Type: event.ContentResourceLink, URI: l.Uri, Name: l.Name, MimeType: deref(l.MimeType)})
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil && b.Resource.Resource.TextResourceContents.Text == "":
+			// The SDK decodes a resource with neither text nor blob as
+			// empty text: pass the URI, never claim the content is empty.
+			r := b.Resource.Resource.TextResourceContents
+			out = append(out, event.Content{Type: event.ContentResourceLink, URI: r.Uri, Name: linkName(r.Uri), MimeType: deref(r.MimeType)})
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
 			r := b.Resource.Resource.TextResourceContents
 			out = append(out, event.Content{Type: event.ContentResource, URI: r.Uri, Text: r.Text, MimeType: deref(r.MimeType)})
@@ -263,6 +276,33 @@ func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
 		}
 	}
 	return out, nil
+}
+
+// blockType returns the type a decoded block declares and the type its
+// variant stands for; they differ for a block the SDK fit into a variant
+// it is not (any object decodes as text).
+func blockType(b acp.ContentBlock) (declared, variant string) {
+	switch {
+	case b.Text != nil:
+		return b.Text.Type, "text"
+	case b.Image != nil:
+		return b.Image.Type, "image"
+	case b.Audio != nil:
+		return b.Audio.Type, "audio"
+	case b.ResourceLink != nil:
+		return b.ResourceLink.Type, "resource_link"
+	case b.Resource != nil:
+		return b.Resource.Type, "resource"
+	}
+	return "", ""
+}
+
+// clipBytes cuts s to at most n bytes for a message.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // linkName names a resource after the last element of its URI.

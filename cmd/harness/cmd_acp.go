@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/host/agent"
@@ -82,16 +84,27 @@ type acpHost struct {
 	toolsErr   error
 }
 
-// NewSession implements acpbridge.Host.
+// NewSession implements acpbridge.Host. Everything that can fail for this
+// cwd (the directory, the plugins, the prompt and its AGENTS.md) is done
+// before the session file is created: a failed session/new leaves no file.
 func (a *acpHost) NewSession(ctx context.Context, cwd string) (acpbridge.Session, error) {
+	cwd = filepath.Clean(cwd)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("cwd %s is not a directory: %w", cwd, acpbridge.ErrInvalidCwd)
+	}
 	if err := a.waitTools(ctx); err != nil {
+		return nil, err
+	}
+	loop, err := a.h.loop(cwd)
+	if err != nil {
 		return nil, err
 	}
 	s, err := a.h.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
 		return nil, err
 	}
-	return a.wrap(s)
+	a.h.sessions.add(s)
+	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
 // OpenSession implements acpbridge.Host.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
@@ -113,12 +115,30 @@ func (h *host) loop(cwd string) (*agent.Loop, error) {
 	}
 	return &agent.Loop{
 		Tools:     tools,
-		Model:     h.model,
+		Model:     toolPrompt{Model: h.model, prompt: res},
 		ModelName: h.modelName,
 		System:    res.Text,
 		MaxSteps:  h.cfg.MaxSteps,
 		Logger:    h.log.Named("agent"),
 	}, nil
+}
+
+// toolPrompt sends every request with the system prompt naming the tools
+// of that request: the tool list can change between steps (hot reload), so
+// a prompt built once would name tools no longer sent, or miss new ones.
+type toolPrompt struct {
+	agent.Model
+	prompt prompt.Result
+}
+
+// Stream implements agent.Model.
+func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i] = t.Name
+	}
+	req.System = m.prompt.ForTools(names)
+	return m.Model.Stream(ctx, req)
 }
 
 // openSession opens session id, or creates one in the current directory

@@ -40,14 +40,25 @@
 // # Recovery
 //
 // [Open] replays the file and repairs exactly one kind of damage, the torn
-// tail a crash can leave: trailing NUL bytes, a final line without '\n', or a
-// final line that does not parse. It truncates the file to the end of the
-// last good line, fsyncs, and reports what it cut ([Log.Repaired]). Damage
-// anywhere else — a middle line that does not parse, lacks a field, or breaks
-// the seq sequence, a final line whose seq is wrong, a bad header — is never
+// tail a crash can leave: trailing NUL bytes, and a final line without '\n'
+// (Append writes a line and its '\n' in one write, so only a write cut short
+// lacks it). It truncates the file to the end of the last good line, fsyncs,
+// and reports what it cut ([Log.Repaired]). Every other damage — any line
+// ending in '\n' that does not parse, lacks a field, or breaks the seq
+// sequence, the last one included, a blank line, a bad header — is never
 // skipped or repaired: Open fails with a [*CorruptError] naming the file and
 // line. [Read] applies the same rules but never writes: it ignores a torn tail
 // instead of cutting it.
+//
+// # Files
+//
+// A log is a regular file. [Open], [Read], [ReadHeader] and [Create] never
+// follow a symbolic link at the log's path (O_NOFOLLOW) and refuse a FIFO, a
+// device, a directory or a socket there without opening it for I/O (checked
+// with lstat before the open, which is non-blocking, and fstat after): the
+// error wraps [ErrNotRegular] and names the file. The directory holding the
+// log is trusted as given; it may itself be a link (a state dir on another
+// disk).
 //
 // # Concurrency
 //

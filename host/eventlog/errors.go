@@ -3,6 +3,7 @@ package eventlog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -17,7 +18,28 @@ var (
 	ErrVersion = errors.New("unsupported log format version")
 	// ErrClosed: the log was closed, or broken by a failed write.
 	ErrClosed = errors.New("eventlog: log is closed")
+	// ErrNotRegular: the path names a symbolic link, FIFO, device,
+	// directory or socket, not a regular file.
+	ErrNotRegular = errors.New("not a regular file")
 )
+
+// notRegular is the error for a log path that is not a regular file.
+func notRegular(path string, mode fs.FileMode) error {
+	what := "a " + mode.Type().String()
+	switch {
+	case mode&fs.ModeSymlink != 0:
+		what = "a symbolic link (not followed)"
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case mode&fs.ModeDevice != 0 || mode&fs.ModeCharDevice != 0:
+		what = "a device"
+	case mode.IsDir():
+		what = "a directory"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Errorf("%s is %s, %w: move it away, a log must be a regular file", path, what, ErrNotRegular)
+}
 
 // LockedError reports that another writer — another harness process, or
 // this one — holds the log at Path.

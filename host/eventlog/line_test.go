@@ -183,6 +183,10 @@ func FuzzScan(f *testing.F) {
 		if s.end+s.repair.Bytes != int64(len(data)) || s.next != int64(len(recs)) || len(recs) < 2 {
 			t.Fatalf("end %d + cut %d != %d, or %d records, next %d", s.end, s.repair.Bytes, len(data), len(recs), s.next)
 		}
+		// Only a torn write is cut: a last line without '\n', NULs after it.
+		if cut := bytes.TrimRight(data[s.end:], "\x00"); bytes.IndexByte(cut, '\n') >= 0 {
+			t.Fatalf("cut a complete line: %q", cut)
+		}
 		kept := data[:s.end]
 		if kept[len(kept)-1] != '\n' {
 			t.Fatalf("kept part does not end a line: %q", kept)

@@ -73,7 +73,7 @@ func Create(path string, h Header) (*Log, error) {
 		}
 		return nil, err // *fs.PathError names the file; errors.Is(err, fs.ErrExist) holds
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -105,9 +105,9 @@ func Create(path string, h Header) (*Log, error) {
 // A file that does not exist yields an error for which
 // errors.Is(err, fs.ErrNotExist) holds.
 func Open(path string, visit func(Record) error) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
-		return nil, err // *fs.PathError names the file
+		return nil, err // names the file
 	}
 	if err := lock(f); err != nil {
 		f.Close()
@@ -141,7 +141,7 @@ func Open(path string, visit func(Record) error) (*Log, error) {
 // torn tail is only reported in the returned Repair, never cut. Record.Data
 // may be kept and must not be modified, as with Open.
 func Read(path string, visit func(Record) error) (Header, Repair, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return Header{}, Repair{}, err
 	}
@@ -276,9 +276,9 @@ func syncDir(dir string) error {
 
 // ReadHeader reads only the header of the log at path, without locking it.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return Header{}, err // *fs.PathError names the file
+		return Header{}, err // names the file
 	}
 	defer f.Close()
 	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')

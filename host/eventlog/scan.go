@@ -75,12 +75,11 @@ func scan(path string, data []byte, visit func(Record) error) (scanned, error) {
 			s.repair = Repair{Line: line, Reason: "the final line has no newline"}
 			break
 		}
+		// A line that ends in '\n' was written whole (Append writes the
+		// line with its '\n' in one write): if it does not parse it is
+		// damage, even as the last line, never a torn write.
 		r, err := decodeLine(data[pos : pos+i])
 		if err != nil {
-			if pos+i+1 == n {
-				s.repair = Repair{Line: line, Reason: fmt.Sprintf("the final line does not parse: %v", err)}
-				break
-			}
 			return s, &CorruptError{Path: path, Line: line, Err: err}
 		}
 		if r.Seq != s.next {

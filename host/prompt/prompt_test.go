@@ -83,3 +83,49 @@ func TestBuildUnreadableProjectFile(t *testing.T) {
 		t.Fatal("Build succeeded with an unreadable AGENTS.md")
 	}
 }
+
+// TestForTools: the same prompt rendered for another tool list names
+// exactly those tools, keeps the project instructions without reading them
+// again, and carries the todo rules only when todo_write is offered.
+func TestForTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ProjectFile), []byte("Use tabs.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(Env{Cwd: dir, Tools: []string{"bash"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, ProjectFile)); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		tools   []string
+		want    []string
+		wantNot []string
+	}{
+		"added":     {tools: []string{"bash", "todo_write"}, want: []string{"- Tools: bash, todo_write\n", "# The todo list (todo_write)", "Use tabs."}},
+		"withdrawn": {tools: []string{"bash"}, want: []string{"- Tools: bash\n", "Use tabs."}, wantNot: []string{"todo_write"}},
+		"none":      {want: []string{"Tools: none are available", "Use tabs."}, wantNot: []string{"todo_write"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := res.ForTools(tc.tools)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("prompt lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("prompt has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+	if res.Text != res.ForTools([]string{"bash"}) {
+		t.Error("Text differs from ForTools(Env.Tools)")
+	}
+}

@@ -34,8 +34,10 @@
 //
 // # Recovery
 //
-// Open replays the log. A torn tail is cut (see package eventlog); damage
-// anywhere else — including an event that breaks the turn structure or a
+// Open replays the log. A torn tail (a last line without '\n') is cut (see
+// package eventlog); a session file that is a symbolic link, a FIFO, a
+// device or a directory is refused (eventlog.ErrNotRegular), never followed
+// or waited on; damage anywhere else — including an event that breaks the turn structure or a
 // host event whose payload does not decode — fails Open with an
 // *eventlog.CorruptError naming the file and line. If the last turn was left
 // open by a crash, Open closes it: an error tool/result ("interrupted: no

@@ -19,8 +19,14 @@
 //
 // # Concurrency and cancellation
 //
-// At most MaxConcurrent children run at once per root session; more wait
-// their turn (or until their context ends). Cancelling the context of Run —
+// At most MaxConcurrent children run at once per root session and depth
+// level; more wait their turn (or until their context ends). The slots are
+// per level, not one pool per root, because a child that delegates holds its
+// slot while it waits for its own children: with one pool, children filling
+// it would wait forever for grandchildren that cannot start. Per level, the
+// deepest level never waits on anyone, so every level above it ends. At
+// depth limit d at most d×MaxConcurrent children of one root run at once.
+// Cancelling the context of Run —
 // the parent's tool call — cancels the child's turn, which ends cancelled
 // in its log.
 //

@@ -53,8 +53,14 @@ type Runner struct {
 	Budget        Budget
 	Logger        hclog.Logger
 
-	mu   sync.Mutex               // guards sems
-	sems map[string]chan struct{} // per root session
+	mu   sync.Mutex                // guards sems
+	sems map[slotKey]chan struct{} // per root session and depth
+}
+
+// slotKey names one pool of slots: a root session's children at one depth.
+type slotKey struct {
+	root  string
+	depth int
 }
 
 // Request asks for a child.
@@ -110,7 +116,7 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 	if depth > r.maxDepth() {
 		return Result{}, &Error{Kind: ErrDepth, Message: fmt.Sprintf("refused: the depth limit of %d is reached", r.maxDepth())}
 	}
-	release, err := r.acquire(ctx, lineage[len(lineage)-1])
+	release, err := r.acquire(ctx, slotKey{root: lineage[len(lineage)-1], depth: depth})
 	if err != nil {
 		return Result{}, &Error{Kind: ErrCancelled, Message: "cancelled before it started"}
 	}
@@ -199,20 +205,23 @@ func (r *Runner) budget() Budget {
 	return b
 }
 
-// acquire takes one of the root session's slots, waiting for one.
-func (r *Runner) acquire(ctx context.Context, root string) (release func(), err error) {
+// acquire takes one of the slots of a root session's children at one depth,
+// waiting for one. The pools are per depth so that a child waiting for its
+// own children never holds the slot they need: the deepest level never
+// waits on anything, so every level above it ends.
+func (r *Runner) acquire(ctx context.Context, key slotKey) (release func(), err error) {
 	r.mu.Lock()
 	if r.sems == nil {
-		r.sems = make(map[string]chan struct{})
+		r.sems = make(map[slotKey]chan struct{})
 	}
-	sem, ok := r.sems[root]
+	sem, ok := r.sems[key]
 	if !ok {
 		n := r.MaxConcurrent
 		if n <= 0 {
 			n = DefaultMaxConcurrent
 		}
 		sem = make(chan struct{}, n)
-		r.sems[root] = sem
+		r.sems[key] = sem
 	}
 	r.mu.Unlock()
 	select {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -274,4 +276,106 @@ func BenchmarkChild(b *testing.B) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+}
+
+// router is a model that hands each request to the script of its kind:
+// which session asks (by its first user message) and whether it starts
+// (last message from the user) or continues after a tool result. Children
+// run concurrently, so one script in request order cannot serve them; each
+// kind's script holds identical lines, one per request of that kind.
+type router struct {
+	scripts map[string]*script.Provider // by "<first user text>/<last role>"
+}
+
+func (r router) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	key := req.Messages[0].Text + "/" + string(req.Messages[len(req.Messages)-1].Role)
+	p, ok := r.scripts[key]
+	if !ok {
+		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, fmt.Errorf("no script for %q", key)) }
+	}
+	return p.Stream(ctx, req)
+}
+
+func repeat(t *testing.T, n int, line string) *script.Provider {
+	t.Helper()
+	p, err := script.Load(strings.NewReader(strings.Repeat(line+"\n", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestNestedFanOut: at depth 2 a root fans out to MaxConcurrent children in
+// one step and each child delegates once more. The children hold their
+// slots while they wait for the grandchildren; with one pool per root that
+// was a deadlock until the wall-time budget. It finishes at once.
+func TestNestedFanOut(t *testing.T) {
+	t.Parallel()
+	const fan = DefaultMaxConcurrent
+	var calls []string
+	for i := range fan {
+		calls = append(calls, fmt.Sprintf(`{"id":"c%d","name":"subagent","args":{"prompt":"delegate"}}`, i))
+	}
+	model := router{scripts: map[string]*script.Provider{
+		"fan out/user":  repeat(t, 1, `{"toolCalls":[`+strings.Join(calls, ",")+`]}`),
+		"fan out/tool":  repeat(t, 1, `{"text":"all done","expect":{"lastContains":"leaf answer"}}`),
+		"delegate/user": repeat(t, fan, `{"toolCalls":[{"id":"g","name":"subagent","args":{"prompt":"leaf"}}],"expect":{"toolsInclude":["subagent"]}}`),
+		"delegate/tool": repeat(t, fan, `{"text":"child got: leaf answer","expect":{"lastContains":"leaf answer"}}`),
+		"leaf/user":     repeat(t, fan, `{"text":"leaf answer"}`),
+	}}
+	st := &session.Store{Dir: t.TempDir()}
+	root, err := st.Create(session.CreateOptions{Cwd: "/project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	r := &Runner{Store: st, MaxDepth: 2, Budget: Budget{Wall: 20 * time.Second},
+		Loop: func(string) (*agent.Loop, error) { return &agent.Loop{Model: model}, nil }}
+	var mu sync.Mutex
+	var failures []string
+	// The children's calls wait until every child is running, as they do
+	// when the model takes its time: then all of them hold a slot.
+	allRunning := make(chan struct{})
+	childCalls := 0
+	sub := spec(ToolName)
+	sub.ConcurrencySafe = true
+	r.Tools = tools{list: []agent.Tool{sub}, call: func(ctx context.Context, c agent.Call) agent.Result {
+		var args struct{ Prompt string }
+		if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
+			return agent.Result{Content: err.Error(), IsError: true}
+		}
+		if c.SessionID != root.ID() {
+			mu.Lock()
+			if childCalls++; childCalls == fan {
+				close(allRunning)
+			}
+			mu.Unlock()
+			<-allRunning
+		}
+		res, err := r.Run(ctx, Request{ParentSessionID: c.SessionID, ParentCallID: c.CallID, Prompt: args.Prompt}, nil)
+		if err != nil {
+			mu.Lock()
+			failures = append(failures, err.Error())
+			mu.Unlock()
+			return agent.Result{Content: err.Error(), IsError: true}
+		}
+		return agent.Result{Content: res.Text}
+	}}
+	loop := &agent.Loop{Model: model, Tools: r.Tools}
+	t0 := time.Now()
+	out := loop.Run(context.Background(), root, event.Text("fan out"), nil)
+	took := time.Since(t0)
+	if out.Reason != event.ReasonCompleted || out.Text != "all done" {
+		t.Errorf("root turn ended %s (%v) with %q, want completed with the children's answers", out.Reason, out.Err, out.Text)
+	}
+	if len(failures) > 0 {
+		t.Errorf("subagents failed: %v", failures)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the fan-out took %s", took)
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 1+fan+fan {
+		t.Errorf("%d sessions (%v), want the root, %d children and %d grandchildren", len(list), err, fan, fan)
+	}
 }

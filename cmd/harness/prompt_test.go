@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/llm/script"
+)
+
+// TestSystemPromptNamesTools runs the real loop with the real plugins and
+// checks what the model receives: every request's system prompt names
+// every tool sent with it, and with no tools says there are none.
+func TestSystemPromptNamesTools(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		plugins   string // plugin dir; "" = an empty one
+		wantTools bool
+	}{
+		"real plugins": {plugins: testPlugins(t), wantTools: true},
+		"no plugins":   {},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lines := []string{`{"text":"done"}`}
+			if tc.wantTools {
+				lines = []string{todoLine("w1", `[{"content":"a","status":"in_progress"}]`), `{"text":"done","expect":{"lastRole":"tool"}}`}
+			}
+			model, err := script.Load(strings.NewReader(strings.Join(lines, "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := tc.plugins
+			if dir == "" {
+				dir = t.TempDir()
+			}
+			c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: dir,
+				SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
+			var stderr strings.Builder
+			std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
+			h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.close()
+			ctx := context.Background()
+			if err := h.startTools(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s, err := h.openSession("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.closeSession(s)
+			if code, err := h.turn(ctx, s, "go", std); code != exitOK {
+				t.Fatalf("turn: %d %v\n%s", code, err, stderr.String())
+			}
+			reqs := model.Requests()
+			if len(reqs) != len(lines) {
+				t.Fatalf("%d requests, want %d", len(reqs), len(lines))
+			}
+			for i, req := range reqs {
+				toolsLine := ""
+				for _, l := range strings.Split(req.System, "\n") {
+					if strings.HasPrefix(l, "- Tools: ") {
+						toolsLine = l
+					}
+				}
+				if tc.wantTools != (len(req.Tools) > 0) {
+					t.Fatalf("request %d: %d tools sent", i, len(req.Tools))
+				}
+				if len(req.Tools) == 0 {
+					if !strings.Contains(toolsLine, "none are available") || strings.Contains(req.System, "todo_write") {
+						t.Errorf("request %d has no tools, but its prompt says %q and mentions todo_write: %v", i, toolsLine, strings.Contains(req.System, "todo_write"))
+					}
+					continue
+				}
+				named := map[string]bool{}
+				for _, n := range strings.Split(strings.TrimPrefix(toolsLine, "- Tools: "), ", ") {
+					named[n] = true
+				}
+				for _, tool := range req.Tools {
+					if !named[tool.Name] {
+						t.Errorf("request %d sends %s, its prompt's tools line is %q", i, tool.Name, toolsLine)
+					}
+				}
+				if len(named) != len(req.Tools) {
+					t.Errorf("request %d sends %d tools, its prompt names %d: %q", i, len(req.Tools), len(named), toolsLine)
+				}
+			}
+		})
+	}
+}
