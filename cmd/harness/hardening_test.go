@@ -419,3 +419,63 @@ func (d *acpDriver) prompt(t *testing.T, text string) {
 		}
 	}()
 }
+
+// TestHostNotReadable checks that a process of harness's own user cannot
+// read /proc/<harness pid>/environ (harness is non-dumpable), while it can
+// read that of another process of that user started the same way — so
+// the check can fail. As root the test runs both as nobody (root reads
+// everything).
+func TestHostNotReadable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "harness-dumpable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "harness")
+	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	script := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(script, []byte(`{"text":"waiting","hang":true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+	}
+	start := func(name string, args ...string) *exec.Cmd {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HARNESS_TEST_SECRET=hidden-value-42"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	read := func(pid int) (string, error) {
+		cmd := exec.Command("cat", fmt.Sprintf("/proc/%d/environ", pid))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	host := start(bin, "run", "--provider", "script", "--script", script, "--state-dir", filepath.Join(dir, "state"),
+		"--plugin-dir", filepath.Join(dir, "no-plugins"), "wait")
+	other := start("sleep", "30")
+	time.Sleep(time.Second) // harness has made itself non-dumpable
+	if out, err := read(other.Process.Pid); err != nil || !strings.Contains(out, "hidden-value-42") {
+		t.Fatalf("the control: cannot read the environment of a process of the same user: %v %q", err, out)
+	}
+	out, err := read(host.Process.Pid)
+	if err == nil || strings.Contains(out, "hidden-value-42") {
+		t.Errorf("a process of harness's user read /proc/<harness pid>/environ: %v %q", err, around([]byte(out), strings.Index(out, "hidden"), 10))
+	}
+}
