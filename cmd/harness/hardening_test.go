@@ -86,8 +86,8 @@ func TestSecretsStayOut(t *testing.T) {
 		`env`,
 		`echo "parent $PPID"; cat /proc/$PPID/environ | tr '\0' '\n'`,
 		hostEnviron,
-		`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = harness ] && { echo "harness $p"; cat $p/environ | tr '\0' '\n'; }; done; true`,
-		`for p in /proc/[0-9]*; do cat $p/environ 2>/dev/null | tr '\0' '\n'; done; true`,
+		`for p in /proc/[0-9]*; do read -r c < $p/comm 2>/dev/null; [ "$c" = harness ] && { echo "harness $p"; tr '\0' '\n' < $p/environ; }; done; true`,
+		`grep -a -h -o '[^[:cntrl:]]*' /proc/[0-9]*/environ 2>/dev/null; true`,
 		`cat /proc/[0-9]*/environ | tr '\0' '\n'; true`,
 	}
 	var lines []string
