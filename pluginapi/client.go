@@ -46,13 +46,18 @@ type LaunchConfig struct {
 	// Logger receives the plugin's log lines, Named(Name), and go-plugin's
 	// own; default: none.
 	Logger hclog.Logger
-	// Env is extra environment for the plugin (NAME=value), after the
-	// host's own environment unless SkipHostEnv. Launch sets
-	// HARNESS_PLUGIN_LOG_LEVEL from Logger's level and
-	// HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1 before it, so Env may override them.
+	// Env is extra environment for the plugin (NAME=value), set after
+	// everything else. Launch sets HARNESS_PLUGIN_LOG_LEVEL from Logger's
+	// level and HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1 before it, so Env may
+	// override them.
 	Env []string
-	// SkipHostEnv gives the plugin only Env and go-plugin's variables, not
-	// the host's environment (for plugins that must not see its keys).
+	// PassEnv names host variables the plugin gets besides those of
+	// DefaultPassEnv, with the host's values (a name ending in "*" is a
+	// prefix). The plugin never gets the host's whole environment: see
+	// PluginEnv and the package doc.
+	PassEnv []string
+	// SkipHostEnv gives the plugin none of the host's variables, not even
+	// DefaultPassEnv's: only go-plugin's, Launch's and Env.
 	SkipHostEnv bool
 	// StartTimeout bounds spawn to handshake; default DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -99,6 +104,15 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 	named := cfg.Logger.Named(cfg.Name)
 	tail := &lineTail{}
 	r := newProcRunner(cfg.Name, cfg.Path)
+	var base []string
+	if !cfg.SkipHostEnv {
+		var dropped []string
+		base, dropped = PluginEnv(os.Environ(), cfg.PassEnv)
+		if len(dropped) > 0 {
+			named.Warn("host variables withheld from the plugin: their value is a URL with a password; name them in the plugin env setting (--plugin-env) to pass them",
+				"variables", strings.Join(dropped, ","))
+		}
+	}
 	defaults := []string{
 		EnvLogLevel + "=" + levelName(cfg.Logger.GetLevel()),
 		EnvExitOnStdinEOF + "=1",
@@ -107,7 +121,9 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(nil),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
-			r.env = slices.Concat(spec.Env, defaults, cfg.Env)
+			// spec.Env is go-plugin's own variables only (SkipHostEnv):
+			// the host's environment reaches the plugin through base alone.
+			r.env = slices.Concat(base, spec.Env, defaults, cfg.Env)
 			r.mu.Lock()
 			r.tmpDir = socketDir
 			r.mu.Unlock()
@@ -120,7 +136,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		SyncStdout:   &logWriter{logger: named, level: hclog.Debug, stream: "stdout"},
 		SyncStderr:   &logWriter{logger: named, level: hclog.Info, stream: "stderr", tail: tail},
 		StartTimeout: cfg.StartTimeout,
-		SkipHostEnv:  cfg.SkipHostEnv,
+		SkipHostEnv:  true,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes))},
 	})

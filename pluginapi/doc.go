@@ -88,6 +88,34 @@
 // one line each; a plugin that dies during a call gives an [*ExitError]
 // carrying its last stderr lines.
 //
+// # Environment: the trust boundary
+//
+// A plugin is code the model drives (the bash plugin runs whatever command
+// the model writes), so it is outside the host's trust boundary for
+// secrets: the host reads its API keys from its own environment, and no
+// plugin ever gets that environment. [Launch] starts every plugin with an
+// explicit environment, built by [PluginEnv] from the host's:
+//
+//   - the variables [DefaultPassEnv] names: PATH, HOME, USER, LOGNAME,
+//     SHELL, LANG, LANGUAGE, LC_*, TZ, TERM, COLORTERM, TMPDIR, XDG_*,
+//     SSL_CERT_FILE, SSL_CERT_DIR and the proxy variables (HTTP_PROXY,
+//     HTTPS_PROXY, NO_PROXY, ALL_PROXY, also in lower case) — less a
+//     LC_*/XDG_* variable whose name looks like a secret ([SecretName]) and
+//     any whose value is a URL with a password (a proxy's credentials; a
+//     warning names it);
+//   - the variables LaunchConfig.PassEnv names (the user's --plugin-env),
+//     as they are;
+//   - go-plugin's own (the magic cookie, PLUGIN_PROTOCOL_VERSIONS,
+//     PLUGIN_UNIX_SOCKET_DIR, …), HARNESS_PLUGIN_LOG_LEVEL and
+//     HARNESS_PLUGIN_EXIT_ON_STDIN_EOF, then LaunchConfig.Env.
+//
+// LaunchConfig.SkipHostEnv leaves out the first two. Nothing else of the
+// host's environment reaches a plugin, whatever LaunchConfig says, and so
+// nothing reaches what the plugin starts. [Attach] starts nothing: a plugin
+// run by hand for a debugger has the environment its user gave it. What a
+// plugin does with what it gets (the bash plugin filters its commands'
+// environment again, and hides /proc) is the plugin's contract.
+//
 // Tests of a plugin run it in process with package plugintest, through the
 // same gRPC path.
 //

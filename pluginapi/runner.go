@@ -77,6 +77,9 @@ func (r *procRunner) Start(context.Context) error {
 	}
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean the host's whole environment
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
 

@@ -60,7 +60,7 @@ const (
 	exitFailed    = 1   // the turn or the command failed
 	exitUsage     = 2   // the command line was wrong
 	exitStopped   = 3   // the turn ended early: step limit, token limit, refusal
-	exitCancelled = 130 // Ctrl-C
+	exitCancelled = 130 // Ctrl-C (main reports SIGHUP, SIGTERM as 129, 143)
 )
 
 const usage = `harness — an agent host with an event-sourced session log.
@@ -78,7 +78,8 @@ Usage:
 
 Flags go before PROMPT; every flag has an environment twin (see harness run -h).
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped early (step or token
-limit, refusal), 130 cancelled.
+limit, refusal), 130 cancelled (Ctrl-C); 129 and 143 when SIGHUP or SIGTERM
+ended it (the turn is logged as cancelled, the plugins are stopped).
 `
 
 // errUsage marks an error whose message is about the command line.

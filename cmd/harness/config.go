@@ -38,6 +38,9 @@ type config struct {
 	SubagentTokens int
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
+	// PluginEnv names host environment variables the plugins get besides
+	// pluginapi.DefaultPassEnv (comma-separated; a trailing * is a prefix).
+	PluginEnv string
 	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
@@ -72,6 +75,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
 	str(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
 	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
+	str(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables …, e.g. GOFLAGS,GOPROXY; values come from this environment")
 	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
 	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -126,6 +130,9 @@ func (c *config) check() error {
 			return err
 		}
 	}
+	if err := pluginapi.CheckEnvNames(c.pluginEnv()); err != nil {
+		return fmt.Errorf("--plugin-env (or HARNESS_PLUGIN_ENV): %w", err)
+	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
 		return fmt.Errorf("--subagent-depth (or HARNESS_SUBAGENT_DEPTH) must be 1, 2 or 3")
 	}
@@ -133,6 +140,17 @@ func (c *config) check() error {
 		return fmt.Errorf("subagent budgets must be positive: --subagent-steps, --subagent-time (a duration like 10m), --subagent-tokens (0 for none)")
 	}
 	return nil
+}
+
+// pluginEnv returns the names of --plugin-env.
+func (c *config) pluginEnv() []string {
+	var names []string
+	for _, n := range strings.Split(c.PluginEnv, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // policy returns the permission policy: the mode (--yes wins) and the rules

@@ -118,6 +118,7 @@ func (h *host) startTools(ctx context.Context) error {
 		Watch:       h.cfg.Watch,
 		ReloadsFile: filepath.Join(h.stateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
+		PluginEnv:   h.cfg.pluginEnv(),
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)

@@ -44,7 +44,8 @@ type Config struct {
 	// Go is the go command (default "go").
 	Go string
 	// Env is extra environment for go build (NAME=value), after the
-	// process's own.
+	// process's own less the variables whose names look like secrets
+	// (see buildEnv; Go's own GO* and CGO_* variables are kept).
 	Env []string
 	// OnBuild, if set, is called after every build, from the goroutine
 	// that ran it.
@@ -176,7 +177,7 @@ func build(ctx context.Context, cfg Config, s source, trigger string) Build {
 	_ = os.Remove(tmp)
 	cmd := exec.CommandContext(ctx, cfg.Go, "build", "-o", tmp, ".")
 	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Env = append(buildEnv(os.Environ()), cfg.Env...)
 	cmd.WaitDelay = 2 * time.Second
 	var output bytes.Buffer
 	cmd.Stdout = &output
@@ -244,6 +245,36 @@ func compactReport(b Build, n int) string {
 		sb.WriteString("  " + l + "\n")
 	}
 	return sb.String()
+}
+
+// buildEnv is environ without the variables whose names look like secrets
+// (API keys, tokens): go build needs none of them, and it runs compilers
+// and, with cgo, the user's C toolchain. Go's own variables stay (GOAUTH,
+// GOPROXY with a password: the go command itself may need them).
+func buildEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		goVar := strings.HasPrefix(name, "GO") || strings.HasPrefix(name, "CGO_")
+		if secretName(name) && !goVar {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// secretName reports whether a variable's name looks like it holds a
+// credential (the words of pluginapi.SecretName; the architecture keeps
+// this package from importing pluginapi).
+func secretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH", "COOKIE", "_PAT", "DSN", "PRIVATE"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // trimHeaders drops go build's "# import/path" lines.

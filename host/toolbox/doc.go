@@ -44,6 +44,12 @@
 // warn and skipped; the toolbox works with the others. [Toolbox.Plugins]
 // lists plugins and failures for `harness plugins`.
 //
+// Every plugin, at its first start, a restart or a reload alike, gets the
+// minimal environment of pluginapi.PluginEnv — the allow-list of
+// pluginapi.DefaultPassEnv plus the names of Config.PluginEnv — never the
+// host's whole environment, so the host's API keys stay out of every
+// plugin and of what it starts.
+//
 // # Reattached plugins
 //
 // Config.Reattach (the CLI reads it from $HARNESS_REATTACH_PLUGINS, see

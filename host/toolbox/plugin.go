@@ -185,6 +185,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		Name:         filepath.Base(path),
 		Logger:       tb.log,
 		Env:          []string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel},
+		PassEnv:      tb.cfg.PluginEnv,
 		StartTimeout: tb.cfg.StartTimeout,
 		StopTimeout:  tb.cfg.StopTimeout,
 	})

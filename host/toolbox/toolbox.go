@@ -41,6 +41,10 @@ type Config struct {
 	// LogLevel is the plugins' log level, passed in HARNESS_PLUGIN_LOG_LEVEL
 	// and at Configure (default: Logger's level).
 	LogLevel string
+	// PluginEnv names host environment variables plugins get besides
+	// pluginapi.DefaultPassEnv (pluginapi.LaunchConfig.PassEnv); a plugin
+	// never gets the host's whole environment.
+	PluginEnv []string
 	// Host are the services plugins may call back.
 	Host pluginapi.HostServices
 	// StartTimeout bounds one start: launch, Describe, Configure
