@@ -76,7 +76,7 @@ func tempModule(t *testing.T) (src string, env []string) {
 		t.Fatal(err)
 	}
 	writeVersion(t, src, "v1")
-	return src, []string{"GOFLAGS=-mod=mod", "GOWORK=off"}
+	return src, []string{"GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off"}
 }
 
 // writeVersion rewrites the plugin's main.go to answer v, the way an
