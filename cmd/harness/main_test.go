@@ -27,8 +27,8 @@ func harness(t *testing.T, envs map[string]string, args ...string) (int, string,
 }
 
 // testTemp is the folder that holds what the tests build once per run
-// (the plugins, the installed layout, the kit's plugins); TestMain removes
-// it when the tests end.
+// (the plugins, the installed layout, the kit's plugins); TestMain makes
+// it the temp dir ($TMPDIR) of the tests and removes it when they end.
 var testTemp string
 
 func TestMain(m *testing.M) {
@@ -45,6 +45,13 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	testTemp = dir
+	// Everything else the tests and the processes they start put in the
+	// temp dir (go-plugin's sockets, the Node client's folders) goes
+	// there too, and so is removed with it.
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/harness tests:", err)
+		return 2
+	}
 	return m.Run()
 }
 
