@@ -37,7 +37,7 @@ func BenchmarkSubagentCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	state := b.TempDir()
-	cmd := exec.Command(bin, "run", "--provider", "script", "--script", path, "delegate")
+	cmd := exec.Command(bin, "run", "--provider", "script", "--script", path, "--max-steps", fmt.Sprint(b.N+1), "delegate")
 	cmd.Env = installedEnv(state)
 	cmd.Dir = b.TempDir()
 	var stdout, stderr bytes.Buffer
