@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package main
 
@@ -20,15 +20,21 @@ import (
 
 // acpProc is a running `harness acp` driven over its stdio.
 type acpProc struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *bytes.Buffer
 }
 
+// startACP starts the installed harness bin as an editor does: `harness
+// acp`, its plugins found next to it, the state dir state, and a script
+// model with no lines (the benchmarks make no model calls).
 func startACP(b *testing.B, bin, state string) *acpProc {
 	b.Helper()
-	cmd := exec.Command(bin, "acp", "--provider", "script", "--script", filepath.Join(state, "none.jsonl"), "--state-dir", state)
-	cmd.Stderr = io.Discard
+	cmd := exec.Command(bin, "acp", "--provider", "script", "--script", filepath.Join(state, "none.jsonl"))
+	cmd.Env = installedEnv(state)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -40,7 +46,7 @@ func startACP(b *testing.B, bin, state string) *acpProc {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	return &acpProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	return &acpProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: stderr}
 }
 
 // call sends request id and reads until its response; it returns the
@@ -72,37 +78,61 @@ func (p *acpProc) call(b *testing.B, id int, method, params string) int {
 	}
 }
 
+// plugins fails unless the process runs exactly the real plugins.
+func (p *acpProc) plugins(b *testing.B, sums map[string]string) {
+	b.Helper()
+	pluginProcs(b, p.cmd.Process.Pid, sums)
+}
+
 func (p *acpProc) stop(b *testing.B) {
 	b.Helper()
 	p.in.Close()
 	if err := p.cmd.Wait(); err != nil {
-		b.Fatalf("harness acp: %v", err)
+		b.Fatalf("harness acp: %v\nstderr:\n%s", err, p.stderr)
 	}
 }
 
-func benchState(b *testing.B) string {
+// benchState returns a state dir for the installed harness bin, warmed by
+// one start (its plugin cache filled, as after a user's first start), and
+// a script file with no lines in it.
+func benchState(b *testing.B, bin string, sums map[string]string) string {
 	b.Helper()
 	state := b.TempDir()
 	if err := os.WriteFile(filepath.Join(state, "none.jsonl"), []byte("// no model calls\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	begin := time.Now()
+	p := startACP(b, bin, state)
+	p.call(b, 1, "initialize", initializeParams)
+	p.call(b, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, b.TempDir()))
+	p.plugins(b, sums)
+	p.stop(b)
+	b.Logf("first start in a new state dir (plugin cache cold): spawn → session/new answered %v", time.Since(begin))
 	return state
 }
 
 const initializeParams = `{"protocolVersion":1,"clientCapabilities":{}}`
 
-// BenchmarkACPStart measures a fresh `harness acp` process from spawn until
-// initialize is answered, and until session/new is answered (budgets 15 ms
-// and 50 ms). The process's exit is not counted.
+// BenchmarkACPStart measures a fresh `harness acp` of the installed
+// layout (bin/harness, its plugins in bin/plugins/), with a state dir
+// whose plugin cache is warm, from spawn until initialize is answered, and
+// until session/new is answered — which waits for the three plugins to
+// have started (budgets 15 ms and 50 ms). After each, untimed, it checks
+// that the process runs exactly the three plugins; the process's exit is
+// not counted.
 func BenchmarkACPStart(b *testing.B) {
-	bin, _ := buildHarness(b)
-	state := benchState(b)
+	bin := installedHarness(b)
+	sums := pluginSums(b, bin)
+	state := benchState(b, bin, sums)
 	cwd := b.TempDir()
+	newParams := fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd)
 	b.Run("initialize", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			p := startACP(b, bin, state)
 			p.call(b, 1, "initialize", initializeParams)
 			b.StopTimer()
+			p.call(b, 2, "session/new", newParams)
+			p.plugins(b, sums)
 			p.stop(b)
 			b.StartTimer()
 		}
@@ -111,8 +141,9 @@ func BenchmarkACPStart(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			p := startACP(b, bin, state)
 			p.call(b, 1, "initialize", initializeParams)
-			p.call(b, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd))
+			p.call(b, 2, "session/new", newParams)
 			b.StopTimer()
+			p.plugins(b, sums)
 			p.stop(b)
 			b.StartTimer()
 		}
@@ -120,12 +151,15 @@ func BenchmarkACPStart(b *testing.B) {
 }
 
 // BenchmarkACPLoad measures session/load of a 10,000-event session in a
-// fresh process: from the request to its response, every replayed update
-// read (budget 500 ms). spawn→loaded/op adds the process start and
-// initialize.
+// fresh `harness acp` of the installed layout: from the request to its
+// response, every replayed update read (budget 500 ms); the load waits
+// for the plugins, which start while the editor initializes.
+// spawn→loaded/op adds the process start and initialize. After each load,
+// untimed, it checks that the process runs exactly the three plugins.
 func BenchmarkACPLoad(b *testing.B) {
-	bin, _ := buildHarness(b)
-	state := benchState(b)
+	bin := installedHarness(b)
+	sums := pluginSums(b, bin)
+	state := benchState(b, bin, sums)
 	id, n := writeSession(b, filepath.Join(state, "sessions"), 10_000)
 	params := fmt.Sprintf(`{"sessionId":%q,"cwd":"/bench","mcpServers":[]}`, id)
 	var total time.Duration
@@ -140,6 +174,7 @@ func BenchmarkACPLoad(b *testing.B) {
 		updates = p.call(b, 2, "session/load", params)
 		b.StopTimer()
 		total += time.Since(start)
+		p.plugins(b, sums)
 		p.stop(b)
 		b.StartTimer()
 	}

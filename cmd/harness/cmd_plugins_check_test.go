@@ -58,16 +58,18 @@ func (b *builtOnce) get(t *testing.T, build func() (string, error)) string {
 	return b.path
 }
 
-// goBuild runs go build -o <new temp dir>/ in dir for pkg, offline (the
-// module cache only), and returns the binary named name.
+// goBuild runs go build -o <a temp dir>/ in dir for pkg and returns the
+// binary named name. The go command keeps the user's GOPROXY and
+// GOMODCACHE, so that it works on an empty module cache too; the temp dir
+// is removed when the tests end (TestMain).
 func goBuild(dir, pkg, name string, env ...string) (string, error) {
-	out, err := os.MkdirTemp("", "harness-kit-")
+	out, err := testTempDir("harness-kit-")
 	if err != nil {
 		return "", err
 	}
 	cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), pkg)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), append([]string{"GOPROXY=off", "GOWORK=off"}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{"GOWORK=off"}, env...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s in %s: %v\n%s", pkg, dir, err, b)
 	}
@@ -82,8 +84,8 @@ func v2Plugin(t *testing.T) string {
 }
 
 // jsonqPlugin builds examples/plugins/jsonq as CI does: in its own
-// module, offline, with its own go.mod and go.sum (no -mod=mod: they must
-// be complete).
+// module, with its own go.mod and go.sum (no -mod=mod: they must be
+// complete).
 func jsonqPlugin(t *testing.T) string {
 	return builtJSONQ.get(t, func() (string, error) {
 		return goBuild(jsonqExample, ".", "jsonq")
@@ -103,7 +105,7 @@ func digestPlugin(t *testing.T) string {
 		if err := npmCI(digestExample); err != nil {
 			return "", err
 		}
-		dir, err := os.MkdirTemp("", "harness-node-plugin-")
+		dir, err := testTempDir("harness-node-plugin-")
 		if err != nil {
 			return "", err
 		}
@@ -545,7 +547,9 @@ func docFiles(t *testing.T) map[string]string {
 // stand; go test; go build into a plugin dir; harness plugins check; and
 // harness run with the doc's script, which fails unless the tool answered
 // as the doc says. Only `go get` differs: the module requires this
-// checkout (a replace directive) and builds offline from the module cache.
+// checkout (a replace directive) and starts from its go.sum; the go
+// command keeps the user's GOPROXY and GOMODCACHE, so that the test passes
+// on an empty module cache (it downloads what the temp module needs).
 func TestPluginDoc(t *testing.T) {
 	t.Parallel()
 	files := docFiles(t)
@@ -578,7 +582,7 @@ func TestPluginDoc(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("go", args...)
 		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

@@ -26,6 +26,41 @@ func harness(t *testing.T, envs map[string]string, args ...string) (int, string,
 	return code, out.String(), errb.String()
 }
 
+// testTemp is the folder that holds what the tests build once per run
+// (the plugins, the installed layout, the kit's plugins); TestMain makes
+// it the temp dir ($TMPDIR) of the tests and removes it when they end.
+var testTemp string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+// runTests runs the tests with testTemp set and removes it afterwards; it
+// returns the exit code, so that the removal runs before os.Exit.
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "harness-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/harness tests:", err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	testTemp = dir
+	// Everything else the tests and the processes they start put in the
+	// temp dir (go-plugin's sockets, the Node client's folders) goes
+	// there too, and so is removed with it.
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		fmt.Fprintln(os.Stderr, "cmd/harness tests:", err)
+		return 2
+	}
+	return m.Run()
+}
+
+// testTempDir makes a new folder under testTemp, for a build shared by
+// the tests of this run.
+func testTempDir(pattern string) (string, error) {
+	return os.MkdirTemp(testTemp, pattern)
+}
+
 // staticBuild is `go build args...` as the README builds: static binaries
 // (CGO_ENABLED=0).
 func staticBuild(args ...string) *exec.Cmd {
@@ -46,7 +81,7 @@ var builtPlugins struct {
 func testPlugins(t testing.TB) string {
 	t.Helper()
 	builtPlugins.once.Do(func() {
-		dir, err := os.MkdirTemp("", "harness-plugins-")
+		dir, err := testTempDir("harness-plugins-")
 		if err != nil {
 			builtPlugins.err = err
 			return
@@ -63,6 +98,63 @@ func testPlugins(t testing.TB) string {
 	return builtPlugins.dir
 }
 
+// realPlugins are the plugins of ./plugins, which a harness started with
+// the installed layout runs.
+var realPlugins = []string{"bash", "subagent", "todo"}
+
+// builtInstall is the README's install, built once per test run.
+var builtInstall struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// installedHarness builds the README's install into a temp dir —
+// bin/harness and its plugins in bin/plugins/ next to it, static — and
+// returns bin/harness. Started without --plugin-dir or $HARNESS_PLUGIN_DIR
+// (see installedEnv), it runs the real plugins as a user's does.
+func installedHarness(t testing.TB) string {
+	t.Helper()
+	builtInstall.once.Do(func() {
+		dir, err := testTempDir("harness-install-")
+		if err != nil {
+			builtInstall.err = err
+			return
+		}
+		bin := filepath.Join(dir, "bin")
+		for _, args := range [][]string{{"-o", bin + "/", "."}, {"-o", bin + "/plugins/", "../../plugins/..."}} {
+			if out, err := staticBuild(args...).CombinedOutput(); err != nil {
+				builtInstall.err = fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+				return
+			}
+		}
+		for _, p := range realPlugins {
+			if _, err := os.Stat(filepath.Join(bin, "plugins", p)); err != nil {
+				builtInstall.err = fmt.Errorf("the install lacks the %s plugin: %w", p, err)
+				return
+			}
+		}
+		builtInstall.bin = filepath.Join(bin, "harness")
+	})
+	if builtInstall.err != nil {
+		t.Fatal(builtInstall.err)
+	}
+	return builtInstall.bin
+}
+
+// installedEnv is the environment of an installed harness: this process's
+// without the HARNESS_ settings (so that it finds the plugins next to
+// itself), with the state dir state.
+func installedEnv(state string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HARNESS_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HARNESS_STATE_DIR="+state, "NO_COLOR=1")
+}
+
 func writeScript(t *testing.T, lines ...string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "script.jsonl")
@@ -74,7 +166,7 @@ func writeScript(t *testing.T, lines ...string) string {
 
 // readLog returns the events of the only root session in stateDir (child
 // sessions of subagents aside), as generic JSON objects, and its path.
-func readLog(t *testing.T, stateDir string) ([]map[string]any, string) {
+func readLog(t testing.TB, stateDir string) ([]map[string]any, string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(stateDir, "sessions", "*.jsonl"))
 	if err != nil {
@@ -94,7 +186,7 @@ func readLog(t *testing.T, stateDir string) ([]map[string]any, string) {
 	return rootEvents, roots[0]
 }
 
-func readJSONL(t *testing.T, path string) []map[string]any {
+func readJSONL(t testing.TB, path string) []map[string]any {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

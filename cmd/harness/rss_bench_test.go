@@ -3,11 +3,17 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,39 +37,121 @@ func rssKB(pid int) (rss, anon int) {
 	return rss, anon
 }
 
-// BenchmarkIdleRSS measures the memory of a harness process waiting on the
-// model with its three plugins (todo, bash, subagent) started and idle: the
-// sum of their RSS, and of the anonymous part (heap, stacks) alone — the
-// rest is the binaries' read-only pages.
-func BenchmarkIdleRSS(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "harness")
-	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+// pluginSums maps the sha256 of each plugin of an installed harness (in
+// plugins/ next to bin) to its name.
+func pluginSums(tb testing.TB, bin string) map[string]string {
+	tb.Helper()
+	sums := map[string]string{}
+	for _, name := range realPlugins {
+		sum, err := fileSHA256(filepath.Join(filepath.Dir(bin), "plugins", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sums[sum] = name
 	}
+	return sums
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// procPlugin names the plugin the process pid runs, from its executable:
+// the toolbox runs a plugin from its cache copy, named for its sha256.
+func procPlugin(pid int, sums map[string]string) string {
+	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+	if target, err := os.Readlink(exe); err == nil {
+		if name, ok := sums[filepath.Base(target)]; ok {
+			return name
+		}
+	}
+	if sum, err := fileSHA256(exe); err == nil {
+		if name, ok := sums[sum]; ok {
+			return name
+		}
+	}
+	target, _ := os.Readlink(exe)
+	return fmt.Sprintf("pid %d (%s)", pid, target)
+}
+
+// pluginProcs waits up to 10 s for the host process pid to run exactly
+// the real plugins (bash, subagent, todo) as its child processes, one
+// each, and returns their pids; it fails with what it found otherwise.
+func pluginProcs(tb testing.TB, pid int, sums map[string]string) []int {
+	tb.Helper()
+	var kids []int
+	var names []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		kids, names = childPIDs(pid), nil
+		for _, k := range kids {
+			names = append(names, procPlugin(k, sums))
+		}
+		slices.Sort(names)
+		if slices.Equal(names, realPlugins) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !slices.Equal(names, realPlugins) {
+		tb.Fatalf("harness (pid %d) runs %d child processes %v, want exactly its plugins %v", pid, len(kids), names, realPlugins)
+	}
+	return kids
+}
+
+// stopHost ends a harness run waiting on the model as Ctrl-C does, so that
+// it stops its plugins and leaves nothing behind; it kills it after 10 s.
+func stopHost(tb testing.TB, cmd *exec.Cmd) {
+	tb.Helper()
+	cmd.Process.Signal(syscall.SIGINT)
+	done := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	defer done.Stop()
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitCancelled {
+			tb.Errorf("harness after Ctrl-C: %v, want exit %d", err, exitCancelled)
+		}
+	}
+}
+
+// BenchmarkIdleRSS measures the memory of an installed harness (static
+// builds, the plugins in plugins/ next to it) waiting on the model with
+// its three plugins (todo, bash, subagent) started and idle: the sum of
+// the RSS of the host and of exactly those three processes, and of the
+// anonymous part (heap, stacks) alone — the rest is the binaries'
+// read-only pages. It fails unless it found the three plugin processes.
+func BenchmarkIdleRSS(b *testing.B) {
+	bin := installedHarness(b)
+	sums := pluginSums(b, bin)
 	script := filepath.Join(b.TempDir(), "hang.jsonl")
 	if err := os.WriteFile(script, []byte(`{"text":"waiting","hang":true}`+"\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	var total, anon int
 	for b.Loop() {
-		cmd := exec.Command(bin, "run", "--provider", "script", "--script", script,
-			"--state-dir", b.TempDir(), "--plugin-dir", testPlugins(b), "idle")
+		cmd := exec.Command(bin, "run", "--provider", "script", "--script", script, "idle")
+		cmd.Env = installedEnv(b.TempDir())
+		cmd.Dir = b.TempDir()
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		var kids []int
-		for deadline := time.Now().Add(10 * time.Second); len(kids) < 3 && time.Now().Before(deadline); {
-			kids = childPIDs(cmd.Process.Pid)
-			time.Sleep(20 * time.Millisecond)
-		}
+		kids := pluginProcs(b, cmd.Process.Pid, sums)
 		time.Sleep(500 * time.Millisecond) // settle
 		total, anon = 0, 0
 		for _, pid := range append([]int{cmd.Process.Pid}, kids...) {
 			r, a := rssKB(pid)
+			if r == 0 {
+				b.Fatalf("no RSS for pid %d: it exited", pid)
+			}
 			total, anon = total+r, anon+a
 		}
-		cmd.Process.Kill()
-		cmd.Wait()
+		stopHost(b, cmd)
 	}
 	b.ReportMetric(float64(total)/1024, "MB-rss")
 	b.ReportMetric(float64(anon)/1024, "MB-anon")

@@ -48,8 +48,10 @@ func main() {
 
 // tempModule makes a module outside the repository whose folder plug is a
 // plugin answering version v1; it uses this repository's pluginapi through
-// a replace directive and builds offline from the module cache. It returns
-// the plugin's source folder and the environment go build needs.
+// a replace directive and starts from this repository's go.sum. go build
+// keeps the user's GOPROXY and GOMODCACHE, so that it works on an empty
+// module cache (it downloads what the temp module needs). It returns the
+// plugin's source folder and the environment go build needs.
 func tempModule(t *testing.T) (src string, env []string) {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOMOD").Output()
@@ -74,7 +76,7 @@ func tempModule(t *testing.T) (src string, env []string) {
 		t.Fatal(err)
 	}
 	writeVersion(t, src, "v1")
-	return src, []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off"}
+	return src, []string{"GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off"}
 }
 
 // writeVersion rewrites the plugin's main.go to answer v, the way an

@@ -23,15 +23,18 @@ const (
 	crashIDEnv  = "HARNESS_SESSION_CRASH_ID"
 )
 
-// TestCrashHelper is not a test: TestCrash runs the test binary again with
-// -test.run=^TestCrashHelper$ and crashDirEnv set, and this appends whole
-// turns to the session until it is killed, printing "synced N" once turn N's
-// turn/end — synced by Append — has returned.
-func TestCrashHelper(t *testing.T) {
-	dir := os.Getenv(crashDirEnv)
-	if dir == "" {
-		t.Skip("helper process for TestCrash")
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(crashDirEnv); dir != "" {
+		crashHelper(dir)
 	}
+	os.Exit(m.Run())
+}
+
+// crashHelper is the test binary run again by TestCrash with crashDirEnv
+// set (TestMain): it appends whole turns to the session until it is
+// killed, printing "synced N" once turn N's turn/end — synced by Append —
+// has returned.
+func crashHelper(dir string) {
 	st := &Store{Dir: dir}
 	id := os.Getenv(crashIDEnv)
 	s, err := st.Open(id)
@@ -84,7 +87,7 @@ func TestCrash(t *testing.T) {
 	synced := map[int]bool{}
 	interruptedTurns := 0
 	for round := range 6 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.count=1")
+		cmd := exec.Command(os.Args[0], "-test.run=^$") // crashHelper (TestMain)
 		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashIDEnv+"="+id)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -250,10 +250,13 @@ func TestRunConcurrencyCap(t *testing.T) {
 	}
 }
 
-// BenchmarkChild measures the host's overhead to start a child and return
-// its answer: create the child's session (its log file, fsynced), run one
-// turn with a script model that answers at once, close it.
-func BenchmarkChild(b *testing.B) {
+// BenchmarkRunnerChild measures Runner.Run in process, the host's part of
+// a subagent call: create the child's session (its log file, fsynced), run
+// one turn with a script model that answers at once, close it. It leaves
+// out the plugin→host round trip (the subagent plugin and
+// HostServices.SpawnSubagent): BenchmarkSubagentCall in cmd/harness
+// measures the whole call.
+func BenchmarkRunnerChild(b *testing.B) {
 	st := &session.Store{Dir: b.TempDir()}
 	root, err := st.Create(session.CreateOptions{Cwd: "/project"})
 	if err != nil {
