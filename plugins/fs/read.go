@@ -185,34 +185,45 @@ func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int
 // dropped. io.EOF means no line remains.
 func nextLine(r *bufio.Reader) (line []byte, cut int64, err error) {
 	var buf []byte
+	var total int64
+	var tail [2]byte // the line's last two bytes, for its ending
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(chunk) > 0 {
-			keep := min(len(chunk), maxLineBytes+2-len(buf)) // +2: room for "\r\n"
+		total += int64(len(chunk))
+		if keep := min(len(chunk), maxLineBytes+2-len(buf)); keep > 0 {
 			buf = append(buf, chunk[:keep]...)
-			cut += int64(len(chunk) - keep)
+		}
+		for _, c := range chunk[max(0, len(chunk)-2):] {
+			tail[0], tail[1] = tail[1], c
 		}
 		switch {
 		case err == bufio.ErrBufferFull:
 			continue
-		case err == io.EOF && len(buf) == 0 && cut == 0:
+		case err == io.EOF && total == 0:
 			return nil, 0, io.EOF
 		case err != nil && err != io.EOF:
 			return nil, 0, err
 		}
 		break
 	}
-	buf = bytes.TrimSuffix(buf, []byte("\n"))
-	buf = bytes.TrimSuffix(buf, []byte("\r"))
+	content := total
+	if tail[1] == '\n' {
+		content--
+		if tail[0] == '\r' && total >= 2 {
+			content--
+		}
+	}
+	if int64(len(buf)) > content {
+		buf = buf[:content]
+	}
 	if len(buf) > maxLineBytes {
 		end := maxLineBytes
 		for end > 0 && !utf8.RuneStart(buf[end]) {
 			end--
 		}
-		cut += int64(len(buf) - end)
 		buf = buf[:end]
 	}
-	return buf, cut, nil
+	return buf, content - int64(len(buf)), nil
 }
 
 // countLines counts lines as nextLine reads them: a last line without a
