@@ -273,10 +273,18 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 		what = "lines"
 	}
 	var b strings.Builder
-	shown := 0
+	shown, sep := 0, false
 	for _, e := range entries {
-		if shown == o.limit || b.Len()+len(e)+1 > maxGrepOutput {
+		if e == "--" { // between groups, written before the next line shown
+			sep = shown > 0
+			continue
+		}
+		if shown == o.limit || b.Len()+len(e)+4 > maxGrepOutput {
 			break
+		}
+		if sep {
+			b.WriteString("--\n")
+			sep = false
 		}
 		b.WriteString(e + "\n")
 		shown++
@@ -284,8 +292,8 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 	if o.mode == modeCount {
 		fmt.Fprintf(&b, "%d matching lines in %d files.\n", total, len(hits))
 	}
-	cut := 0
-	for _, e := range entries[shown:] {
+	cut := -shown
+	for _, e := range entries {
 		if e != "--" {
 			cut++
 		}
