@@ -1,0 +1,138 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Files is how the tools reach the contents of files: the one seam between
+// the tools and where a file's text lives. Paths are absolute and already
+// resolved (symlinks followed, see resolvePath). Today the only
+// implementation is diskFiles; an editor-backed one (the host's
+// fs/read_text_file and fs/write_text_file, reached through
+// pluginapi.HostServices) can replace it per call without touching the
+// tools, so that reads see unsaved buffers and writes land in them.
+//
+// grep and glob search the tree on disk directly: an editor offers no
+// search, and a search over buffers would miss every file not open.
+type Files interface {
+	// Stat describes the file at path, following symlinks.
+	Stat(ctx context.Context, path string) (fs.FileInfo, error)
+	// Open opens a regular file for reading. It never blocks on a FIFO or
+	// a device: anything but a regular file is an error wrapping
+	// errNotRegular.
+	Open(ctx context.Context, path string) (io.ReadCloser, error)
+	// WriteFile replaces the contents of the file at path with data, or
+	// creates it (and its missing parent folders) with mode perm; an
+	// existing file keeps its mode. A reader never sees a half-written
+	// file.
+	WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error
+}
+
+// nonblock opens without blocking on a FIFO.
+const nonblock = syscall.O_NONBLOCK
+
+// errNotRegular is wrapped by Files.Open for a FIFO, a device, a socket
+// or a directory.
+var errNotRegular = errors.New("not a regular file")
+
+// diskFiles is Files on the local disk.
+type diskFiles struct{}
+
+func (diskFiles) Stat(_ context.Context, path string) (fs.FileInfo, error) {
+	return os.Stat(path)
+}
+
+// Open opens with O_NONBLOCK, so that a FIFO put in place after a Stat
+// cannot hang the call, then checks the type of what it opened.
+func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+	}
+	return f, nil
+}
+
+// WriteFile writes a temporary file in the same folder, syncs it, gives
+// it the mode of the file it replaces (perm for a new one) and renames it
+// over path. A hard link to the old file keeps the old contents; a
+// symlink at path is never replaced (path is already resolved).
+func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create folder %s: %w", dir, err)
+	}
+	mode := perm
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".harness-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("set mode of %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	ok = true
+	return nil
+}
+
+// fileKind names what a non-regular file is, for results.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "not a regular file"
+}

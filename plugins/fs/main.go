@@ -1,0 +1,124 @@
+//go:build unix
+
+// Command fs is the harness plugin serving the file tools, with the
+// argument shapes current models are trained on:
+//
+//   - read {file_path, offset?, limit?}: numbered lines (cat -n style),
+//     2,000 from offset (1-based, default 1); lines longer than 2,000
+//     bytes are cut with a marker; output capped at 100,000 bytes. A
+//     binary file (a NUL byte in its first 8,000 bytes) is described, not
+//     shown; a directory lists its entries; a missing file names the
+//     nearest existing names. Anything but a regular file or a directory
+//     (a FIFO, /dev/zero, a socket) is refused before it is opened, and
+//     opened with O_NONBLOCK anyway. A huge file is streamed, never
+//     loaded whole.
+//   - write {file_path, content}: creates the parent folders, writes
+//     atomically (a temporary file in the same folder renamed over the
+//     target, keeping its mode; new files 0644).
+//   - edit {file_path, old_string, new_string, replace_all?}: exact
+//     replacement; a missing or non-unique old_string is an error result
+//     with the match count (and lines); answers with the changed region,
+//     numbered.
+//   - grep {pattern, path?, glob?, output_mode?, -i?, -n?, -A?, -B?, -C?,
+//     context?, head_limit?}: Go RE2 regexps over the tree, skipping
+//     .git, what .gitignore files ignore (nested ones too, and those of
+//     the folders above up to the repository's root), binary files,
+//     files over 32 MiB and symlinks; output capped (head_limit, default
+//     250 entries, and 30,000 bytes) with the count of what was cut.
+//   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
+//     only, newest first, .gitignore respected, at most 100 with the
+//     count cut.
+//
+// Paths are absolute or relative to the call's cwd; results name absolute
+// paths, and say where a symlink leads (a symlink loop is an error). write
+// and edit act on the resolved file, so a symlink stays a symlink.
+//
+// Read before write: the plugin remembers, per session and resolved path,
+// the sha256 (and size and mtime) of what the session last read or wrote.
+// write over an existing file and edit are refused, with a one-line
+// reason, unless the file's contents are still exactly that: the model
+// must read a file before changing it and again after anything else
+// changed it. A new file needs no read. The memory is the plugin
+// process's only (SessionClosed drops a session's), so after a restart of
+// the plugin the model reads again. Files over 16 MiB can be read but not
+// written or edited.
+//
+// File contents go through the Files interface (files.go), whose only
+// implementation is the local disk; an editor-backed one (through
+// pluginapi.HostServices, to see unsaved buffers) can be slotted in
+// without touching the tools. write and edit compute a fileChange (old
+// and new text, a unified diff from github.com/aymanbagabas/go-udiff, a
+// maintained export of gopls' diff) for the editor's diff view, which the
+// protocol will carry later; the result text carries a summary.
+//
+// Dependencies: .gitignore matching is go-git's plumbing/format/gitignore
+// (github.com/go-git/go-git/v5), git's semantics (negation, anchoring,
+// dir-only patterns, `**`) scoped per folder by its pattern domains,
+// maintained with go-git; sabhiram/go-gitignore was the alternative, but
+// it is unmaintained since 2021 and has no notion of nested files. Globs
+// are github.com/bmatcuk/doublestar/v4.
+//
+// read, grep and glob are concurrency-safe and need no permission; write
+// and edit need permission and run alone.
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"strings"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+//go:embed tools
+var toolDocs embed.FS
+
+func main() {
+	pluginapi.Serve(newServer(diskFiles{}).plugin())
+}
+
+// server holds what the tools share: how they reach files and what each
+// session has read.
+type server struct {
+	files Files
+	reads *readTracker
+}
+
+func newServer(files Files) *server {
+	return &server{files: files, reads: newReadTracker()}
+}
+
+func (s *server) plugin() pluginapi.Plugin {
+	return pluginapi.Plugin{
+		Name:    "fs",
+		Version: "1.0.0",
+		Tools: []pluginapi.Tool{
+			pluginapi.Typed(spec("read", true, false), s.read),
+			pluginapi.Typed(spec("write", false, true), s.write),
+			pluginapi.Typed(spec("edit", false, true), s.edit),
+			pluginapi.Typed(spec("grep", true, false), s.grep),
+			pluginapi.Typed(spec("glob", true, false), s.glob),
+		},
+		SessionClosed: func(_ context.Context, sessionID string) { s.reads.forget(sessionID) },
+	}
+}
+
+// spec reads a tool's description and schema from tools/<name>/.
+func spec(name string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec {
+	desc, err := toolDocs.ReadFile("tools/" + name + "/description.md")
+	if err != nil {
+		panic(err) // embedded at build time: a missing file is a build defect
+	}
+	schema, err := toolDocs.ReadFile("tools/" + name + "/schema.json")
+	if err != nil {
+		panic(err)
+	}
+	return pluginapi.ToolSpec{
+		Name:            name,
+		Description:     strings.TrimSpace(string(desc)),
+		Schema:          json.RawMessage(schema),
+		ConcurrencySafe: concurrencySafe,
+		NeedsPermission: needsPermission,
+	}
+}

@@ -1,0 +1,206 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// target is a path a call names: Path as asked (absolute, cleaned) and
+// Real, the same with every symlink resolved (for a path that does not
+// exist yet: its deepest existing folder resolved, plus the rest).
+type target struct {
+	Path string
+	Real string
+}
+
+// String names the target for results: the path, and where it leads when
+// a symlink is involved.
+func (t target) String() string {
+	if t.Real == t.Path {
+		return t.Path
+	}
+	return t.Path + " (symlink to " + t.Real + ")"
+}
+
+// resolvePath makes p absolute against cwd and resolves its symlinks.
+// A symlink loop is an error (the kernel's and filepath's limits stop
+// it), never an endless walk.
+func resolvePath(cwd, p string) (target, error) {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return target{}, errors.New("the path is empty")
+	case strings.ContainsRune(p, 0):
+		return target{}, errors.New("the path contains a NUL byte")
+	}
+	if !filepath.IsAbs(p) {
+		if cwd == "" || !filepath.IsAbs(cwd) {
+			return target{}, fmt.Errorf("%q is relative and the session has no working directory; give an absolute path", p)
+		}
+		p = filepath.Join(cwd, p)
+	}
+	abs := filepath.Clean(p)
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return target{Path: abs, Real: real}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return target{}, fmt.Errorf("resolve %s: %w", abs, unwrapPathError(err))
+	}
+	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		dest, _ := os.Readlink(abs)
+		return target{}, fmt.Errorf("%s is a symlink to %s, which does not exist", abs, dest)
+	}
+	// Resolve the deepest existing folder and keep the missing rest.
+	dir, rest := abs, ""
+	for {
+		parent := filepath.Dir(dir)
+		rest = filepath.Join(filepath.Base(dir), rest)
+		if parent == dir {
+			return target{Path: abs, Real: abs}, nil
+		}
+		dir = parent
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return target{Path: abs, Real: filepath.Join(real, rest)}, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return target{}, fmt.Errorf("resolve %s: %w", dir, unwrapPathError(err))
+		}
+	}
+}
+
+// unwrapPathError drops the operation and path of a *fs.PathError, which
+// the caller's message already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// missingMessage says that path does not exist and names the nearest
+// existing names: the deepest existing folder on the way, and the entries
+// of that folder closest to the first missing name.
+func missingMessage(path string) string {
+	dir, missing := path, ""
+	for {
+		parent := filepath.Dir(dir)
+		missing = filepath.Base(dir)
+		if parent == dir {
+			return fmt.Sprintf("%s does not exist", path)
+		}
+		dir = parent
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+	}
+	msg := fmt.Sprintf("%s does not exist", path)
+	if filepath.Join(dir, missing) != path {
+		msg = fmt.Sprintf("%s does not exist (no %s in %s)", path, missing, dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return msg
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	near := nearestNames(missing, names, 5)
+	if len(near) == 0 {
+		return msg
+	}
+	for i, n := range near {
+		near[i] = filepath.Join(dir, n)
+		if strings.HasSuffix(n, "/") {
+			near[i] += "/"
+		}
+	}
+	return msg + "; did you mean " + strings.Join(near, ", ") + "?"
+}
+
+// nearestNames returns up to n of names (a trailing "/" marks a
+// folder) close to want: a small edit distance, case-insensitively, the
+// same name without its extension, or a shared prefix of at least 3
+// characters. Closest first, then by name.
+func nearestNames(want string, names []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	w := strings.ToLower(want)
+	wStem := strings.TrimSuffix(w, filepath.Ext(w))
+	limit := max(2, len([]rune(w))/3)
+	var hits []scored
+	for _, name := range names {
+		l := strings.ToLower(strings.TrimSuffix(name, "/"))
+		d := levenshtein(w, l)
+		switch {
+		case d <= limit:
+		case wStem != "" && strings.TrimSuffix(l, filepath.Ext(l)) == wStem:
+			d = limit + 1
+		case sharedPrefix(w, l) >= 3:
+			d = limit + 2 + len(l) - sharedPrefix(w, l)
+		default:
+			continue
+		}
+		hits = append(hits, scored{name, d})
+	}
+	slices.SortFunc(hits, func(a, b scored) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var out []string
+	for i := 0; i < len(hits) && i < n; i++ {
+		out = append(out, hits[i].name)
+	}
+	return out
+}
+
+func sharedPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// levenshtein is the edit distance between a and b, in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 256 || len(rb) > 256 {
+		if a == b {
+			return 0
+		}
+		return max(len(ra), len(rb))
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,282 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+const (
+	defaultReadLimit = 2000     // lines a read shows by default
+	maxLineBytes     = 2000     // longer lines are cut
+	maxReadOutput    = 100_000  // bytes of numbered lines a read returns
+	maxTrackedSize   = 16 << 20 // larger files are streamed, and cannot be written or edited
+	sniffBytes       = 8000     // what binary detection looks at, as git does
+	maxDirEntries    = 500      // entries a read of a directory lists
+)
+
+type readArgs struct {
+	FilePath string `json:"file_path"`
+	Offset   *int   `json:"offset"`
+	Limit    *int   `json:"limit"`
+}
+
+func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pluginapi.Result, error) {
+	offset, limit := 1, defaultReadLimit
+	if a.Offset != nil {
+		if *a.Offset < 0 {
+			return pluginapi.ErrorResult("offset must be a line number (1 is the first line), got %d", *a.Offset), nil
+		}
+		offset = max(*a.Offset, 1)
+	}
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return pluginapi.ErrorResult("limit must be at least 1, got %d", *a.Limit), nil
+		}
+		limit = *a.Limit
+	}
+	t, err := resolvePath(call.Cwd, a.FilePath)
+	if err != nil {
+		return pluginapi.ErrorResult("%v", err), nil
+	}
+	fi, err := s.files.Stat(ctx, t.Real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+	case err != nil:
+		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
+	case fi.IsDir():
+		return listDir(t)
+	case !fi.Mode().IsRegular():
+		return pluginapi.ErrorResult("%s is %s, not a regular file; read only reads files", t, fileKind(fi.Mode())), nil
+	}
+	f, err := s.files.Open(ctx, t.Real)
+	if err != nil {
+		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
+	}
+	defer f.Close()
+
+	var r io.Reader = f
+	total := -1 // lines in the file, when known
+	if fi.Size() <= maxTrackedSize {
+		data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
+		if err != nil {
+			return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
+		}
+		if len(data) <= maxTrackedSize {
+			s.reads.record(call.SessionID, t.Real, recordOf(data, fi.ModTime()))
+			total = countLines(data)
+			r = bytes.NewReader(data)
+		} else { // it grew since Stat
+			r = io.MultiReader(bytes.NewReader(data), f)
+		}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(sniffBytes)
+	if isBinary(head) {
+		return pluginapi.Result{Content: fmt.Sprintf("%s is a binary file (%s, %s); not shown.",
+			t, http.DetectContentType(head), sizeString(fi.Size()))}, nil
+	}
+	if len(head) == 0 {
+		return pluginapi.Result{Content: fmt.Sprintf("%s is empty (0 bytes).", t)}, nil
+	}
+	page, err := numberLines(ctx, br, offset, limit, maxReadOutput)
+	if err != nil {
+		return pluginapi.Result{}, fmt.Errorf("read %s: %w", t, err)
+	}
+	if total < 0 && !page.more {
+		total = page.last
+	}
+	if page.first == 0 {
+		n := page.last
+		return pluginapi.ErrorResult("%s has %d lines; offset %d is past the end", t, n, offset), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, lines %d–%d", t, page.first, page.last)
+	if total >= 0 {
+		fmt.Fprintf(&b, " of %d", total)
+	}
+	b.WriteString(":\n")
+	b.WriteString(page.text)
+	switch {
+	case page.capped:
+		fmt.Fprintf(&b, "[output capped at %d bytes; continue with offset=%d]\n", maxReadOutput, page.last+1)
+	case page.more:
+		fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", page.last+1)
+	}
+	return pluginapi.Result{Content: b.String()}, nil
+}
+
+// page is a run of numbered lines.
+type page struct {
+	text   string
+	first  int  // the number of the first line shown; 0 when none
+	last   int  // the number of the last line shown (of the last line read, when none)
+	more   bool // lines follow the last one shown
+	capped bool // stopped by the output cap rather than the limit
+}
+
+// numberLines formats lines offset..offset+limit-1 of r as `cat -n` does:
+// the line number right-aligned in 6 columns, a tab, the line. A line's
+// "\r\n" or "\n" ending is dropped; longer lines than maxLineBytes are
+// cut with a marker; invalid UTF-8 becomes U+FFFD. It stops before the
+// text passes maxOut bytes (always showing at least one line).
+func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int) (page, error) {
+	var p page
+	var b strings.Builder
+	n := 0
+	for {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		line, cut, err := nextLine(r)
+		if err == io.EOF {
+			if p.first == 0 {
+				p.last = n
+			}
+			p.text = b.String()
+			return p, nil
+		}
+		if err != nil {
+			return p, err
+		}
+		n++
+		if n < offset {
+			continue
+		}
+		if n >= offset+limit {
+			p.more = true
+			break
+		}
+		entry := fmt.Sprintf("%6d\t%s", n, strings.ToValidUTF8(string(line), "\uFFFD"))
+		if cut > 0 {
+			entry += fmt.Sprintf(" … [line cut: %d more bytes]", cut)
+		}
+		entry += "\n"
+		if p.first != 0 && b.Len()+len(entry) > maxOut {
+			p.more, p.capped = true, true
+			break
+		}
+		if p.first == 0 {
+			p.first = n
+		}
+		p.last = n
+		b.WriteString(entry)
+	}
+	p.text = b.String()
+	return p, nil
+}
+
+// nextLine reads one line without its ending, keeping at most
+// maxLineBytes of it (cut on a UTF-8 boundary) and counting the bytes it
+// dropped. io.EOF means no line remains.
+func nextLine(r *bufio.Reader) (line []byte, cut int64, err error) {
+	var buf []byte
+	var total int64
+	var tail [2]byte // the line's last two bytes, for its ending
+	for {
+		chunk, err := r.ReadSlice('\n')
+		total += int64(len(chunk))
+		if keep := min(len(chunk), maxLineBytes+2-len(buf)); keep > 0 {
+			buf = append(buf, chunk[:keep]...)
+		}
+		for _, c := range chunk[max(0, len(chunk)-2):] {
+			tail[0], tail[1] = tail[1], c
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && total == 0:
+			return nil, 0, io.EOF
+		case err != nil && err != io.EOF:
+			return nil, 0, err
+		}
+		break
+	}
+	content := total
+	if tail[1] == '\n' {
+		content--
+		if tail[0] == '\r' && total >= 2 {
+			content--
+		}
+	}
+	if int64(len(buf)) > content {
+		buf = buf[:content]
+	}
+	if len(buf) > maxLineBytes {
+		end := maxLineBytes
+		for end > 0 && !utf8.RuneStart(buf[end]) {
+			end--
+		}
+		buf = buf[:end]
+	}
+	return buf, content - int64(len(buf)), nil
+}
+
+// countLines counts lines as nextLine reads them: a last line without a
+// newline counts.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// isBinary reports whether a file starting with head is binary: a NUL
+// byte in it, as git and grep decide.
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// listDir answers a read of a directory with its entries.
+func listDir(t target) (pluginapi.Result, error) {
+	entries, err := os.ReadDir(t.Real)
+	if err != nil {
+		return pluginapi.ErrorResult("list %s: %v", t, unwrapPathError(err)), nil
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is a directory with %d entries (read reads files; use glob or grep to search it):\n", t, len(names))
+	for i, n := range names {
+		if i == maxDirEntries {
+			fmt.Fprintf(&b, "[… %d more entries cut]\n", len(names)-i)
+			break
+		}
+		b.WriteString(n + "\n")
+	}
+	return pluginapi.Result{Content: b.String()}, nil
+}
