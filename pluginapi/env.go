@@ -21,6 +21,18 @@ func DefaultPassEnv() []string {
 		"SSL_CERT_FILE", "SSL_CERT_DIR",
 		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
 		"http_proxy", "https_proxy", "no_proxy", "all_proxy",
+		// Where the user's toolchains live, so that the commands a
+		// plugin runs (go test, cargo build, mvn, a virtualenv's python)
+		// work as in the user's shell. Prefixes are filtered by name
+		// (GOAUTH, CARGO_REGISTRIES_X_TOKEN are withheld) and every value
+		// by shape, like the rest.
+		"GO*", "CGO_*", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "PKG_CONFIG_PATH",
+		"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
+		"JAVA_HOME", "MAVEN_HOME", "GRADLE_USER_HOME",
+		"VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYENV_ROOT", "PIPX_HOME",
+		"NVM_DIR", "NODE_PATH", "VOLTA_HOME", "BUN_INSTALL", "DENO_DIR",
+		"GEM_HOME", "GEM_PATH", "RBENV_ROOT",
+		"EDITOR", "VISUAL",
 	}
 }
 

@@ -35,6 +35,8 @@ func TestPluginEnv(t *testing.T) {
 		"HARNESS_API_KEY=hk",
 		"HARNESS_PLUGIN_DEBUG=1",
 		"GOFLAGS=-mod=mod",
+		"GOAUTH=git dir",
+		"JAVA_HOME=/usr/lib/jvm/java-21",
 		"MY_TOKEN=t",
 		"malformed",
 		"=nameless",
@@ -48,7 +50,8 @@ func TestPluginEnv(t *testing.T) {
 		{
 			name: "defaults",
 			want: []string{"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "XDG_RUNTIME_DIR=/run/user/1000",
-				"XDG_SESSION_TYPE=x11", "TERM=xterm", "TMPDIR=/tmp/u", "HTTPS_PROXY=http://proxy:3128", "NO_PROXY=localhost,127.0.0.1"},
+				"XDG_SESSION_TYPE=x11", "TERM=xterm", "TMPDIR=/tmp/u", "HTTPS_PROXY=http://proxy:3128", "NO_PROXY=localhost,127.0.0.1",
+				"GOFLAGS=-mod=mod", "JAVA_HOME=/usr/lib/jvm/java-21"},
 			wantDropped: []string{"http_proxy", "ALL_PROXY"},
 		},
 		{
@@ -56,7 +59,7 @@ func TestPluginEnv(t *testing.T) {
 			pass: []string{"GOFLAGS", "MY_*", "http_proxy"},
 			want: []string{"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "XDG_RUNTIME_DIR=/run/user/1000",
 				"XDG_SESSION_TYPE=x11", "TERM=xterm", "TMPDIR=/tmp/u", "HTTPS_PROXY=http://proxy:3128", "http_proxy=http://bob:hunter2@proxy:3128",
-				"NO_PROXY=localhost,127.0.0.1", "GOFLAGS=-mod=mod", "MY_TOKEN=t"},
+				"NO_PROXY=localhost,127.0.0.1", "GOFLAGS=-mod=mod", "JAVA_HOME=/usr/lib/jvm/java-21", "MY_TOKEN=t"},
 			wantDropped: []string{"ALL_PROXY"},
 		},
 	}

@@ -407,33 +407,45 @@ func TestBinary(t *testing.T) {
 func TestProgress(t *testing.T) {
 	t.Parallel()
 	f := serve(t)
-	req := f.req(t, call{args: map[string]any{"command": "for i in $(seq 1 20); do echo line $i; sleep 0.03; done"}})
-	var (
-		chunks []string
-		times  []time.Time
-	)
+	// The command prints its first line, then waits until the test has
+	// seen that line as progress: the call cannot end before it, so the
+	// progress was live, whatever the machine's load. Then it prints 19
+	// lines 30 ms apart, which progress batches (at most one chunk every
+	// liveEvery).
+	seen := filepath.Join(t.TempDir(), "seen")
+	cmd := "echo line 1; while [ ! -e " + seen + " ]; do sleep 0.01; done; " +
+		"for i in $(seq 2 20); do echo line $i; sleep 0.03; done"
+	req := f.req(t, call{args: map[string]any{"command": cmd, "timeout_ms": 60000}})
+	var chunks []string
 	start := time.Now()
 	res, err := f.c.Execute(t.Context(), req, func(s string) {
+		if len(chunks) == 0 {
+			if err := os.WriteFile(seen, nil, 0o600); err != nil {
+				t.Error(err)
+			}
+		}
 		chunks = append(chunks, s)
-		times = append(times, time.Now())
 	})
-	end := time.Now()
+	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) < 3 {
-		t.Fatalf("%d progress chunks over %v", len(chunks), end.Sub(start))
+	if len(chunks) < 2 {
+		t.Fatalf("%d progress chunks over %v", len(chunks), elapsed)
 	}
-	if times[0].Sub(start) > 300*time.Millisecond {
-		t.Errorf("the first chunk came after %v", times[0].Sub(start))
+	// Batched: never more chunks than liveEvery periods, plus the first
+	// and the last.
+	if max := int(elapsed/liveEvery) + 2; len(chunks) > max {
+		t.Errorf("%d chunks in %v: more than one every %v", len(chunks), elapsed, liveEvery)
 	}
-	for i := 1; i < len(times); i++ {
-		if d := times[i].Sub(times[i-1]); d < 80*time.Millisecond {
-			t.Errorf("chunks %d and %d %v apart", i-1, i, d)
-		}
+	if len(chunks) >= 20 {
+		t.Errorf("%d chunks for 20 lines: progress is not batched", len(chunks))
 	}
 	if all := strings.Join(chunks, ""); !strings.HasPrefix(res.Content, all) || !strings.HasPrefix(all, "line 1\n") {
 		t.Errorf("progress %q is not the start of %q", all, res.Content)
+	}
+	if !strings.Contains(res.Content, "line 20\n") {
+		t.Errorf("the result lacks the last line: %q", res.Content)
 	}
 }
 
