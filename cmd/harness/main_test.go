@@ -31,6 +31,10 @@ func harness(t *testing.T, envs map[string]string, args ...string) (int, string,
 // it the temp dir ($TMPDIR) of the tests and removes it when they end.
 var testTemp string
 
+// systemTemp is the temp dir the tests were started with, for what
+// another user must reach (testTemp is private to this user).
+var systemTemp = os.TempDir()
+
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
 }
@@ -100,7 +104,7 @@ func testPlugins(t testing.TB) string {
 
 // realPlugins are the plugins of ./plugins, which a harness started with
 // the installed layout runs.
-var realPlugins = []string{"bash", "subagent", "todo"}
+var realPlugins = []string{"bash", "fs", "subagent", "todo"}
 
 // builtInstall is the README's install, built once per test run.
 var builtInstall struct {
