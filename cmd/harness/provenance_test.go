@@ -108,6 +108,9 @@ func TestReplacedWhileThinking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sum1 == sum2 {
+		t.Fatalf("v1 and v2 of whoami are the same binary (sha256 %s)", sum1)
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "whoami")
 	copyFile(t, v1, path)
