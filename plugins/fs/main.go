@@ -75,18 +75,19 @@ import (
 var toolDocs embed.FS
 
 func main() {
-	pluginapi.Serve(newServer(diskFiles{}).plugin())
+	pluginapi.Serve(newServer(diskFiles{}, hostAsker{}).plugin())
 }
 
-// server holds what the tools share: how they reach files and what each
-// session has read.
+// server holds what the tools share: how they reach files, how they ask
+// the user, and what each session has read.
 type server struct {
 	files Files
+	ask   Asker
 	reads *readTracker
 }
 
-func newServer(files Files) *server {
-	return &server{files: files, reads: newReadTracker()}
+func newServer(files Files, ask Asker) *server {
+	return &server{files: files, ask: ask, reads: newReadTracker()}
 }
 
 func (s *server) plugin() pluginapi.Plugin {
