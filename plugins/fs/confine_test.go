@@ -100,6 +100,7 @@ func TestOutsideProject(t *testing.T) {
 		{name: "read .. back inside", tool: "read", args: map[string]any{"file_path": "sub/../inside.txt"}, want: []string{"in here"}},
 		{name: "read symlink inside", tool: "read", args: map[string]any{"file_path": "inlink"}, want: []string{"in here"}},
 		{name: "read symlink from outside into the project", tool: "read", args: map[string]any{"file_path": filepath.Join(out, "backlink")}, want: []string{"in here"}},
+		{name: "read .. after a symlink out is cleaned first", tool: "read", args: map[string]any{"file_path": "linkdir/../inside.txt"}, want: []string{"in here"}},
 		{name: "read the project folder", tool: "read", args: map[string]any{"file_path": proj}, want: []string{"inside.txt"}},
 		{name: "read .. outside, rejected", tool: "read", args: map[string]any{"file_path": rel(secret)}, ask: "read " + secret + outside,
 			isError: true, want: []string{denied(secret)}, never: []string{"SECRET"}},
