@@ -49,7 +49,7 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	if rest == "" {
 		return pluginapi.ErrorResult("pattern %q ends with a slash; glob lists files (e.g. %s**/*)", a.Pattern, pattern), nil
 	}
-	t, err := resolvePath(call.Cwd, where)
+	t, err := s.resolve(ctx, call, "list files in", where)
 	if err != nil {
 		return pluginapi.ErrorResult("%v", err), nil
 	}

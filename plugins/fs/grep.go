@@ -133,7 +133,7 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	if where == "" {
 		where = "."
 	}
-	t, err := resolvePath(call.Cwd, where)
+	t, err := s.resolve(ctx, call, "search", where)
 	if err != nil {
 		return pluginapi.ErrorResult("%v", err), nil
 	}

@@ -58,8 +58,34 @@
 // it is unmaintained since 2021 and has no notion of nested files. Globs
 // are github.com/bmatcuk/doublestar/v4.
 //
-// read, grep and glob are concurrency-safe and need no permission; write
-// and edit need permission and run alone.
+// The project: a call reaches its cwd (and the folder of its own session
+// under the host's state dir, where plugins spill the session's output)
+// without asking. Any other path — compared after ".." is cleaned and
+// every symlink resolved, so a symlink in the project leading out counts
+// as outside — is asked about first, once per call, through the host's
+// RequestPermission (pluginapi.RequestPermission over the call's
+// HostServices, behind the Asker interface in confine.go): "read
+// /root/.ssh/id_rsa, outside the project /work/x". This happens before the
+// path is opened, listed or stat'ed, so a refusal reveals nothing of it,
+// not even whether it exists. A refusal is an error result for the model
+// ("permission denied: /root/.ssh/id_rsa is outside the project /work/x;
+// ask the user (<the host's reason>)"); a host that cannot ask, or has no
+// one to ask, refuses. The host's answer holds for that one request (it
+// carries no "always"), so the next call asks again; the user's rules for
+// the tool (and --yes) apply to the question as the host applies them. A
+// call without a cwd has no project: every path is asked about. grep and
+// glob walking a folder in the project stay in it: they never follow a
+// symlinked folder, and grep skips symlinked files (glob lists a
+// symlink's name, never what it leads to). What is not covered: a hard
+// link in the project to a file outside, and a symlink swapped in between
+// the check and the open by a concurrent process; both need a command the
+// user allowed, which could read the file itself.
+//
+// read, grep and glob are concurrency-safe and need no permission from the
+// host before they run (they ask themselves, as above, only outside the
+// project); write and edit need permission and run alone, and outside the
+// project they ask a second time, saying so, so that an "always" answered
+// for write inside the project never covers a write outside it.
 package main
 
 import (
@@ -75,18 +101,19 @@ import (
 var toolDocs embed.FS
 
 func main() {
-	pluginapi.Serve(newServer(diskFiles{}).plugin())
+	pluginapi.Serve(newServer(diskFiles{}, hostAsker{}).plugin())
 }
 
-// server holds what the tools share: how they reach files and what each
-// session has read.
+// server holds what the tools share: how they reach files, how they ask
+// the user, and what each session has read.
 type server struct {
 	files Files
+	ask   Asker
 	reads *readTracker
 }
 
-func newServer(files Files) *server {
-	return &server{files: files, reads: newReadTracker()}
+func newServer(files Files, ask Asker) *server {
+	return &server{files: files, ask: ask, reads: newReadTracker()}
 }
 
 func (s *server) plugin() pluginapi.Plugin {

@@ -41,15 +41,18 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// fixture is the plugin served in process and a session cwd.
+// fixture is the plugin served in process, a session cwd, and the fake
+// user it asks (who allows everything unless told otherwise).
 type fixture struct {
 	c   *pluginapi.Client
 	cwd string
+	ask *fakeAsker
 }
 
 func serve(t testing.TB) fixture {
 	t.Helper()
-	return fixture{c: plugintest.Start(t, newServer(diskFiles{}).plugin()), cwd: t.TempDir()}
+	ask := &fakeAsker{answer: pluginapi.PermissionResponse{Allowed: true}}
+	return fixture{c: plugintest.Start(t, newServer(diskFiles{}, ask).plugin()), cwd: t.TempDir(), ask: ask}
 }
 
 // call runs tool with args in session s1 (or the session given).
@@ -95,7 +98,7 @@ func wantContains(t testing.TB, what string, res pluginapi.Result, isError bool,
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	plugintest.Conformance(t, plugintest.Start(t, newServer(diskFiles{}).plugin()))
+	plugintest.Conformance(t, plugintest.Start(t, newServer(diskFiles{}, hostAsker{}).plugin()))
 }
 
 func TestDescribe(t *testing.T) {

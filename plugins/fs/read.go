@@ -48,7 +48,7 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		}
 		limit = *a.Limit
 	}
-	t, err := resolvePath(call.Cwd, a.FilePath)
+	t, err := s.resolve(ctx, call, "read", a.FilePath)
 	if err != nil {
 		return pluginapi.ErrorResult("%v", err), nil
 	}

@@ -92,7 +92,7 @@ func (s *server) write(ctx context.Context, call *pluginapi.Call, a writeArgs) (
 // writeFile checks and makes the change of a write; its errors are for
 // the model.
 func (s *server) writeFile(ctx context.Context, call *pluginapi.Call, a writeArgs) (fileChange, error) {
-	t, err := resolvePath(call.Cwd, a.FilePath)
+	t, err := s.resolve(ctx, call, "write", a.FilePath)
 	if err != nil {
 		return fileChange{}, err
 	}
@@ -139,7 +139,7 @@ func (s *server) editFile(ctx context.Context, call *pluginapi.Call, a editArgs)
 	case a.OldString == a.NewString:
 		return fileChange{}, 0, errors.New("old_string and new_string are the same; there is nothing to change")
 	}
-	t, err := resolvePath(call.Cwd, a.FilePath)
+	t, err := s.resolve(ctx, call, "edit", a.FilePath)
 	if err != nil {
 		return fileChange{}, 0, err
 	}
