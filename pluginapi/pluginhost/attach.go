@@ -124,26 +124,19 @@ func Attach(ctx context.Context, name string, rc pluginapi.ReattachConfig, logge
 		_ = gc.Conn.Close()
 	}
 	_, err = grpc_health_v1.NewHealthClient(gc.Conn).Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: plugin.GRPCServiceName})
-	var raw any
+	var d *dispensed
 	if err == nil {
-		raw, err = cp.Dispense(wire.PluginSetName)
+		d, err = dispense(cp)
 	}
 	if err != nil {
 		detach()
 		return nil, fmt.Errorf("attach to plugin %s at %s %s (pid %d): %w", name, rc.Addr.Network, rc.Addr.String, rc.Pid, err)
 	}
-	d := raw.(*dispensed)
-	c := &Client{
-		name:   name,
-		logger: logger.Named(name),
-		d:      d,
-		pc:     pc,
-		tail:   &lineTail{},
-		exited: d.exited.Done(),
-		// Close detaches (the field serves in-process and attached
-		// plugins alike: there is no process of ours to stop).
-		stopInProc: detach,
-	}
+	c := newClient(name, logger.Named(name), pc, d.exited.Done(), nil)
+	c.d = d
+	// Close detaches (the field serves in-process and attached plugins
+	// alike: there is no process of ours to stop).
+	c.stopInProc = detach
 	return c, nil
 }
 

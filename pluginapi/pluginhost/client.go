@@ -87,6 +87,25 @@ type Client struct {
 	closeErr  error
 }
 
+// newClient is the one place a Client is built: Launch, Attach and
+// StartInProcess differ only in how they reach the plugin and stop it, which
+// they set on the result (run, stopTimeout, stopInProc, d).
+func newClient(name string, logger hclog.Logger, pc *plugin.Client, exited <-chan struct{}, tail *lineTail) *Client {
+	if tail == nil {
+		tail = &lineTail{}
+	}
+	return &Client{name: name, logger: logger, pc: pc, tail: tail, exited: exited}
+}
+
+// dispense returns the ToolProvider handle of a connected plugin.
+func dispense(cp plugin.ClientProtocol) (*dispensed, error) {
+	raw, err := cp.Dispense(wire.PluginSetName)
+	if err != nil {
+		return nil, err
+	}
+	return raw.(*dispensed), nil
+}
+
 // Launch starts the plugin binary cfg.Path, completes the go-plugin
 // handshake and connects to its ToolProvider. Start failures are
 // *StartErrors; if ctx ends first, Launch kills the process and returns
@@ -164,22 +183,12 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		return nil, serr
 	}
 
-	c := &Client{
-		name:        cfg.Name,
-		logger:      named,
-		pc:          pc,
-		run:         r,
-		tail:        tail,
-		exited:      r.exited,
-		stopTimeout: cfg.StopTimeout,
-	}
+	c := newClient(cfg.Name, named, pc, r.exited, tail)
+	c.run = r
+	c.stopTimeout = cfg.StopTimeout
 	proto, err := pc.Client()
 	if err == nil {
-		var raw any
-		raw, err = proto.Dispense(wire.PluginSetName)
-		if err == nil {
-			c.d = raw.(*dispensed)
-		}
+		c.d, err = dispense(proto)
 	}
 	if err != nil {
 		_ = c.Close()

@@ -48,20 +48,10 @@ func StartInProcess(ctx context.Context, p pluginapi.Plugin, cfg InProcessConfig
 		Logger:           logger,
 		GRPCDialOptions:  wire.DialOptions(),
 	})
-	c := &Client{
-		name:   p.Name,
-		logger: logger.Named(p.Name),
-		pc:     pc,
-		tail:   &lineTail{},
-		exited: closed,
-	}
+	c := newClient(p.Name, logger.Named(p.Name), pc, closed, nil)
 	proto, err := pc.Client()
 	if err == nil {
-		var raw any
-		raw, err = proto.Dispense(wire.PluginSetName)
-		if err == nil {
-			c.d = raw.(*dispensed)
-		}
+		c.d, err = dispense(proto)
 	}
 	c.stopInProc = func() {
 		// Close the broker, ask the server to stop (Shutdown) and close
