@@ -1,10 +1,12 @@
 package harness_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -90,6 +92,11 @@ func TestImportRules(t *testing.T) {
 		// allowModules are the external modules (path prefixes) allowed
 		// when allowExternal is false.
 		allowModules []string
+		// deny are packages of this module (path prefixes) the rule's
+		// packages must not import, even where allowInternal admits them.
+		deny []string
+		// except are packages under dir the rule does not apply to.
+		except []string
 	}
 	rules := []rule{
 		{dir: "host/event"},
@@ -103,22 +110,31 @@ func TestImportRules(t *testing.T) {
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "pluginapi"}, allowExternal: true},
-		{dir: "pluginapi", allowInternal: []string{"pluginapi"}, allowExternal: true},
-		// plugins see only the public contract (Go's internal rule keeps
-		// them out of pluginapi/internal).
+		// pluginapi is the contract and the plugin side; the host side
+		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
+		// which only the host imports. plugintest plays the host in tests.
+		{dir: "pluginapi", allowInternal: []string{"pluginapi"}, allowExternal: true,
+			deny: []string{"pluginapi/pluginhost"}, except: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}},
+		{dir: "pluginapi/pluginhost", allowInternal: []string{"pluginapi"}, allowExternal: true},
+		{dir: "pluginapi/plugintest", allowInternal: []string{"pluginapi"}, allowExternal: true},
+		// plugins see only the public contract and the plugin side (Go's
+		// internal rule keeps them out of pluginapi/internal); their tests
+		// may use plugintest and pluginhost.
 		// plugins/fs's vetted matchers and diff (see its package doc).
-		{dir: "plugins", allowInternal: []string{"pluginapi"}, allowModules: []string{
+		{dir: "plugins", allowInternal: []string{"pluginapi"}, deny: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}, allowModules: []string{
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event"}, allowExternal: true},
 	}
 	for _, p := range readPackages(t) {
 		for _, r := range rules {
-			if p.dir != r.dir && !strings.HasPrefix(p.dir, r.dir+"/") {
+			if p.dir != r.dir && !strings.HasPrefix(p.dir, r.dir+"/") || slices.ContainsFunc(r.except, func(e string) bool { return p.dir == e || strings.HasPrefix(p.dir, e+"/") }) {
 				continue
 			}
 			for imp := range p.imports {
 				internal, ok := strings.CutPrefix(imp, module+"/")
 				switch {
+				case ok && slices.ContainsFunc(r.deny, func(d string) bool { return internal == d || strings.HasPrefix(internal, d+"/") }):
+					t.Errorf("%s imports %s; %s must not import %v", p.dir, internal, r.dir, r.deny)
 				case ok:
 					allowed := false
 					for _, a := range r.allowInternal {
@@ -134,6 +150,47 @@ func TestImportRules(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPluginsLinkNoLauncher checks, on the build graph itself, that a
+// plugin binary carries the contract and the plugin side of pluginapi and
+// none of the host side: no package that `go list -deps ./plugins/...`
+// names declares a function Launch (pluginhost.Launch).
+func TestPluginsLinkNoLauncher(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}{{end}}", "./plugins/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./plugins/...: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, rest, _ := strings.Cut(line, "\t")
+		dir, files, _ := strings.Cut(rest, "\t")
+		if path == "" {
+			continue
+		}
+		seen++
+		if path == module+"/pluginapi/pluginhost" {
+			t.Errorf("the plugins depend on %s, the host side of the plugin protocol", path)
+		}
+		for _, name := range strings.Fields(files) {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("parse %s: %v", filepath.Join(dir, name), err)
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "Launch" {
+					t.Errorf("the plugins depend on %s, which defines Launch (%s): a plugin must not link the host's launcher", path, name)
+				}
+			}
+		}
+	}
+	if seen == 0 || !strings.Contains(string(out), module+"/pluginapi\t") {
+		t.Fatalf("go list -deps ./plugins/... named no pluginapi package; the check saw nothing:\n%s", out)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
 
 // ProtocolVersion is the major version of the plugin protocol: the go-plugin
@@ -186,3 +188,7 @@ func SpawnSubagent(ctx context.Context, h HostServices, req SubagentRequest, pro
 // may be called from any goroutine of the handler, never after the handler
 // returned.
 type Progress func(text string)
+
+// ErrUnimplemented is wrapped by errors of HostServices methods the host
+// does not offer (gRPC Unimplemented).
+var ErrUnimplemented = wire.ErrUnimplemented

@@ -7,8 +7,9 @@ import (
 	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
 )
 
-// Conversions between the Go contract types and the generated ones. Nothing
-// generated leaves this package.
+// Conversions between the Go contract types and the generated ones, the
+// plugin's way; package pluginhost has the host's. Nothing generated leaves
+// this package.
 
 func describeToPB(p *Plugin) *pb.Describe_Response {
 	r := &pb.Describe_Response{
@@ -38,35 +39,6 @@ func compactJSON(raw []byte) string {
 	return b.String()
 }
 
-func describeFromPB(r *pb.Describe_Response) Description {
-	d := Description{
-		Name:          r.GetPluginName(),
-		Version:       r.GetPluginVersion(),
-		ProtocolMinor: int(r.GetProtocolMinor()),
-		EventTypes:    r.GetEventTypes(),
-	}
-	for _, t := range r.GetTools() {
-		d.Tools = append(d.Tools, ToolSpec{
-			Name:            t.GetName(),
-			Description:     t.GetDescription(),
-			Schema:          json.RawMessage(t.GetParametersJsonSchema()),
-			ConcurrencySafe: t.GetConcurrencySafe(),
-			NeedsPermission: t.GetNeedsPermission(),
-		})
-	}
-	return d
-}
-
-func callerToPB(c CallerKind) pb.Execute_Caller {
-	switch c {
-	case CallerAgent:
-		return pb.Execute_CALLER_AGENT
-	case CallerNone:
-		return pb.Execute_CALLER_NONE
-	}
-	return pb.Execute_CALLER_UNSPECIFIED
-}
-
 func callerFromPB(c pb.Execute_Caller) CallerKind {
 	switch c {
 	case pb.Execute_CALLER_AGENT:
@@ -75,18 +47,6 @@ func callerFromPB(c pb.Execute_Caller) CallerKind {
 		return CallerNone
 	}
 	return ""
-}
-
-func callToPB(c CallRequest) *pb.Execute_Request {
-	return &pb.Execute_Request{
-		Tool:      c.Tool,
-		ArgsJson:  c.Args,
-		SessionId: c.SessionID,
-		Caller:    callerToPB(c.Caller),
-		Turn:      uint32(max(c.Turn, 0)),
-		CallId:    c.CallID,
-		Cwd:       c.Cwd,
-	}
 }
 
 func callFromPB(r *pb.Execute_Request) CallRequest {
@@ -105,22 +65,6 @@ func resultToPB(r Result) *pb.Execute_Result {
 	out := &pb.Execute_Result{Content: r.Content, IsError: r.IsError}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, &pb.SessionEvent{Type: e.Type, DataJson: e.Data})
-	}
-	return out
-}
-
-func resultFromPB(r *pb.Execute_Result) Result {
-	out := Result{Content: r.GetContent(), IsError: r.GetIsError()}
-	for _, e := range r.GetEvents() {
-		out.Events = append(out.Events, Event{Type: e.GetType(), Data: json.RawMessage(e.GetDataJson())})
-	}
-	return out
-}
-
-func stateToPB(s ReadStateResponse) *pb.ReadState_Response {
-	out := &pb.ReadState_Response{Cwd: s.Cwd}
-	for _, t := range s.Todos {
-		out.Todos = append(out.Todos, &pb.Todo{Content: t.Content, Status: t.Status})
 	}
 	return out
 }

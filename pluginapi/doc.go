@@ -1,7 +1,16 @@
 // Package pluginapi is the versioned contract between the harness host and
-// its tool plugins: the Go types both sides use, [Serve] for the plugin's
-// main, [Launch] and [Client] for the host, and [HostServices], the host's
-// services a plugin may call back.
+// its tool plugins, and the plugin side of it: the Go types both sides use,
+// the errors and schema rules, [Serve] and [Typed] for the plugin's main,
+// and [HostServices], the host's services a plugin may call back.
+//
+// # Who imports which
+//
+// A plugin imports pluginapi (and, in its tests, pluginapi/plugintest).
+// The host side — pluginhost.Launch, pluginhost.Attach, the process
+// runner, the environment a plugin is started with, the HostServices
+// server — is package pluginapi/pluginhost, which only the host imports:
+// a plugin binary links none of it (arch_test.go checks the build graph).
+// The generated gRPC code is internal to pluginapi/, shared by both sides.
 //
 // # Who calls whom
 //
@@ -62,67 +71,26 @@
 // Run by hand with $HARNESS_PLUGIN_DEBUG=1 (under a debugger), a plugin
 // serves in debug mode and prints a $HARNESS_REATTACH_PLUGINS value naming
 // its address, like Terraform's TF_REATTACH_PROVIDERS; a host given it
-// connects with [Attach] instead of launching the plugin ([ParseReattach]
-// reads the variable), and never stops it.
+// connects with pluginhost.Attach instead of launching the plugin
+// (pluginhost.ParseReattach reads the variable), and never stops it.
 //
 // A plugin exits when its host is gone: the host gives it a stdin pipe
 // whose write end only the host holds, so EOF on stdin means the host died
-// (Serve watches it when $HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1, which Launch
-// sets); Serve also exits when its parent process changes, and on Linux the
+// (Serve watches it when $HARNESS_PLUGIN_EXIT_ON_STDIN_EOF=1, which the
+// host's launcher sets); Serve also exits when its parent process changes, and on Linux the
 // kernel sends SIGKILL when the host dies (Pdeathsig). Whichever way it
 // stops serving — the host's Close, stdin EOF, a new parent, SIGTERM — Serve
 // first calls [Plugin.OnExit], where a plugin kills what it started; only
 // SIGKILL skips it.
 //
-// # The host side
-//
-// [Launch] runs the binary through its own go-plugin runner: the plugin's
-// stdin is that host-held pipe (never the host's stdin, which belongs to
-// ACP), its stdout and stderr are pipes read by go-plugin (never the host's
-// stdout), it runs in its own process group, and its Unix sockets, and the
-// host's broker socket for HostServices, live in a private 0700 temporary
-// folder removed on Close. AutoMTLS is off (it costs ~30 ms a start; the
-// 0700 folder keeps other users out). Messages may be up to 64 MiB each way.
-// [Client.Close] asks the plugin to shut down, waits at most StopTimeout,
-// then kills the whole process group. Start failures are [*StartError]s of
-// one line each; a plugin that dies during a call gives an [*ExitError]
-// carrying its last stderr lines.
-//
-// # Environment: the trust boundary
-//
-// A plugin is code the model drives (the bash plugin runs whatever command
-// the model writes), so it is outside the host's trust boundary for
-// secrets: the host reads its API keys from its own environment, and no
-// plugin ever gets that environment. [Launch] starts every plugin with an
-// explicit environment, built by [PluginEnv] from the host's:
-//
-//   - the variables [DefaultPassEnv] names: PATH, HOME, USER, LOGNAME,
-//     SHELL, LANG, LANGUAGE, LC_*, TZ, TERM, COLORTERM, TMPDIR, XDG_*,
-//     SSL_CERT_FILE, SSL_CERT_DIR and the proxy variables (HTTP_PROXY,
-//     HTTPS_PROXY, NO_PROXY, ALL_PROXY, also in lower case) — less a
-//     LC_*/XDG_* variable whose name looks like a secret ([SecretName]) and
-//     any whose value is a URL with a password (a proxy's credentials; a
-//     warning names it);
-//   - the variables LaunchConfig.PassEnv names (the user's --plugin-env),
-//     as they are;
-//   - go-plugin's own (the magic cookie, PLUGIN_PROTOCOL_VERSIONS,
-//     PLUGIN_UNIX_SOCKET_DIR, …), HARNESS_PLUGIN_LOG_LEVEL and
-//     HARNESS_PLUGIN_EXIT_ON_STDIN_EOF, then LaunchConfig.Env.
-//
-// LaunchConfig.SkipHostEnv leaves out the first two. Nothing else of the
-// host's environment reaches a plugin, whatever LaunchConfig says, and so
-// nothing reaches what the plugin starts. [Attach] starts nothing: a plugin
-// run by hand for a debugger has the environment its user gave it. What a
-// plugin does with what it gets (the bash plugin filters its commands'
-// environment again, and hides /proc) is the plugin's contract.
-//
 // Tests of a plugin run it in process with package plugintest, through the
-// same gRPC path.
+// same gRPC path ([ServeInProcess] serves it; pluginhost connects).
 //
 // # Generated code
 //
 // The Go code for the proto lives in internal/pb and is committed; nothing
-// outside this package sees it. `go generate ./pluginapi/...` regenerates it
+// outside pluginapi/ can import it, and neither side's exported API shows
+// it. `go generate ./pluginapi/...` regenerates it
 // with protoc (Debian's protobuf-compiler package: apt-get install
 // protobuf-compiler) and the protoc-gen-go and protoc-gen-go-grpc versions
 // pinned as tools in go.mod.

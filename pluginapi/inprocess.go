@@ -4,31 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
-	"google.golang.org/grpc"
+
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
 
-// InProcessConfig configures StartInProcess.
-type InProcessConfig struct {
-	// Logger receives the plugin's log (its Call.Logger, panics); default
-	// none.
-	Logger hclog.Logger
+// InProcess is a plugin served inside this process by [ServeInProcess],
+// for tests: package plugintest connects a host to it. Plugin authors use
+// plugintest rather than this.
+type InProcess struct {
+	reattach  *plugin.ReattachConfig
+	closed    <-chan struct{}
+	stopServe context.CancelFunc
+	server    *toolServer
 }
 
-// StartInProcess serves p in this process and returns a Client connected
-// to it through the same path as a launched plugin: go-plugin (in its test
-// mode, reattached), gRPC over a Unix socket, the same server options and
-// the same broker for HostServices. There is no process: PID is 0 and Close
-// stops the server. Package plugintest wraps it for tests; prefer that.
-func StartInProcess(ctx context.Context, p Plugin, cfg InProcessConfig) (*Client, error) {
+// ServeInProcess serves p in this process through the same path as [Serve]
+// (go-plugin in its test mode, gRPC over a Unix socket, the same server
+// options and broker) and returns once it listens. logger receives the
+// plugin's log (its Call.Logger, panics); nil means none. A host connects
+// with pluginhost.StartInProcess.
+func ServeInProcess(ctx context.Context, p Plugin, logger hclog.Logger) (*InProcess, error) {
 	if err := validatePlugin(&p); err != nil {
 		return nil, fmt.Errorf("start plugin in process: %w", err)
 	}
-	logger := cfg.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
@@ -39,7 +40,7 @@ func StartInProcess(ctx context.Context, p Plugin, cfg InProcessConfig) (*Client
 	go plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(server),
-		GRPCServer:       serverFactory(logger),
+		GRPCServer:       wire.ServerFactory(logger),
 		Logger:           logger,
 		Test: &plugin.ServeTestConfig{
 			Context:          serveCtx,
@@ -47,9 +48,9 @@ func StartInProcess(ctx context.Context, p Plugin, cfg InProcessConfig) (*Client
 			CloseCh:          closed,
 		},
 	})
-	var rc *plugin.ReattachConfig
 	select {
-	case rc = <-reattach:
+	case rc := <-reattach:
+		return &InProcess{reattach: rc, closed: closed, stopServe: stopServe, server: server}, nil
 	case <-closed:
 		stopServe()
 		return nil, errors.New("start plugin in process: the server stopped before serving")
@@ -58,69 +59,19 @@ func StartInProcess(ctx context.Context, p Plugin, cfg InProcessConfig) (*Client
 		<-closed
 		return nil, fmt.Errorf("start plugin in process: %w", ctx.Err())
 	}
-	// Our own attached runner: go-plugin's default would poll this
-	// process's pid every second, forever.
-	rc.ReattachFunc = func() (runner.AttachedRunner, error) { return inProcRunner{closed: closed}, nil }
-	pc := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: handshake(),
-		// A reattached client takes its plugin set from Plugins.
-		Plugins:          pluginSets(nil)[ProtocolVersion],
-		Reattach:         rc,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           logger,
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes))},
-	})
-	c := &Client{
-		name:   p.Name,
-		logger: logger.Named(p.Name),
-		pc:     pc,
-		tail:   &lineTail{},
-		exited: closed,
-	}
-	proto, err := pc.Client()
-	if err == nil {
-		var raw any
-		raw, err = proto.Dispense(pluginSetName)
-		if err == nil {
-			c.d = raw.(*dispensed)
-		}
-	}
-	c.stopInProc = func() {
-		// Close the broker, ask the server to stop (Shutdown) and close
-		// the conn; cancel go-plugin's test context only if that failed:
-		// both at once race inside go-plugin (GRPCServer.Stop).
-		if proto != nil {
-			_ = proto.Close()
-			select {
-			case <-closed:
-			case <-time.After(2 * time.Second):
-			}
-		}
-		stopServe()
-		<-closed
-		server.exit()
-	}
-	if err != nil {
-		c.stopInProc()
-		return nil, fmt.Errorf("start plugin in process: connect: %w", err)
-	}
-	return c, nil
 }
 
-// inProcRunner stands for the plugin "process" of StartInProcess: it is
-// gone when the in-process server has stopped.
-type inProcRunner struct{ closed <-chan struct{} }
+// Reattach is where the server listens, for a go-plugin client.
+func (s *InProcess) Reattach() *plugin.ReattachConfig { return s.reattach }
 
-func (r inProcRunner) Wait(context.Context) error {
-	<-r.closed
-	return nil
-}
-func (r inProcRunner) Kill(context.Context) error { return nil }
-func (r inProcRunner) ID() string                 { return "in-process" }
-func (r inProcRunner) PluginToHost(n, a string) (string, string, error) {
-	return n, a, nil
-}
-func (r inProcRunner) HostToPlugin(n, a string) (string, string, error) {
-	return n, a, nil
+// Done is closed when the server has stopped.
+func (s *InProcess) Done() <-chan struct{} { return s.closed }
+
+// Stop stops the server, waits for it and calls the plugin's OnExit.
+// Close the client's connection first: both at once race inside go-plugin
+// (GRPCServer.Stop).
+func (s *InProcess) Stop() {
+	s.stopServe()
+	<-s.closed
+	s.server.exit()
 }

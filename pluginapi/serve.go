@@ -3,6 +3,7 @@ package pluginapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
 
 // Environment variables the host sets for a plugin.
@@ -32,9 +34,6 @@ const (
 // description as JSON on stdout and exit, without a host.
 const DescribeFlag = "--describe"
 
-// pluginSetName is the name the tools service is dispensed under.
-const pluginSetName = "tools"
-
 func handshake() plugin.HandshakeConfig {
 	return plugin.HandshakeConfig{
 		ProtocolVersion:  ProtocolVersion,
@@ -43,8 +42,8 @@ func handshake() plugin.HandshakeConfig {
 	}
 }
 
-// grpcPlugin binds ToolProvider to go-plugin on both sides: server is set
-// in the plugin, nil in the host.
+// grpcPlugin binds ToolProvider to go-plugin on the plugin's side; the
+// host's binding is in package pluginhost.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	server *toolServer
@@ -56,20 +55,12 @@ func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error
 	return nil
 }
 
-// GRPCClient returns the host's handle on a dispensed plugin; exited is
-// cancelled by go-plugin when the plugin process is gone.
-func (p *grpcPlugin) GRPCClient(exited context.Context, broker *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
-	return &dispensed{tp: pb.NewToolProviderClient(cc), broker: broker, exited: exited}, nil
-}
-
-type dispensed struct {
-	tp     pb.ToolProviderClient
-	broker *plugin.GRPCBroker
-	exited context.Context
+func (p *grpcPlugin) GRPCClient(context.Context, *plugin.GRPCBroker, *grpc.ClientConn) (any, error) {
+	return nil, errors.New("package pluginapi serves plugins; hosts use package pluginhost")
 }
 
 func pluginSets(server *toolServer) map[int]plugin.PluginSet {
-	return map[int]plugin.PluginSet{ProtocolVersion: {pluginSetName: &grpcPlugin{server: server}}}
+	return map[int]plugin.PluginSet{ProtocolVersion: {wire.PluginSetName: &grpcPlugin{server: server}}}
 }
 
 // Serve serves p as a harness plugin; call it from main. It never returns:
@@ -125,7 +116,7 @@ func serve(p Plugin) int {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(server),
-		GRPCServer:       serverFactory(logger),
+		GRPCServer:       wire.ServerFactory(logger),
 		Logger:           logger,
 	})
 	// go-plugin returns when the host shut the server down, or exits by

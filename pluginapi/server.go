@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,11 +17,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
-
-// maxMessageBytes bounds one gRPC message each way, on every connection of
-// the protocol (go-plugin's plugin-side default would be 4 MiB).
-const maxMessageBytes = 64 << 20
 
 // toolServer is the plugin side of ToolProvider.
 type toolServer struct {
@@ -129,7 +125,7 @@ func (s *toolServer) Configure(ctx context.Context, req *pb.Configure_Request) (
 	}
 	// Dial now: the broker forgets an unclaimed id after 5 s.
 	conn, err := s.broker.DialWithOptions(id, grpc.WithDefaultCallOptions(
-		grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes)))
+		grpc.MaxCallRecvMsgSize(wire.MaxMessageBytes), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes)))
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "dial host services: %v", err)
 	}
@@ -253,7 +249,7 @@ type hostClient struct{ c pb.HostServicesClient }
 func (h *hostClient) ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error) {
 	r, err := h.c.ReadState(ctx, &pb.ReadState_Request{SessionId: req.SessionID})
 	if err != nil {
-		return ReadStateResponse{}, fmt.Errorf("read state: %w", fromStatus(err))
+		return ReadStateResponse{}, fmt.Errorf("read state: %w", wire.FromStatus(err))
 	}
 	return stateFromPB(r), nil
 }
@@ -263,7 +259,7 @@ func (h *hostClient) RequestPermission(ctx context.Context, req PermissionReques
 	r, err := h.c.RequestPermission(ctx, &pb.RequestPermission_Request{SessionId: req.SessionID, CallId: req.CallID,
 		Tool: req.Tool, Title: req.Title, ArgsJson: req.Args})
 	if err != nil {
-		return PermissionResponse{}, fmt.Errorf("request permission: %w", fromStatus(err))
+		return PermissionResponse{}, fmt.Errorf("request permission: %w", wire.FromStatus(err))
 	}
 	return PermissionResponse{Allowed: r.GetOutcome() == pb.RequestPermission_OUTCOME_ALLOW, Reason: r.GetReason()}, nil
 }
@@ -275,7 +271,7 @@ func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, pro
 		Description: req.Description, Prompt: req.Prompt,
 	})
 	if err != nil {
-		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", fromStatus(err))
+		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", wire.FromStatus(err))
 	}
 	for {
 		ev, err := stream.Recv()
@@ -283,7 +279,7 @@ func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, pro
 			if err == io.EOF {
 				return SubagentResult{}, errors.New("spawn subagent: the host ended the stream without an answer")
 			}
-			return SubagentResult{}, fmt.Errorf("spawn subagent: %w", fromStatus(err))
+			return SubagentResult{}, fmt.Errorf("spawn subagent: %w", wire.FromStatus(err))
 		}
 		switch e := ev.GetEvent().(type) {
 		case *pb.SpawnSubagent_Event_Progress:
@@ -301,78 +297,4 @@ type noHost struct{}
 
 func (noHost) ReadState(context.Context, ReadStateRequest) (ReadStateResponse, error) {
 	return ReadStateResponse{}, fmt.Errorf("read state: no host services: %w", ErrUnimplemented)
-}
-
-// fromStatus maps a gRPC error from the host to a Go error: Unimplemented
-// wraps ErrUnimplemented, cancellation and deadlines their context errors.
-func fromStatus(err error) error {
-	st, ok := status.FromError(err)
-	if !ok {
-		return err
-	}
-	switch st.Code() {
-	case codes.Unimplemented:
-		msg := strings.TrimSuffix(strings.TrimSuffix(st.Message(), ErrUnimplemented.Error()), ": ")
-		if msg == "" {
-			return ErrUnimplemented
-		}
-		return fmt.Errorf("%s: %w", msg, ErrUnimplemented)
-	case codes.Canceled:
-		return context.Canceled
-	case codes.DeadlineExceeded:
-		return context.DeadlineExceeded
-	}
-	return errors.New(st.Message())
-}
-
-// toStatus maps a host-side Go error to a gRPC status for the plugin.
-func toStatus(err error) error {
-	switch {
-	case errors.Is(err, ErrUnimplemented):
-		return status.Error(codes.Unimplemented, err.Error())
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return status.FromContextError(err).Err()
-	}
-	return status.Error(codes.Unknown, err.Error())
-}
-
-// recoverUnary and recoverStream keep a panic outside the Execute dispatch
-// (which recovers on its own) from killing the plugin process: the RPC
-// fails with codes.Internal and the stack is logged.
-func recoverUnary(logger hclog.Logger) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				logger.Error("rpc panicked", "method", info.FullMethod, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				err = status.Errorf(codes.Internal, "%s panicked: %v", info.FullMethod, v)
-			}
-		}()
-		return handler(ctx, req)
-	}
-}
-
-func recoverStream(logger hclog.Logger) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				logger.Error("rpc panicked", "method", info.FullMethod, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				err = status.Errorf(codes.Internal, "%s panicked: %v", info.FullMethod, v)
-			}
-		}()
-		return handler(srv, ss)
-	}
-}
-
-// serverFactory builds the gRPC servers of the protocol: 64 MiB messages
-// and panic recovery, after go-plugin's own options.
-func serverFactory(logger hclog.Logger) func([]grpc.ServerOption) *grpc.Server {
-	return func(opts []grpc.ServerOption) *grpc.Server {
-		opts = append(opts,
-			grpc.MaxRecvMsgSize(maxMessageBytes),
-			grpc.MaxSendMsgSize(maxMessageBytes),
-			grpc.ChainUnaryInterceptor(recoverUnary(logger)),
-			grpc.ChainStreamInterceptor(recoverStream(logger)),
-		)
-		return grpc.NewServer(opts...)
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -51,7 +52,7 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		level = v
 	}
 	fs.StringVar(&level, "log-level", level, "log level on stderr, plugins' logs included: trace | debug | info | warn | error | off (env HARNESS_LOG_LEVEL)")
-	startTimeout := fs.Duration("start-timeout", pluginapi.DefaultStartTimeout, "longest wait for a plugin's handshake")
+	startTimeout := fs.Duration("start-timeout", pluginhost.DefaultStartTimeout, "longest wait for a plugin's handshake")
 	reattach := fs.Bool("reattach", false, "check the plugins running in debug mode named in $"+pluginapi.EnvReattach+" instead of launching PATHs")
 	if code, done := parseFlags(fs, args); done {
 		return code, nil
@@ -77,7 +78,7 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 	var failed []string
 	total := 0
 	if *reattach {
-		plugins, err := pluginapi.ParseReattach(e.get(pluginapi.EnvReattach))
+		plugins, err := pluginhost.ParseReattach(e.get(pluginapi.EnvReattach))
 		if err != nil {
 			return exitFailed, err
 		}
@@ -200,13 +201,13 @@ func checkBinary(ctx context.Context, path string, w io.Writer, opts checkOption
 		r.line("FAIL", "launch", 0, err.Error())
 		return r.end(pluginapi.Description{}, nil)
 	}
-	c, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{
+	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
 		Path:         abs,
 		Name:         filepath.Base(path),
 		Logger:       opts.log,
 		Env:          []string{pluginapi.EnvLogLevel + "=" + opts.logLevel},
 		StartTimeout: opts.startTimeout,
-		StopTimeout:  pluginapi.DefaultStopTimeout,
+		StopTimeout:  pluginhost.DefaultStopTimeout,
 	})
 	if err != nil {
 		r.line("FAIL", "launch", time.Since(begin), err.Error())
@@ -256,7 +257,7 @@ func checkAttached(ctx context.Context, name string, rc pluginapi.ReattachConfig
 	fmt.Fprintf(w, "checking %s in debug mode (pid %d, %s %s)\n", name, rc.Pid, rc.Addr.Network, rc.Addr.String)
 	begin := time.Now()
 	actx, cancel := context.WithTimeout(ctx, opts.startTimeout)
-	c, err := pluginapi.Attach(actx, name, rc, opts.log)
+	c, err := pluginhost.Attach(actx, name, rc, opts.log)
 	cancel()
 	if err != nil {
 		r.line("FAIL", "attach", time.Since(begin), err.Error())
@@ -272,7 +273,7 @@ func checkAttached(ctx context.Context, name string, rc pluginapi.ReattachConfig
 // runChecks runs the checks that need a live plugin: plugintest's rules,
 // with the host's registration rules and Configure right after describe,
 // before any call. It returns the plugin's description.
-func runChecks(ctx context.Context, c *pluginapi.Client, r *report) pluginapi.Description {
+func runChecks(ctx context.Context, c *pluginhost.Client, r *report) pluginapi.Description {
 	begin := time.Now()
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	d, err := c.Describe(dctx)
@@ -312,7 +313,7 @@ func runChecks(ctx context.Context, c *pluginapi.Client, r *report) pluginapi.De
 }
 
 // exited reports whether the plugin's process is gone.
-func exited(c *pluginapi.Client) bool {
+func exited(c *pluginhost.Client) bool {
 	select {
 	case <-c.Exited():
 		return true
@@ -323,7 +324,7 @@ func exited(c *pluginapi.Client) bool {
 
 // configure checks the host's registration rules on d, then configures
 // the plugin as the host does, with host services and a state dir.
-func configure(ctx context.Context, c *pluginapi.Client, d pluginapi.Description, r *report) {
+func configure(ctx context.Context, c *pluginhost.Client, d pluginapi.Description, r *report) {
 	begin := time.Now()
 	if errs := registrationProblems(d); len(errs) > 0 {
 		r.line("FAIL", "registration", time.Since(begin), errorLines(errs)...)

@@ -12,6 +12,7 @@ import (
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // config is every setting of the harness command, from flags with
@@ -39,7 +40,7 @@ type config struct {
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
 	// PluginEnv names host environment variables the plugins get besides
-	// pluginapi.DefaultPassEnv (comma-separated; a trailing * is a prefix).
+	// pluginhost.DefaultPassEnv (comma-separated; a trailing * is a prefix).
 	PluginEnv string
 	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
 	// that the toolbox attaches to instead of launching (parsed by
@@ -130,7 +131,7 @@ func (c *config) check() error {
 			return err
 		}
 	}
-	if err := pluginapi.CheckEnvNames(c.pluginEnv()); err != nil {
+	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("--plugin-env (or HARNESS_PLUGIN_ENV): %w", err)
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {

@@ -25,7 +25,7 @@
 // the API keys harness was started with. This also keeps same-user
 // debuggers from attaching to harness and turns its core dumps off. The
 // processes harness starts get none of its environment but an allow-list
-// (see pluginapi.PluginEnv and --plugin-env).
+// (see pluginhost.PluginEnv and --plugin-env).
 package main
 
 import (

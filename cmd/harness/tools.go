@@ -11,6 +11,7 @@ import (
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // loopTools adapts the plugin toolbox to the loop's Toolbox interface.
@@ -103,7 +104,7 @@ func (h *host) startTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reattach, err := pluginapi.ParseReattach(h.cfg.Reattach)
+	reattach, err := pluginhost.ParseReattach(h.cfg.Reattach)
 	if err != nil {
 		return err // "parse HARNESS_REATTACH_PLUGINS: …"
 	}

@@ -265,7 +265,7 @@ func buildEnv(environ []string) []string {
 }
 
 // secretName reports whether a variable's name looks like it holds a
-// credential (the words of pluginapi.SecretName; the architecture keeps
+// credential (the words of pluginhost.SecretName; the architecture keeps
 // this package from importing pluginapi).
 func secretName(name string) bool {
 	n := strings.ToUpper(name)

@@ -45,17 +45,17 @@
 // lists plugins and failures for `harness plugins`.
 //
 // Every plugin, at its first start, a restart or a reload alike, gets the
-// minimal environment of pluginapi.PluginEnv — the allow-list of
-// pluginapi.DefaultPassEnv plus the names of Config.PluginEnv — never the
+// minimal environment of pluginhost.PluginEnv — the allow-list of
+// pluginhost.DefaultPassEnv plus the names of Config.PluginEnv — never the
 // host's whole environment, so the host's API keys stay out of every
 // plugin and of what it starts.
 //
 // # Reattached plugins
 //
 // Config.Reattach (the CLI reads it from $HARNESS_REATTACH_PLUGINS, see
-// pluginapi.ParseReattach) names plugins their developer started by hand
+// pluginhost.ParseReattach) names plugins their developer started by hand
 // in debug mode, under a debugger. Open attaches to each
-// (pluginapi.Attach) instead of launching a file, asks it to Describe
+// (pluginhost.Attach) instead of launching a file, asks it to Describe
 // itself, checks the description as a discovered plugin's — the name it
 // gives must also be the one it is listed under — and configures it with
 // the host's services. Reattached plugins register first, in name order,

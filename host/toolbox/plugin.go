@@ -16,6 +16,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // errClosed is returned for calls after Close.
@@ -59,7 +60,7 @@ type plugin struct {
 
 // instance is one process of a plugin. A new one is made for every start.
 type instance struct {
-	client *pluginapi.Client
+	client *pluginhost.Client
 	ref    event.Plugin
 	exited <-chan struct{}
 	calls  *flight // the calls in flight on it, for a drain
@@ -180,7 +181,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	if _, err := tb.book.check(sum); err != nil {
 		return nil, desc, &failedStage{StageStart, err}
 	}
-	c, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{
+	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
 		Path:         exe,
 		Name:         filepath.Base(path),
 		Logger:       tb.log,
@@ -357,8 +358,8 @@ func (p *plugin) watch(inst *instance) {
 // when err is not one and the process is gone, the one a call on the
 // exited client returns (once the plugin's stderr is read to its end).
 // It returns nil for a live process.
-func exitErrorOf(inst *instance, err error) *pluginapi.ExitError {
-	var ee *pluginapi.ExitError
+func exitErrorOf(inst *instance, err error) *pluginhost.ExitError {
+	var ee *pluginhost.ExitError
 	if errors.As(err, &ee) {
 		return ee
 	}
@@ -369,12 +370,12 @@ func exitErrorOf(inst *instance, err error) *pluginapi.ExitError {
 	if errors.As(err, &ee) {
 		return ee
 	}
-	return &pluginapi.ExitError{PID: inst.ref.PID, Stderr: inst.client.StderrTail(), Err: err}
+	return &pluginhost.ExitError{PID: inst.ref.PID, Stderr: inst.client.StderrTail(), Err: err}
 }
 
 // exitReason says in one line how a plugin process ended: its exit state
 // and its last stderr lines.
-func exitReason(ee *pluginapi.ExitError) string {
+func exitReason(ee *pluginhost.ExitError) string {
 	tail := tailText(ee.Stderr)
 	switch {
 	case ee.State == "" && tail == "":
@@ -524,29 +525,29 @@ func sleep(ctx context.Context, d time.Duration) error {
 // startFailure rewords a start error of pluginapi without the file name
 // (a Failure names the file) and keeps it for errors.As.
 func startFailure(err error) error {
-	var se *pluginapi.StartError
+	var se *pluginhost.StartError
 	if !errors.As(err, &se) {
 		return fmt.Errorf("launch: %w", err)
 	}
 	var msg string
 	switch se.Kind {
-	case pluginapi.StartNotPlugin:
+	case pluginhost.StartNotPlugin:
 		msg = "not a harness plugin"
 		if se.Detail != "" {
 			msg += ": " + se.Detail
 		}
-	case pluginapi.StartVersion:
+	case pluginhost.StartVersion:
 		v := make([]string, len(se.PluginVersions))
 		for i, n := range se.PluginVersions {
 			v[i] = strconv.Itoa(n)
 		}
 		msg = fmt.Sprintf("speaks plugin protocol %s; this harness speaks %d", strings.Join(v, ", "), pluginapi.ProtocolVersion)
-	case pluginapi.StartTimeout:
+	case pluginhost.StartTimeout:
 		msg = "did not complete its plugin handshake in time"
 		if se.Detail != "" {
 			msg = "did not complete its plugin handshake within " + se.Detail
 		}
-	case pluginapi.StartExited:
+	case pluginhost.StartExited:
 		msg = "exited before its plugin handshake"
 		if se.Detail != "" {
 			msg += " (" + se.Detail + ")"

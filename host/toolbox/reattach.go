@@ -10,6 +10,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // reattachPrefix starts the Path of a plugin of Config.Reattach, which has
@@ -80,7 +81,7 @@ func (tb *Toolbox) attach(ctx context.Context, name string, rc pluginapi.Reattac
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, tb.cfg.StartTimeout)
 	defer cancel()
-	c, err := pluginapi.Attach(ctx, name, rc, tb.log)
+	c, err := pluginhost.Attach(ctx, name, rc, tb.log)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // debugPlugin is a plugin started by hand in debug mode, as under a
@@ -62,7 +63,7 @@ func startDebug(t *testing.T, name string) *debugPlugin {
 	}()
 	select {
 	case v := <-found:
-		if d.reattach, err = pluginapi.ParseReattach(v); err != nil {
+		if d.reattach, err = pluginhost.ParseReattach(v); err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):

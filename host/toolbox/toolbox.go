@@ -42,7 +42,7 @@ type Config struct {
 	// and at Configure (default: Logger's level).
 	LogLevel string
 	// PluginEnv names host environment variables plugins get besides
-	// pluginapi.DefaultPassEnv (pluginapi.LaunchConfig.PassEnv); a plugin
+	// pluginhost.DefaultPassEnv (pluginhost.LaunchConfig.PassEnv); a plugin
 	// never gets the host's whole environment.
 	PluginEnv []string
 	// Host are the services plugins may call back.
@@ -75,7 +75,7 @@ type Config struct {
 	Parallel int
 
 	// Reattach names plugins running in debug mode (under a debugger),
-	// from $HARNESS_REATTACH_PLUGINS (pluginapi.ParseReattach): Open
+	// from $HARNESS_REATTACH_PLUGINS (pluginhost.ParseReattach): Open
 	// attaches to them instead of launching a file, and they win over a
 	// file in Dirs whose plugin has the same name. They are never
 	// restarted, reloaded, pinned or stopped (see the package doc).

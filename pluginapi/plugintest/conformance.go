@@ -12,9 +12,9 @@ import (
 	"github.com/harness-dev/harness/pluginapi"
 )
 
-// Target is what Conformance checks: a *pluginapi.Client, connected to a
+// Target is what Conformance checks: a *pluginhost.Client, connected to a
 // plugin served in process (Start) or to a launched binary
-// (pluginapi.Launch).
+// (pluginhost.Launch).
 type Target interface {
 	Describe(ctx context.Context) (pluginapi.Description, error)
 	Execute(ctx context.Context, req pluginapi.CallRequest, progress pluginapi.Progress) (pluginapi.Result, error)
@@ -47,7 +47,7 @@ type check struct {
 //     Result.
 //   - cancelled: a call whose context is cancelled up front returns within
 //     2 s; a call cancelled 20 ms after it started (by Cancel(call id) when
-//     the target has it, as a *pluginapi.Client has: the tool must then end
+//     the target has it, as a *pluginhost.Client has: the tool must then end
 //     with a Result) returns within 2 s; the plugin still answers
 //     afterwards. Only the arguments {} are tried: a tool that needs real
 //     arguments to run long needs its own cancellation test.
@@ -221,7 +221,7 @@ func wantErrorResult(ctx context.Context, target Target, tool string, args json.
 }
 
 // canceller is a Target that can cancel a call by id, as
-// *pluginapi.Client can.
+// *pluginhost.Client can.
 type canceller interface {
 	Cancel(ctx context.Context, callID string) error
 }

@@ -1,5 +1,5 @@
 // Package plugintest tests harness plugins: [Start] serves a plugin in the
-// test's process and connects a real pluginapi.Client to it, through
+// test's process and connects a real pluginhost.Client to it, through
 // go-plugin and gRPC as in production, against a fake host ([FakeHost]);
 // [Conformance] checks the rules every plugin must keep, on a plugin served
 // in process or on a launched binary.

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // FakeHost is a HostServices with fixed state. ReadState returns Todos and
@@ -60,19 +61,19 @@ func WithLogs() Option {
 // Start serves p in this process, connects a Client to it over go-plugin
 // and gRPC, and configures it with a fake host. The plugin's server and
 // client are stopped when the test ends.
-func Start(t testing.TB, p pluginapi.Plugin, opts ...Option) *pluginapi.Client {
+func Start(t testing.TB, p pluginapi.Plugin, opts ...Option) *pluginhost.Client {
 	t.Helper()
 	o := options{host: &FakeHost{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg := pluginapi.InProcessConfig{}
+	cfg := pluginhost.InProcessConfig{}
 	if o.verbose {
 		w := &testWriter{t: t}
 		t.Cleanup(w.stop)
 		cfg.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: w})
 	}
-	c, err := pluginapi.StartInProcess(t.Context(), p, cfg)
+	c, err := pluginhost.StartInProcess(t.Context(), p, cfg)
 	if err != nil {
 		t.Fatalf("plugintest: %v", err)
 	}
@@ -91,7 +92,7 @@ func Start(t testing.TB, p pluginapi.Plugin, opts ...Option) *pluginapi.Client {
 // (a Go error). Empty fields of req get defaults: CallID "call-1", Caller
 // agent, SessionID "session-1", Turn 1. A tool failure is a Result with
 // IsError, which Exec returns as any other.
-func Exec(t testing.TB, c *pluginapi.Client, req pluginapi.CallRequest) pluginapi.Result {
+func Exec(t testing.TB, c *pluginhost.Client, req pluginapi.CallRequest) pluginapi.Result {
 	t.Helper()
 	if req.CallID == "" {
 		req.CallID = "call-1"

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -63,7 +64,7 @@ func env() []string {
 // fixture is a plugin served in process with a state dir, and a session
 // cwd.
 type fixture struct {
-	c     *pluginapi.Client
+	c     *pluginhost.Client
 	state string
 	cwd   string
 }
@@ -229,9 +230,9 @@ func within(t testing.TB, d time.Duration, what string, fn func()) time.Duration
 
 // launch starts the built plugin as the host does, with extra
 // environment, configured with a state dir.
-func launch(t testing.TB, extraEnv ...string) (*pluginapi.Client, string) {
+func launch(t testing.TB, extraEnv ...string) (*pluginhost.Client, string) {
 	t.Helper()
-	c, err := pluginapi.Launch(context.Background(), pluginapi.LaunchConfig{Path: binary, Env: extraEnv})
+	c, err := pluginhost.Launch(context.Background(), pluginhost.LaunchConfig{Path: binary, Env: extraEnv})
 	if err != nil {
 		t.Fatalf("launch: %v", err)
 	}

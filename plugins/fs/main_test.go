@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -44,7 +45,7 @@ func run(m *testing.M) int {
 // fixture is the plugin served in process, a session cwd, and the fake
 // user it asks (who allows everything unless told otherwise).
 type fixture struct {
-	c   *pluginapi.Client
+	c   *pluginhost.Client
 	cwd string
 	ask *fakeAsker
 }
@@ -127,7 +128,7 @@ func TestDescribe(t *testing.T) {
 // work through the real process.
 func TestBinary(t *testing.T) {
 	t.Parallel()
-	c, err := pluginapi.Launch(context.Background(), pluginapi.LaunchConfig{Path: binary})
+	c, err := pluginhost.Launch(context.Background(), pluginhost.LaunchConfig{Path: binary})
 	if err != nil {
 		t.Fatalf("launch: %v", err)
 	}

@@ -1,8 +1,11 @@
 //go:build !unix
 
-package pluginapi
+package pluginhost
 
 import (
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
+
 	"errors"
 	"os"
 	"syscall"

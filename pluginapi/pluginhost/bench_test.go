@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkLaunch(b *testing.B) {
 	var samples []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		c, err := pluginapi.Launch(b.Context(), pluginapi.LaunchConfig{Path: bin("todo"), Name: "todo", Logger: hclog.NewNullLogger()})
+		c, err := pluginhost.Launch(b.Context(), pluginhost.LaunchConfig{Path: bin("todo"), Name: "todo", Logger: hclog.NewNullLogger()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +48,7 @@ func BenchmarkLaunch(b *testing.B) {
 // BenchmarkTodoExecute times one todo_write round trip through the real
 // plugin process (budget: 250 µs p50).
 func BenchmarkTodoExecute(b *testing.B) {
-	c, err := pluginapi.Launch(b.Context(), pluginapi.LaunchConfig{Path: bin("todo"), Name: "todo"})
+	c, err := pluginhost.Launch(b.Context(), pluginhost.LaunchConfig{Path: bin("todo"), Name: "todo"})
 	if err != nil {
 		b.Fatal(err)
 	}

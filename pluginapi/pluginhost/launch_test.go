@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"bufio"
@@ -20,17 +20,18 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
 // launch starts a plugin binary and closes it when the test ends.
-func launch(t testing.TB, name string, mod ...func(*pluginapi.LaunchConfig)) *pluginapi.Client {
+func launch(t testing.TB, name string, mod ...func(*pluginhost.LaunchConfig)) *pluginhost.Client {
 	t.Helper()
-	cfg := pluginapi.LaunchConfig{Path: bin(name), Name: name, Logger: testLogger(t)}
+	cfg := pluginhost.LaunchConfig{Path: bin(name), Name: name, Logger: testLogger(t)}
 	for _, m := range mod {
 		m(&cfg)
 	}
-	c, err := pluginapi.Launch(t.Context(), cfg)
+	c, err := pluginhost.Launch(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("launch %s: %v", name, err)
 	}
@@ -157,33 +158,33 @@ func TestLaunchErrors(t *testing.T) {
 		name    string
 		path    string
 		timeout time.Duration
-		kind    pluginapi.StartErrorKind
+		kind    pluginhost.StartErrorKind
 		msg     string
 	}{
-		{name: "prints garbage", path: writeScript(t, "echo hi"), kind: pluginapi.StartNotPlugin,
+		{name: "prints garbage", path: writeScript(t, "echo hi"), kind: pluginhost.StartNotPlugin,
 			msg: `x is not a harness plugin: it printed "hi" instead of the plugin handshake`},
-		{name: "not executable format", path: notExec, kind: pluginapi.StartNotPlugin,
+		{name: "not executable format", path: notExec, kind: pluginhost.StartNotPlugin,
 			msg: `x is not a harness plugin: the system cannot execute it (exec format error)`},
-		{name: "exits silently", path: writeScript(t, "echo 'cannot load libfoo.so' >&2; exit 4"), kind: pluginapi.StartExited,
+		{name: "exits silently", path: writeScript(t, "echo 'cannot load libfoo.so' >&2; exit 4"), kind: pluginhost.StartExited,
 			msg: `plugin x exited before its handshake (exit status 4): cannot load libfoo.so`},
-		{name: "another program's plugin", path: writeScript(t, "echo 'This binary is a plugin. These are not meant to be executed directly.' >&2; exit 1"), kind: pluginapi.StartNotPlugin,
+		{name: "another program's plugin", path: writeScript(t, "echo 'This binary is a plugin. These are not meant to be executed directly.' >&2; exit 1"), kind: pluginhost.StartNotPlugin,
 			msg: `x is not a harness plugin: it is a go-plugin plugin of another program (it wants another magic cookie)`},
-		{name: "protocol 2", path: bin("v2plugin"), kind: pluginapi.StartVersion,
+		{name: "protocol 2", path: bin("v2plugin"), kind: pluginhost.StartVersion,
 			msg: `plugin x speaks plugin protocol 2; this harness speaks 1`},
-		{name: "hangs", path: writeScript(t, "exec sleep 30"), timeout: 300 * time.Millisecond, kind: pluginapi.StartTimeout,
+		{name: "hangs", path: writeScript(t, "exec sleep 30"), timeout: 300 * time.Millisecond, kind: pluginhost.StartTimeout,
 			msg: `plugin x did not complete its handshake within 300ms`},
-		{name: "missing", path: filepath.Join(t.TempDir(), "nope"), kind: pluginapi.StartSpawn},
+		{name: "missing", path: filepath.Join(t.TempDir(), "nope"), kind: pluginhost.StartSpawn},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			c, err := pluginapi.Launch(t.Context(), pluginapi.LaunchConfig{Path: tt.path, Name: "x", StartTimeout: tt.timeout, Logger: testLogger(t)})
+			c, err := pluginhost.Launch(t.Context(), pluginhost.LaunchConfig{Path: tt.path, Name: "x", StartTimeout: tt.timeout, Logger: testLogger(t)})
 			if err == nil {
 				c.Close()
 				t.Fatal("Launch succeeded")
 			}
-			var se *pluginapi.StartError
+			var se *pluginhost.StartError
 			if !errors.As(err, &se) {
 				t.Fatalf("error %T %v, want *StartError", err, err)
 			}
@@ -196,7 +197,7 @@ func TestLaunchErrors(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("message has several lines: %q", err)
 			}
-			if tt.kind == pluginapi.StartVersion && (len(se.PluginVersions) != 1 || se.PluginVersions[0] != 2) {
+			if tt.kind == pluginhost.StartVersion && (len(se.PluginVersions) != 1 || se.PluginVersions[0] != 2) {
 				t.Errorf("PluginVersions %v, want [2]", se.PluginVersions)
 			}
 			if d := time.Since(start); d > 3*time.Second {
@@ -211,7 +212,7 @@ func TestLaunchCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := pluginapi.Launch(ctx, pluginapi.LaunchConfig{Path: writeScript(t, "exec sleep 30")})
+	_, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{Path: writeScript(t, "exec sleep 30")})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want the context's", err)
 	}
@@ -251,7 +252,7 @@ func TestExitMidCall(t *testing.T) {
 	t.Parallel()
 	c := launch(t, "testplugin")
 	_, err := c.Execute(t.Context(), call("exit", `{}`), nil)
-	var ee *pluginapi.ExitError
+	var ee *pluginhost.ExitError
 	if !errors.As(err, &ee) {
 		t.Fatalf("err %T %v, want *ExitError", err, err)
 	}
@@ -278,7 +279,7 @@ func TestExitMidCall(t *testing.T) {
 func TestCloseStubborn(t *testing.T) {
 	t.Parallel()
 	const stop = 300 * time.Millisecond
-	c := launch(t, "testplugin", func(cfg *pluginapi.LaunchConfig) {
+	c := launch(t, "testplugin", func(cfg *pluginhost.LaunchConfig) {
 		cfg.StopTimeout = stop
 		cfg.Env = append(cfg.Env, "TESTPLUGIN_IGNORE_TERM=1")
 	})
@@ -453,7 +454,7 @@ func TestLogsForwarded(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	logger := hclog.New(&hclog.LoggerOptions{Name: "harness", Level: hclog.Info, Output: &buf, JSONFormat: true})
-	c := launch(t, "testplugin", func(cfg *pluginapi.LaunchConfig) { cfg.Logger = logger })
+	c := launch(t, "testplugin", func(cfg *pluginhost.LaunchConfig) { cfg.Logger = logger })
 	if _, err := c.Execute(t.Context(), call("panic", `{}`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func TestHooksLaunched(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
 			hooks := filepath.Join(t.TempDir(), "hooks")
-			c := launch(t, "testplugin", func(cfg *pluginapi.LaunchConfig) {
+			c := launch(t, "testplugin", func(cfg *pluginhost.LaunchConfig) {
 				cfg.Env = append(cfg.Env, "TESTPLUGIN_HOOKS_FILE="+hooks)
 			})
 			state := t.TempDir()

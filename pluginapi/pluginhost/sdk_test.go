@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -195,7 +196,7 @@ func TestInvalidPlugin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := pluginapi.StartInProcess(t.Context(), tt.p, pluginapi.InProcessConfig{})
+			_, err := pluginhost.StartInProcess(t.Context(), tt.p, pluginhost.InProcessConfig{})
 			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
 				t.Errorf("err %v, want …%s", err, tt.want)
 			}
@@ -205,7 +206,7 @@ func TestInvalidPlugin(t *testing.T) {
 
 func TestInProcessClose(t *testing.T) {
 	t.Parallel()
-	c, err := pluginapi.StartInProcess(t.Context(), sdkPlugin(), pluginapi.InProcessConfig{})
+	c, err := pluginhost.StartInProcess(t.Context(), sdkPlugin(), pluginhost.InProcessConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestHooks(t *testing.T) {
 			exits++
 		},
 	}
-	c, err := pluginapi.StartInProcess(t.Context(), p, pluginapi.InProcessConfig{})
+	c, err := pluginhost.StartInProcess(t.Context(), p, pluginhost.InProcessConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

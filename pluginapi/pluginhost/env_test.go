@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 func TestPluginEnv(t *testing.T) {
@@ -66,7 +67,7 @@ func TestPluginEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, dropped := pluginapi.PluginEnv(environ, tt.pass)
+			got, dropped := pluginhost.PluginEnv(environ, tt.pass)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("env:\n got %q\nwant %q", got, tt.want)
 			}
@@ -94,7 +95,7 @@ func TestCheckEnvNames(t *testing.T) {
 		{[]string{"A-B"}, false},
 	}
 	for _, tt := range tests {
-		err := pluginapi.CheckEnvNames(tt.names)
+		err := pluginhost.CheckEnvNames(tt.names)
 		if (err == nil) != tt.ok {
 			t.Errorf("CheckEnvNames(%q) = %v, want ok %v", tt.names, err, tt.ok)
 		}
@@ -114,7 +115,7 @@ func TestLaunchEnv(t *testing.T) {
 	t.Setenv("HTTPS_PROXY", "http://bob:launch-env-secret-3@proxy:3128")
 	t.Setenv("PLUGINAPI_PASSED", "passed-value")
 	t.Setenv("HOME", "/home/launch-env")
-	environ := func(t *testing.T, c *pluginapi.Client) map[string]string {
+	environ := func(t *testing.T, c *pluginhost.Client) map[string]string {
 		t.Helper()
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(c.PID()) + "/environ")
 		if err != nil {
@@ -134,7 +135,7 @@ func TestLaunchEnv(t *testing.T) {
 		return m
 	}
 	t.Run("default", func(t *testing.T) {
-		env := environ(t, launch(t, "testplugin", func(c *pluginapi.LaunchConfig) {
+		env := environ(t, launch(t, "testplugin", func(c *pluginhost.LaunchConfig) {
 			c.PassEnv = []string{"PLUGINAPI_PASSED"}
 			c.Env = []string{"EXTRA=1"}
 		}))
@@ -155,7 +156,7 @@ func TestLaunchEnv(t *testing.T) {
 		}
 	})
 	t.Run("skip host env", func(t *testing.T) {
-		env := environ(t, launch(t, "testplugin", func(c *pluginapi.LaunchConfig) {
+		env := environ(t, launch(t, "testplugin", func(c *pluginhost.LaunchConfig) {
 			c.SkipHostEnv = true
 			c.PassEnv = []string{"PLUGINAPI_PASSED"}
 		}))

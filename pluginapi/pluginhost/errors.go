@@ -1,15 +1,12 @@
-package pluginapi
+package pluginhost
 
 import (
-	"errors"
+	"github.com/harness-dev/harness/pluginapi"
+
 	"fmt"
 	"strconv"
 	"strings"
 )
-
-// ErrUnimplemented is wrapped by errors of HostServices methods the host
-// does not offer (gRPC Unimplemented).
-var ErrUnimplemented = errors.New("not implemented by this host")
 
 // StartErrorKind classifies why a plugin did not start.
 type StartErrorKind string
@@ -61,7 +58,7 @@ func (e *StartError) Error() string {
 		}
 		return fmt.Sprintf("%s is not a harness plugin", name)
 	case StartVersion:
-		return fmt.Sprintf("plugin %s speaks plugin protocol %s; this harness speaks %d", name, joinInts(e.PluginVersions), ProtocolVersion)
+		return fmt.Sprintf("plugin %s speaks plugin protocol %s; this harness speaks %d", name, joinInts(e.PluginVersions), pluginapi.ProtocolVersion)
 	case StartTimeout:
 		return fmt.Sprintf("plugin %s did not complete its handshake within %s", name, e.Detail)
 	case StartExited:

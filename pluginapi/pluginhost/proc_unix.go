@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package pluginapi
+package pluginhost
 
 import "syscall"
 

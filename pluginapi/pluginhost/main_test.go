@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // bins holds the plugin binaries TestMain builds: todo (the real plugin),
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 // actAsHost is the test binary re-run as a host (see TestHostDeath): it
 // launches the plugin at path, prints its pid and waits to be killed.
 func actAsHost(path string) int {
-	c, err := pluginapi.Launch(context.Background(), pluginapi.LaunchConfig{Path: path})
+	c, err := pluginhost.Launch(context.Background(), pluginhost.LaunchConfig{Path: path})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -42,7 +42,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"../plugins/todo", "./testdata/testplugin", "./testdata/v2plugin")
+		"../../plugins/todo", "../testdata/testplugin", "../testdata/v2plugin")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "build test plugins: %v\n", err)

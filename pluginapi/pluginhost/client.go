@@ -1,6 +1,9 @@
-package pluginapi
+package pluginhost
 
 import (
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/internal/wire"
+
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +87,25 @@ type Client struct {
 	closeErr  error
 }
 
+// newClient is the one place a Client is built: Launch, Attach and
+// StartInProcess differ only in how they reach the plugin and stop it, which
+// they set on the result (run, stopTimeout, stopInProc, d).
+func newClient(name string, logger hclog.Logger, pc *plugin.Client, exited <-chan struct{}, tail *lineTail) *Client {
+	if tail == nil {
+		tail = &lineTail{}
+	}
+	return &Client{name: name, logger: logger, pc: pc, tail: tail, exited: exited}
+}
+
+// dispense returns the ToolProvider handle of a connected plugin.
+func dispense(cp plugin.ClientProtocol) (*dispensed, error) {
+	raw, err := cp.Dispense(wire.PluginSetName)
+	if err != nil {
+		return nil, err
+	}
+	return raw.(*dispensed), nil
+}
+
 // Launch starts the plugin binary cfg.Path, completes the go-plugin
 // handshake and connects to its ToolProvider. Start failures are
 // *StartErrors; if ctx ends first, Launch kills the process and returns
@@ -114,12 +136,12 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		}
 	}
 	defaults := []string{
-		EnvLogLevel + "=" + levelName(cfg.Logger.GetLevel()),
-		EnvExitOnStdinEOF + "=1",
+		pluginapi.EnvLogLevel + "=" + levelName(cfg.Logger.GetLevel()),
+		pluginapi.EnvExitOnStdinEOF + "=1",
 	}
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  handshake(),
-		VersionedPlugins: pluginSets(nil),
+		VersionedPlugins: pluginSets(),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
 			// spec.Env is go-plugin's own variables only (SkipHostEnv):
 			// the host's environment reaches the plugin through base alone.
@@ -131,14 +153,13 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		// go-plugin relays the plugin's stderr into Logger.Named(runner name).
-		Logger:       cfg.Logger,
-		Stderr:       tail,
-		SyncStdout:   &logWriter{logger: named, level: hclog.Debug, stream: "stdout"},
-		SyncStderr:   &logWriter{logger: named, level: hclog.Info, stream: "stderr", tail: tail},
-		StartTimeout: cfg.StartTimeout,
-		SkipHostEnv:  true,
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes))},
+		Logger:          cfg.Logger,
+		Stderr:          tail,
+		SyncStdout:      &logWriter{logger: named, level: hclog.Debug, stream: "stdout"},
+		SyncStderr:      &logWriter{logger: named, level: hclog.Info, stream: "stderr", tail: tail},
+		StartTimeout:    cfg.StartTimeout,
+		SkipHostEnv:     true,
+		GRPCDialOptions: wire.DialOptions(),
 	})
 
 	errc := make(chan error, 1)
@@ -162,22 +183,12 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		return nil, serr
 	}
 
-	c := &Client{
-		name:        cfg.Name,
-		logger:      named,
-		pc:          pc,
-		run:         r,
-		tail:        tail,
-		exited:      r.exited,
-		stopTimeout: cfg.StopTimeout,
-	}
+	c := newClient(cfg.Name, named, pc, r.exited, tail)
+	c.run = r
+	c.stopTimeout = cfg.StopTimeout
 	proto, err := pc.Client()
 	if err == nil {
-		var raw any
-		raw, err = proto.Dispense(pluginSetName)
-		if err == nil {
-			c.d = raw.(*dispensed)
-		}
+		c.d, err = dispense(proto)
 	}
 	if err != nil {
 		_ = c.Close()
@@ -293,10 +304,10 @@ func truncate(s string, n int) string {
 }
 
 // Describe asks the plugin what it serves.
-func (c *Client) Describe(ctx context.Context) (Description, error) {
+func (c *Client) Describe(ctx context.Context) (pluginapi.Description, error) {
 	r, err := c.d.tp.Describe(ctx, &pb.Describe_Request{})
 	if err != nil {
-		return Description{}, c.callError(ctx, "describe", err)
+		return pluginapi.Description{}, c.callError(ctx, "describe", err)
 	}
 	return describeFromPB(r), nil
 }
@@ -304,13 +315,13 @@ func (c *Client) Describe(ctx context.Context) (Description, error) {
 // Configure tells the plugin the host's facts and, when req.Host is set,
 // serves it HostServices over go-plugin's broker (a socket in the private
 // folder). Call it once, before Execute.
-func (c *Client) Configure(ctx context.Context, req ConfigureRequest) error {
+func (c *Client) Configure(ctx context.Context, req pluginapi.ConfigureRequest) error {
 	var id uint32
 	if req.Host != nil {
 		id = c.d.broker.NextId()
 		host := &hostServer{h: req.Host}
 		go c.d.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
-			s := serverFactory(c.logger)(opts)
+			s := wire.ServerFactory(c.logger)(opts)
 			pb.RegisterHostServicesServer(s, host)
 			return s
 		})
@@ -325,7 +336,7 @@ func (c *Client) Configure(ctx context.Context, req ConfigureRequest) error {
 	}
 	resp, err := c.d.tp.Configure(ctx, &pb.Configure_Request{
 		HostVersion:          req.HostVersion,
-		ProtocolMinor:        ProtocolMinor,
+		ProtocolMinor:        pluginapi.ProtocolMinor,
 		LogLevel:             req.LogLevel,
 		HostServicesBrokerId: id,
 		StateDir:             stateDir,
@@ -344,26 +355,26 @@ func (c *Client) Configure(ctx context.Context, req ConfigureRequest) error {
 // with IsError; the error is non-nil only when the plugin or the transport
 // broke (an *ExitError if the process died, carrying its last stderr
 // lines) or ctx ended (ctx's error).
-func (c *Client) Execute(ctx context.Context, req CallRequest, progress Progress) (Result, error) {
+func (c *Client) Execute(ctx context.Context, req pluginapi.CallRequest, progress pluginapi.Progress) (pluginapi.Result, error) {
 	op := "execute " + req.Tool
 	select {
 	case <-c.exited:
-		return Result{}, fmt.Errorf("%s: %w", op, c.exitError(nil))
+		return pluginapi.Result{}, fmt.Errorf("%s: %w", op, c.exitError(nil))
 	default:
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.d.tp.Execute(callCtx, callToPB(req))
 	if err != nil {
-		return Result{}, c.callError(ctx, op, err)
+		return pluginapi.Result{}, c.callError(ctx, op, err)
 	}
 	for {
 		ev, err := stream.Recv()
 		if err == io.EOF {
-			return Result{}, fmt.Errorf("%s: plugin %s ended the call without a result", op, c.name)
+			return pluginapi.Result{}, fmt.Errorf("%s: plugin %s ended the call without a result", op, c.name)
 		}
 		if err != nil {
-			return Result{}, c.callError(ctx, op, err)
+			return pluginapi.Result{}, c.callError(ctx, op, err)
 		}
 		switch e := ev.GetEvent().(type) {
 		case *pb.Execute_Event_Progress:
@@ -505,18 +516,18 @@ func (c *Client) exitError(err error) *ExitError {
 // Unimplemented.
 type hostServer struct {
 	pb.UnimplementedHostServicesServer
-	h HostServices
+	h pluginapi.HostServices
 }
 
 func (s *hostServer) RequestPermission(ctx context.Context, req *pb.RequestPermission_Request) (*pb.RequestPermission_Response, error) {
-	p, ok := s.h.(Permissions)
+	p, ok := s.h.(pluginapi.Permissions)
 	if !ok {
-		return nil, status.Error(codes.Unimplemented, "request permission: "+ErrUnimplemented.Error())
+		return nil, status.Error(codes.Unimplemented, "request permission: "+pluginapi.ErrUnimplemented.Error())
 	}
-	res, err := p.RequestPermission(ctx, PermissionRequest{SessionID: req.GetSessionId(), CallID: req.GetCallId(),
+	res, err := p.RequestPermission(ctx, pluginapi.PermissionRequest{SessionID: req.GetSessionId(), CallID: req.GetCallId(),
 		Tool: req.GetTool(), Title: req.GetTitle(), Args: req.GetArgsJson()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, wire.ToStatus(err)
 	}
 	out := &pb.RequestPermission_Response{Outcome: pb.RequestPermission_OUTCOME_DENY, Reason: res.Reason}
 	if res.Allowed {
@@ -526,12 +537,12 @@ func (s *hostServer) RequestPermission(ctx context.Context, req *pb.RequestPermi
 }
 
 func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.ServerStreamingServer[pb.SpawnSubagent_Event]) error {
-	sa, ok := s.h.(Subagents)
+	sa, ok := s.h.(pluginapi.Subagents)
 	if !ok {
-		return status.Error(codes.Unimplemented, "spawn subagent: "+ErrUnimplemented.Error())
+		return status.Error(codes.Unimplemented, "spawn subagent: "+pluginapi.ErrUnimplemented.Error())
 	}
 	var mu sync.Mutex // progress may come from several goroutines
-	res, err := sa.SpawnSubagent(stream.Context(), SubagentRequest{
+	res, err := sa.SpawnSubagent(stream.Context(), pluginapi.SubagentRequest{
 		ParentSessionID: req.GetParentSessionId(), ParentCallID: req.GetParentCallId(),
 		Description: req.GetDescription(), Prompt: req.GetPrompt(),
 	}, func(text string) {
@@ -540,7 +551,7 @@ func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.Se
 		stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Progress{Progress: &pb.SpawnSubagent_Progress{Text: text}}})
 	})
 	if err != nil {
-		return toStatus(err)
+		return wire.ToStatus(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -548,9 +559,9 @@ func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.Se
 }
 
 func (s *hostServer) ReadState(ctx context.Context, req *pb.ReadState_Request) (*pb.ReadState_Response, error) {
-	st, err := s.h.ReadState(ctx, ReadStateRequest{SessionID: req.GetSessionId()})
+	st, err := s.h.ReadState(ctx, pluginapi.ReadStateRequest{SessionID: req.GetSessionId()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, wire.ToStatus(err)
 	}
 	return stateToPB(st), nil
 }

@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -58,7 +59,7 @@ func TestParseReattach(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := pluginapi.ParseReattach(tc.value)
+			got, err := pluginhost.ParseReattach(tc.value)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -75,7 +76,7 @@ func TestParseReattach(t *testing.T) {
 	}
 	// FormatReattach gives what ParseReattach reads.
 	rc := pluginapi.ReattachConfig{Protocol: "grpc", ProtocolVersion: 1, Pid: 42, Test: true, Addr: pluginapi.ReattachAddr{Network: "unix", String: "/tmp/p"}}
-	back, err := pluginapi.ParseReattach(pluginapi.FormatReattach("x", rc))
+	back, err := pluginhost.ParseReattach(pluginapi.FormatReattach("x", rc))
 	if err != nil || back["x"] != rc {
 		t.Errorf("round trip: %v, %v", back, err)
 	}
@@ -116,7 +117,7 @@ func TestDebugReattach(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s line; stderr:\n%s", pluginapi.EnvReattach, stderr.String())
 	}
-	plugins, err := pluginapi.ParseReattach(value)
+	plugins, err := pluginhost.ParseReattach(value)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestDebugReattach(t *testing.T) {
 	}
 
 	for round := 1; round <= 2; round++ {
-		c, err := pluginapi.Attach(t.Context(), "testplugin", rc, testLogger(t))
+		c, err := pluginhost.Attach(t.Context(), "testplugin", rc, testLogger(t))
 		if err != nil {
 			t.Fatalf("attach, round %d: %v", round, err)
 		}
@@ -168,7 +169,7 @@ func TestDebugReattach(t *testing.T) {
 func TestAttachNothing(t *testing.T) {
 	t.Parallel()
 	rc := pluginapi.ReattachConfig{ProtocolVersion: 1, Pid: os.Getpid(), Addr: pluginapi.ReattachAddr{Network: "unix", String: t.TempDir() + "/none"}}
-	_, err := pluginapi.Attach(t.Context(), "ghost", rc, nil)
+	_, err := pluginhost.Attach(t.Context(), "ghost", rc, nil)
 	if err == nil || !strings.Contains(err.Error(), "attach to plugin ghost at unix ") {
 		t.Errorf("Attach = %v", err)
 	}
@@ -179,7 +180,7 @@ func TestAttachNothing(t *testing.T) {
 // handshake.
 func TestDebugModeNeedsNoHost(t *testing.T) {
 	t.Parallel()
-	c := launch(t, "testplugin", func(cfg *pluginapi.LaunchConfig) {
+	c := launch(t, "testplugin", func(cfg *pluginhost.LaunchConfig) {
 		cfg.Env = append(cfg.Env, pluginapi.EnvDebug+"=1")
 		cfg.StartTimeout = 5 * time.Second
 	})

@@ -1,4 +1,4 @@
-package pluginapi
+package pluginhost
 
 // CloseStdin closes the host's end of a launched plugin's stdin, as the
 // host's death would.

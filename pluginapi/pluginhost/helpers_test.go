@@ -1,4 +1,4 @@
-package pluginapi_test
+package pluginhost_test
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // logWriter sends log lines to t.Log until the test ends.
@@ -26,9 +26,9 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func closeStdin(t *testing.T, c *pluginapi.Client) {
+func closeStdin(t *testing.T, c *pluginhost.Client) {
 	t.Helper()
-	pluginapi.CloseStdin(c)
+	pluginhost.CloseStdin(c)
 }
 
 func execOutput(path string, args ...string) ([]byte, error) {

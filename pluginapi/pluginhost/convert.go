@@ -1,0 +1,69 @@
+package pluginhost
+
+import (
+	"encoding/json"
+
+	"github.com/harness-dev/harness/pluginapi"
+	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
+)
+
+// Conversions between the Go contract types and the generated ones, the
+// host's way; package pluginapi has the plugin's. Nothing generated leaves
+// this package.
+
+func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
+	d := pluginapi.Description{
+		Name:          r.GetPluginName(),
+		Version:       r.GetPluginVersion(),
+		ProtocolMinor: int(r.GetProtocolMinor()),
+		EventTypes:    r.GetEventTypes(),
+	}
+	for _, t := range r.GetTools() {
+		d.Tools = append(d.Tools, pluginapi.ToolSpec{
+			Name:            t.GetName(),
+			Description:     t.GetDescription(),
+			Schema:          json.RawMessage(t.GetParametersJsonSchema()),
+			ConcurrencySafe: t.GetConcurrencySafe(),
+			NeedsPermission: t.GetNeedsPermission(),
+		})
+	}
+	return d
+}
+
+func callerToPB(c pluginapi.CallerKind) pb.Execute_Caller {
+	switch c {
+	case pluginapi.CallerAgent:
+		return pb.Execute_CALLER_AGENT
+	case pluginapi.CallerNone:
+		return pb.Execute_CALLER_NONE
+	}
+	return pb.Execute_CALLER_UNSPECIFIED
+}
+
+func callToPB(c pluginapi.CallRequest) *pb.Execute_Request {
+	return &pb.Execute_Request{
+		Tool:      c.Tool,
+		ArgsJson:  c.Args,
+		SessionId: c.SessionID,
+		Caller:    callerToPB(c.Caller),
+		Turn:      uint32(max(c.Turn, 0)),
+		CallId:    c.CallID,
+		Cwd:       c.Cwd,
+	}
+}
+
+func resultFromPB(r *pb.Execute_Result) pluginapi.Result {
+	out := pluginapi.Result{Content: r.GetContent(), IsError: r.GetIsError()}
+	for _, e := range r.GetEvents() {
+		out.Events = append(out.Events, pluginapi.Event{Type: e.GetType(), Data: json.RawMessage(e.GetDataJson())})
+	}
+	return out
+}
+
+func stateToPB(s pluginapi.ReadStateResponse) *pb.ReadState_Response {
+	out := &pb.ReadState_Response{Cwd: s.Cwd}
+	for _, t := range s.Todos {
+		out.Todos = append(out.Todos, &pb.Todo{Content: t.Content, Status: t.Status})
+	}
+	return out
+}
