@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
@@ -218,8 +219,8 @@ func TestAskThroughHost(t *testing.T) {
 	proj, out := confineTree(t)
 	secret := filepath.Join(out, "secret.txt")
 	args := fmt.Sprintf(`{"file_path":%q}`, secret)
-	launched := func(t *testing.T, h pluginapi.HostServices) *pluginapi.Client {
-		c, err := pluginapi.Launch(context.Background(), pluginapi.LaunchConfig{Path: binary})
+	launched := func(t *testing.T, h pluginapi.HostServices) *pluginhost.Client {
+		c, err := pluginhost.Launch(context.Background(), pluginhost.LaunchConfig{Path: binary})
 		if err != nil {
 			t.Fatalf("launch: %v", err)
 		}
@@ -229,12 +230,12 @@ func TestAskThroughHost(t *testing.T) {
 		}
 		return c
 	}
-	inProcess := func(t *testing.T, h pluginapi.HostServices) *pluginapi.Client {
+	inProcess := func(t *testing.T, h pluginapi.HostServices) *pluginhost.Client {
 		return plugintest.Start(t, newServer(diskFiles{}, hostAsker{}).plugin(), plugintest.WithHost(h))
 	}
 	for _, start := range []struct {
 		name string
-		fn   func(*testing.T, pluginapi.HostServices) *pluginapi.Client
+		fn   func(*testing.T, pluginapi.HostServices) *pluginhost.Client
 	}{{"in process", inProcess}, {"binary", launched}} {
 		tests := []struct {
 			name   string
