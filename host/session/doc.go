@@ -5,9 +5,22 @@
 // also walks a child session's ancestry through its headers
 // (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs.
 //
+// # The store contract
+//
+// A [Store] keeps its sessions in a [Backend], the session store as a
+// contract: create a log with its header, append with the expected seq
+// (an append whose seq is not the next one is refused and writes nothing),
+// read from a seq without the lock, open for the single writer (the hold),
+// list. A Backend knows records, never payloads: the turn structure, the
+// projections, the recovery of an interrupted turn and the followers are the
+// Session's, the same over every Backend. [JSONL] is the one implementation
+// today and the default (Store.Backend nil); package storetest is the
+// conformance suite any later store must pass, and JSONL passes it.
+//
 // # Store and files
 //
-// A [Store] keeps sessions as <Dir>/<id>.jsonl (directory 0700, files 0600).
+// By default a [Store] keeps sessions as <Dir>/<id>.jsonl (directory 0700,
+// files 0600).
 // [Store.Create] starts a session, [Store.Open] reopens one, [Store.List]
 // summarises them all without taking any lock. One process at a time may
 // have a session open: a second Open fails with an error matching

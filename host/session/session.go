@@ -18,7 +18,7 @@ import (
 // Session is one open session: its log, held locked, and its projections.
 // Get one from [Store.Create] or [Store.Open]; Close it when done.
 type Session struct {
-	log      *eventlog.Log
+	log      Log
 	header   eventlog.Header
 	now      func() time.Time
 	recovery Recovery
@@ -98,8 +98,13 @@ func (s *Session) Parent() string { return s.header.Parent }
 // CreatedAt returns when the session was created.
 func (s *Session) CreatedAt() time.Time { return s.header.CreatedAt }
 
-// Path returns the session's log file.
-func (s *Session) Path() string { return s.log.Path() }
+// Path returns the session's log file; "" if its [Backend] keeps no files.
+func (s *Session) Path() string {
+	if p, ok := s.log.(pather); ok {
+		return p.Path()
+	}
+	return ""
+}
 
 // Recovery says what Open repaired; zero for a session Created or closed
 // cleanly.

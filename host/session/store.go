@@ -7,20 +7,22 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/eventlog"
 )
 
-// Store is a directory of sessions, one file <Dir>/<id>.jsonl each.
+// Store is the sessions of a [Backend]: by default a directory of sessions,
+// one file <Dir>/<id>.jsonl each (see [JSONL]).
 type Store struct {
 	// Dir is <state-dir>/sessions. It is created (0700) on first Create.
+	// It is used only when Backend is nil.
 	Dir string
+	// Backend keeps the logs; nil means JSONL{Dir: Dir}.
+	Backend Backend
 	// Now is the clock that stamps events; nil means time.Now.
 	Now func() time.Time
 }
@@ -60,11 +62,29 @@ func (st *Store) now() time.Time {
 	return time.Now()
 }
 
-func (st *Store) path(id string) string { return filepath.Join(st.Dir, id+".jsonl") }
+// path returns the file of session id in a store of files.
+func (st *Store) path(id string) string { return JSONL{Dir: st.Dir}.Path(id) }
+
+// backend returns where the logs are kept.
+func (st *Store) backend() Backend {
+	if st.Backend != nil {
+		return st.Backend
+	}
+	return JSONL{Dir: st.Dir}
+}
+
+// where names the log of session id in a CorruptError: its file, for a
+// backend of files.
+func (st *Store) where(id string) string {
+	if b, ok := st.backend().(JSONL); ok {
+		return b.Path(id)
+	}
+	return "session " + id
+}
 
 // Create creates a session and returns it open.
 func (st *Store) Create(opts CreateOptions) (*Session, error) {
-	if st.Dir == "" {
+	if st.Backend == nil && st.Dir == "" {
 		return nil, errors.New("create session: the store has no directory")
 	}
 	if !filepath.IsAbs(opts.Cwd) {
@@ -83,7 +103,7 @@ func (st *Store) Create(opts CreateOptions) (*Session, error) {
 			id = NewID(now)
 		}
 		h := eventlog.Header{ID: id, CreatedAt: now, Cwd: filepath.Clean(opts.Cwd), Parent: opts.Parent}
-		log, err := eventlog.Create(st.path(id), h)
+		log, err := st.backend().Create(h)
 		if errors.Is(err, fs.ErrExist) && opts.ID == "" && attempt < 3 {
 			continue // a generated id collided: draw another
 		}
@@ -101,9 +121,9 @@ func (st *Store) Open(id string) (*Session, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("open session %q: not a valid session id", id)
 	}
-	path := st.path(id)
+	path := st.where(id)
 	s := &Session{now: st.now}
-	log, err := eventlog.Open(path, func(r eventlog.Record) error { return s.replay(path, r) })
+	log, err := st.backend().Open(id, func(r eventlog.Record) error { return s.replay(path, r) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("open session %s: %w", id, ErrNotFound)
@@ -118,7 +138,9 @@ func (st *Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("open session %s: %w", id, &eventlog.CorruptError{
 			Path: path, Line: 1, Err: fmt.Errorf("header names session %q", s.header.ID)})
 	}
-	s.recovery.Torn = log.Repaired()
+	if r, ok := log.(repairer); ok {
+		s.recovery.Torn = r.Repaired()
+	}
 	if err := s.closeInterrupted(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("open session %s: close interrupted turn: %w", id, err)
@@ -200,20 +222,13 @@ func (s *Session) closeInterrupted() error {
 // listed as they stand, a torn tail ignored. A session whose file cannot be
 // read is listed with Summary.Err set. A missing directory lists nothing.
 func (st *Store) List() ([]Summary, error) {
-	entries, err := os.ReadDir(st.Dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	ids, err := st.backend().IDs()
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var list []Summary
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !ValidID(id) || !e.Type().IsRegular() {
-			continue
-		}
-		list = append(list, summary(st.path(id), id))
+	for _, id := range ids {
+		list = append(list, st.summary(id))
 	}
 	slices.SortFunc(list, func(a, b Summary) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
@@ -225,11 +240,12 @@ func (st *Store) List() ([]Summary, error) {
 }
 
 // summary reads one session file for List.
-func summary(path, id string) Summary {
+func (st *Store) summary(id string) Summary {
+	path := st.where(id)
 	sum := Summary{ID: id}
 	var last time.Time
 	prompted := false
-	h, _, err := eventlog.Read(path, func(r eventlog.Record) error {
+	h, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
 		last = r.Time
 		switch event.Type(r.Type) {
 		case event.TypeTurnStart:
@@ -296,7 +312,7 @@ func (st *Store) Lineage(id string) ([]string, error) {
 		}
 		seen[id] = true
 		chain = append(chain, id)
-		h, err := eventlog.ReadHeader(st.path(id))
+		h, err := st.backend().Read(id, 0, nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("session lineage: %s: %w", id, ErrNotFound)
 		}
@@ -315,7 +331,7 @@ func (st *Store) Cwd(id string) (string, error) {
 	if !ValidID(id) {
 		return "", fmt.Errorf("session cwd: %q is not a valid session id", id)
 	}
-	h, err := eventlog.ReadHeader(st.path(id))
+	h, err := st.backend().Read(id, 0, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("session cwd: %s: %w", id, ErrNotFound)
 	}

@@ -1,0 +1,570 @@
+// Package storetest is the conformance suite of the session store contract,
+// [session.Backend], in the style of testing/slogtest and testing/fstest:
+// any store that keeps sessions — the JSONL directory today, a shared store
+// for teams later — must pass [Run] before a [session.Store] runs on it.
+//
+// Run checks, against a fresh, empty backend for each check:
+//
+//   - round trip: Create, Append, Close, then Open and Read give back the
+//     header and every record byte for byte, in seq order; Read from a seq
+//     starts there; a nil visit reads only the header;
+//   - contiguous seq: Next counts the records; an Append whose seq is not
+//     Next is refused and writes nothing; a closed log refuses Append;
+//   - identity: Create refuses a taken id (fs.ErrExist) and leaves its log
+//     alone; Open and Read of an unknown id fail with fs.ErrNotExist;
+//   - one writer: while a log is held, Open fails at once with an error
+//     matching eventlog.ErrLocked, one line long; Read still works and sees
+//     what the writer appended; after Close, Open succeeds; of many writers
+//     racing to Open, exactly one wins;
+//   - list: IDs names every session created, and Store.List shows each with
+//     its metadata (cwd, parent, creation time, turns, first prompt);
+//   - followers never drop: through a session.Store on the backend, a slow
+//     follower and a fast one see every event in order, without gap or
+//     repeat, after N appends, and end when the session is closed;
+//   - replay equals live: a session reopened from the backend has exactly
+//     the events the live session had (seq, time, type, data).
+//
+// Checks that only some backends can make sit behind [Options]: a backend
+// of files passes Options.TearTail, and Run then checks that Open cuts a torn
+// tail and that Read ignores it.
+//
+// The JSONL store runs the suite in package session's tests:
+//
+//	storetest.Run(t, func(t *testing.T) session.Backend {
+//		return session.JSONL{Dir: t.TempDir()}
+//	}, storetest.Options{TearTail: ...})
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// Options are what Run may do to a backend beyond the contract.
+type Options struct {
+	// TearTail, if set, damages the log id of backend b (closed, with at
+	// least one record) the way a crash in the middle of an Append would:
+	// part of one more record is left after the last whole one. Run then
+	// checks that Read ignores the torn record, that Open cuts it and
+	// reports it, and that the log goes on at the seq it had.
+	TearTail func(t *testing.T, b session.Backend, id string)
+}
+
+// Run runs every check of the suite, each as a subtest with a backend of its
+// own from newBackend.
+func Run(t *testing.T, newBackend func(t *testing.T) session.Backend, opts Options) {
+	t.Helper()
+	checks := []struct {
+		name string
+		run  func(t *testing.T, b session.Backend)
+	}{
+		{"RoundTrip", roundTrip},
+		{"ContiguousSeq", contiguousSeq},
+		{"Identity", identity},
+		{"OneWriter", oneWriter},
+		{"RacingWriters", racingWriters},
+		{"List", list},
+		{"FollowersNeverDrop", followers},
+		{"ReplayEqualsLive", replayEqualsLive},
+	}
+	if opts.TearTail != nil {
+		checks = append(checks, struct {
+			name string
+			run  func(t *testing.T, b session.Backend)
+		}{"TornTail", func(t *testing.T, b session.Backend) { tornTail(t, b, opts.TearTail) }})
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, newBackend(t))
+		})
+	}
+}
+
+var t0 = time.Date(2026, 11, 29, 19, 47, 10, 123456789, time.UTC)
+
+func header(id string) eventlog.Header {
+	return eventlog.Header{ID: id, CreatedAt: t0, Cwd: "/src/" + id, Parent: "root"}
+}
+
+// record returns the nth test record: varied types and payloads.
+func record(n int64) eventlog.Record {
+	data := fmt.Sprintf(`{"n":%d,"text":"line \"%d\" \u00e9\\n"}`, n, n)
+	switch n % 3 {
+	case 1:
+		data = fmt.Sprintf(`[%d,true,null]`, n)
+	case 2:
+		data = `"` + strings.Repeat("x", int(n)) + `"`
+	}
+	return eventlog.Record{Seq: n, Time: t0.Add(time.Duration(n) * time.Millisecond), Type: fmt.Sprintf("test/kind%d", n%4), Data: json.RawMessage(data)}
+}
+
+func mustCreate(t *testing.T, b session.Backend, id string, n int64) session.Log {
+	t.Helper()
+	l, err := b.Create(header(id))
+	if err != nil {
+		t.Fatalf("Create(%s): %v", id, err)
+	}
+	for i := range n {
+		if err := l.Append(record(i)); err != nil {
+			t.Fatalf("Append(seq %d) to %s: %v", i, id, err)
+		}
+	}
+	return l
+}
+
+func mustClose(t *testing.T, l session.Log) {
+	t.Helper()
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func sameRecord(a, b eventlog.Record) bool {
+	return a.Seq == b.Seq && a.Time.Equal(b.Time) && a.Type == b.Type && bytes.Equal(a.Data, b.Data)
+}
+
+// wantRecords checks that got are records from..to-1.
+func wantRecords(t *testing.T, what string, got []eventlog.Record, from, to int64) {
+	t.Helper()
+	if int64(len(got)) != to-from {
+		t.Fatalf("%s: %d records, want %d (seq %d to %d)", what, len(got), to-from, from, to-1)
+	}
+	for i, r := range got {
+		if want := record(from + int64(i)); !sameRecord(r, want) {
+			t.Fatalf("%s: record %d is %+v, want %+v", what, i, r, want)
+		}
+	}
+}
+
+func collect(into *[]eventlog.Record) func(eventlog.Record) error {
+	return func(r eventlog.Record) error {
+		r.Data = bytes.Clone(r.Data)
+		*into = append(*into, r)
+		return nil
+	}
+}
+
+func openAll(t *testing.T, b session.Backend, id string) (session.Log, []eventlog.Record) {
+	t.Helper()
+	var got []eventlog.Record
+	l, err := b.Open(id, collect(&got))
+	if err != nil {
+		t.Fatalf("Open(%s): %v", id, err)
+	}
+	return l, got
+}
+
+func sameHeader(t *testing.T, what string, got, want eventlog.Header) {
+	t.Helper()
+	if got.ID != want.ID || got.Cwd != want.Cwd || got.Parent != want.Parent || !got.CreatedAt.Equal(want.CreatedAt) {
+		t.Errorf("%s: header %+v, want %+v", what, got, want)
+	}
+}
+
+func roundTrip(t *testing.T, b session.Backend) {
+	const n = 30
+	l := mustCreate(t, b, "rt", n)
+	sameHeader(t, "Header after Create", l.Header(), header("rt"))
+	if err := l.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	mustClose(t, l)
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v, want nil", err)
+	}
+
+	l, got := openAll(t, b, "rt")
+	defer l.Close()
+	wantRecords(t, "Open", got, 0, n)
+	sameHeader(t, "Header after Open", l.Header(), header("rt"))
+	if l.Next() != n {
+		t.Errorf("Next after Open = %d, want %d", l.Next(), n)
+	}
+
+	for _, from := range []int64{0, 7, n - 1, n, n + 5} {
+		var read []eventlog.Record
+		h, err := b.Read("rt", from, collect(&read))
+		if err != nil {
+			t.Fatalf("Read(from %d): %v", from, err)
+		}
+		sameHeader(t, fmt.Sprintf("Read(from %d)", from), h, header("rt"))
+		wantRecords(t, fmt.Sprintf("Read(from %d)", from), read, min(from, n), n)
+	}
+	h, err := b.Read("rt", 0, nil)
+	if err != nil {
+		t.Fatalf("Read header only: %v", err)
+	}
+	sameHeader(t, "Read header only", h, header("rt"))
+
+	// A session with no record round trips too.
+	mustClose(t, mustCreate(t, b, "empty", 0))
+	l2, got := openAll(t, b, "empty")
+	defer l2.Close()
+	if len(got) != 0 || l2.Next() != 0 {
+		t.Errorf("empty session: %d records, Next %d; want none", len(got), l2.Next())
+	}
+}
+
+func contiguousSeq(t *testing.T, b session.Backend) {
+	l := mustCreate(t, b, "seq", 3)
+	for _, seq := range []int64{-1, 0, 2, 4, 1 << 40} {
+		r := record(3)
+		r.Seq = seq
+		if err := l.Append(r); err == nil {
+			t.Errorf("Append(seq %d) with Next %d succeeded, want refused", seq, 3)
+		}
+		if l.Next() != 3 {
+			t.Fatalf("Next after a refused Append(seq %d) = %d, want 3", seq, l.Next())
+		}
+	}
+	if err := l.Append(record(3)); err != nil {
+		t.Fatalf("Append(seq 3) after refusals: %v", err)
+	}
+	if l.Next() != 4 {
+		t.Errorf("Next = %d, want 4", l.Next())
+	}
+	mustClose(t, l)
+	if err := l.Append(record(4)); err == nil {
+		t.Errorf("Append to a closed log succeeded")
+	}
+	l, got := openAll(t, b, "seq")
+	defer l.Close()
+	wantRecords(t, "Open after refused appends", got, 0, 4)
+}
+
+func identity(t *testing.T, b session.Backend) {
+	mustClose(t, mustCreate(t, b, "taken", 2))
+	if l, err := b.Create(header("taken")); !errors.Is(err, fs.ErrExist) {
+		if err == nil {
+			l.Close()
+		}
+		t.Errorf("Create of a taken id: %v, want an error matching fs.ErrExist", err)
+	}
+	l, got := openAll(t, b, "taken")
+	mustClose(t, l)
+	wantRecords(t, "Open after a refused Create", got, 0, 2)
+
+	if l, err := b.Open("missing", collect(new([]eventlog.Record))); !errors.Is(err, fs.ErrNotExist) {
+		if err == nil {
+			l.Close()
+		}
+		t.Errorf("Open of an unknown id: %v, want an error matching fs.ErrNotExist", err)
+	}
+	if _, err := b.Read("missing", 0, collect(new([]eventlog.Record))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Read of an unknown id: %v, want an error matching fs.ErrNotExist", err)
+	}
+	if _, err := b.Read("missing", 0, nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Read header of an unknown id: %v, want an error matching fs.ErrNotExist", err)
+	}
+	// A visit error fails Open and comes back as is.
+	stop := errors.New("visit refused")
+	if l, err := b.Open("taken", func(eventlog.Record) error { return stop }); !errors.Is(err, stop) {
+		if err == nil {
+			l.Close()
+		}
+		t.Errorf("Open with a failing visit: %v, want the visit's error", err)
+	}
+	// ... and leaves the log free.
+	l, _ = openAll(t, b, "taken")
+	mustClose(t, l)
+}
+
+func oneWriter(t *testing.T, b session.Backend) {
+	first := mustCreate(t, b, "lock", 2)
+	for _, what := range []string{"Open while Create holds", "Open again"} {
+		l, err := b.Open("lock", collect(new([]eventlog.Record)))
+		if err == nil {
+			l.Close()
+			t.Fatalf("%s: a second writer opened a held log", what)
+		}
+		if !errors.Is(err, eventlog.ErrLocked) {
+			t.Fatalf("%s: %v, want an error matching eventlog.ErrLocked", what, err)
+		}
+		if msg := err.Error(); msg == "" || strings.Contains(msg, "\n") {
+			t.Errorf("%s: error %q is not one line", what, msg)
+		}
+	}
+	// A reader is never refused, and sees what the writer appended.
+	if err := first.Append(record(2)); err != nil {
+		t.Fatal(err)
+	}
+	var read []eventlog.Record
+	if _, err := b.Read("lock", 0, collect(&read)); err != nil {
+		t.Fatalf("Read while held: %v", err)
+	}
+	wantRecords(t, "Read while held", read, 0, 3)
+	mustClose(t, first)
+
+	second, got := openAll(t, b, "lock")
+	wantRecords(t, "Open after release", got, 0, 3)
+	if l, err := b.Open("lock", collect(new([]eventlog.Record))); !errors.Is(err, eventlog.ErrLocked) {
+		if err == nil {
+			l.Close()
+		}
+		t.Errorf("Open while Open holds: %v, want eventlog.ErrLocked", err)
+	}
+	if err := second.Append(record(3)); err != nil {
+		t.Fatalf("Append by the second writer: %v", err)
+	}
+	mustClose(t, second)
+	l, got := openAll(t, b, "lock")
+	defer l.Close()
+	wantRecords(t, "Open after the second writer", got, 0, 4)
+}
+
+func racingWriters(t *testing.T, b session.Backend) {
+	mustClose(t, mustCreate(t, b, "race", 1))
+	const writers = 8
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		won   []session.Log
+		other []error
+	)
+	start := make(chan struct{})
+	for range writers {
+		wg.Go(func() {
+			<-start
+			l, err := b.Open("race", func(eventlog.Record) error { return nil })
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won = append(won, l)
+			case !errors.Is(err, eventlog.ErrLocked):
+				other = append(other, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, l := range won {
+		defer l.Close()
+	}
+	if len(won) != 1 || len(other) != 0 {
+		t.Fatalf("%d writers raced to Open: %d won, other errors %v; want exactly one winner, the rest ErrLocked", writers, len(won), other)
+	}
+}
+
+func list(t *testing.T, b session.Backend) {
+	if ids, err := b.IDs(); err != nil || len(ids) != 0 {
+		t.Fatalf("IDs of an empty store = %q, %v; want none", ids, err)
+	}
+	c := &clock{t: t0}
+	st := &session.Store{Backend: b, Now: c.Now}
+	root, err := st.Create(session.CreateOptions{ID: "root", Cwd: "/src/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn(t, root, 1, "hello\nworld")
+	child, err := st.Create(session.CreateOptions{ID: "child", Cwd: "/src/b", Parent: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, mustCreate(t, b, "bare", 0))
+	defer root.Close()
+	defer child.Close()
+
+	ids, err := b.IDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	if want := []string{"bare", "child", "root"}; !slices.Equal(ids, want) {
+		t.Errorf("IDs = %q, want %q", ids, want)
+	}
+	sums, err := st.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]session.Summary{}
+	for _, s := range sums {
+		if s.Err != nil {
+			t.Errorf("List: %s: %v", s.ID, s.Err)
+		}
+		byID[s.ID] = s
+	}
+	if len(byID) != 3 {
+		t.Fatalf("List has %d sessions, want 3: %+v", len(byID), sums)
+	}
+	r, ch := byID["root"], byID["child"]
+	if r.Cwd != "/src/a" || r.Parent != "" || r.Turns != 1 || r.FirstPrompt != "hello world" || !r.CreatedAt.Equal(root.CreatedAt()) {
+		t.Errorf("List: root is %+v", r)
+	}
+	if ch.Cwd != "/src/b" || ch.Parent != "root" || ch.Turns != 0 || !ch.CreatedAt.Equal(child.CreatedAt()) {
+		t.Errorf("List: child is %+v", ch)
+	}
+	if chain, err := st.Lineage("child"); err != nil || !slices.Equal(chain, []string{"child", "root"}) {
+		t.Errorf("Lineage(child) = %q, %v; want [child root]", chain, err)
+	}
+}
+
+// clock is a deterministic clock: every reading is one millisecond on.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+// turn appends one whole turn n to s: start, user message, end.
+func turn(t *testing.T, s *session.Session, n int, prompt string) {
+	t.Helper()
+	for _, p := range []event.Payload{
+		event.TurnStart{Turn: n},
+		event.UserMessage{Content: event.Text(prompt)},
+		event.TurnEnd{Turn: n, Reason: event.ReasonCompleted},
+	} {
+		if _, err := s.Append(p); err != nil {
+			t.Fatalf("append %s: %v", p.EventType(), err)
+		}
+	}
+}
+
+func followers(t *testing.T, b session.Backend) {
+	st := &session.Store{Backend: b}
+	s, err := st.Create(session.CreateOptions{ID: "follow", Cwd: "/src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const turns = 100
+	const total = turns * 3
+	seqs := make([][]int64, 3)
+	var wg sync.WaitGroup
+	for i, pause := range []time.Duration{0, time.Millisecond, 0} {
+		from := int64(0)
+		if i == 2 {
+			from = 50
+		}
+		wg.Go(func() {
+			for ev := range s.Follow(context.Background(), from) {
+				seqs[i] = append(seqs[i], ev.Seq)
+				if pause > 0 && len(seqs[i])%10 == 0 {
+					time.Sleep(pause) // slow: the writer gets far ahead
+				}
+			}
+		})
+	}
+	for n := 1; n <= turns; n++ {
+		turn(t, s, n, "p")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait() // every follower ends once it has seen the last event
+	for i, got := range seqs {
+		from := int64(0)
+		if i == 2 {
+			from = 50
+		}
+		if int64(len(got)) != total-from {
+			t.Errorf("follower %d: %d events, want %d", i, len(got), total-from)
+		}
+		for k, seq := range got {
+			if seq != from+int64(k) {
+				t.Errorf("follower %d: event %d has seq %d, want %d", i, k, seq, from+int64(k))
+				break
+			}
+		}
+	}
+}
+
+func replayEqualsLive(t *testing.T, b session.Backend) {
+	c := &clock{t: t0}
+	st := &session.Store{Backend: b, Now: c.Now}
+	s, err := st.Create(session.CreateOptions{ID: "replay", Cwd: "/src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 5; n++ {
+		turn(t, s, n, fmt.Sprintf("prompt %d", n))
+	}
+	if _, err := s.AppendRaw("test/foreign", json.RawMessage(`{"a":[1,2,{"b":"c"}]}`)); err == nil {
+		t.Fatal("a foreign event outside a turn was accepted")
+	}
+	if _, err := s.Append(event.TurnStart{Turn: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendRaw("test/foreign", json.RawMessage(`{"a":[1,2,{"b":"c"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(event.TurnEnd{Turn: 6, Reason: event.ReasonCancelled}); err != nil {
+		t.Fatal(err)
+	}
+	live := slices.Clone(s.Events())
+	liveMsgs := len(s.Messages())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := st.Open("replay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Recovery().IsZero() {
+		t.Errorf("a cleanly closed session was recovered: %s", r.Recovery())
+	}
+	replayed := r.Events()
+	if len(replayed) != len(live) {
+		t.Fatalf("replay has %d events, live had %d", len(replayed), len(live))
+	}
+	for i := range live {
+		a, b := live[i], replayed[i]
+		if a.Seq != b.Seq || !a.Time.Equal(b.Time) || a.Type != b.Type || !bytes.Equal(a.Data, b.Data) {
+			t.Errorf("event %d: replayed %+v, live %+v", i, b, a)
+		}
+	}
+	if len(r.Messages()) != liveMsgs || r.LastTurn() != 6 {
+		t.Errorf("replay: %d messages, last turn %d; live had %d messages, last turn 6", len(r.Messages()), r.LastTurn(), liveMsgs)
+	}
+}
+
+func tornTail(t *testing.T, b session.Backend, tear func(*testing.T, session.Backend, string)) {
+	mustClose(t, mustCreate(t, b, "torn", 3))
+	tear(t, b, "torn")
+
+	var read []eventlog.Record
+	if _, err := b.Read("torn", 0, collect(&read)); err != nil {
+		t.Fatalf("Read of a torn log: %v", err)
+	}
+	wantRecords(t, "Read of a torn log", read, 0, 3)
+
+	l, got := openAll(t, b, "torn")
+	wantRecords(t, "Open of a torn log", got, 0, 3)
+	if r, ok := l.(interface{ Repaired() eventlog.Repair }); ok && r.Repaired().IsZero() {
+		t.Errorf("Open cut a torn tail but reports no repair")
+	}
+	if l.Next() != 3 {
+		t.Fatalf("Next after cutting the tail = %d, want 3", l.Next())
+	}
+	if err := l.Append(record(3)); err != nil {
+		t.Fatalf("Append after cutting the tail: %v", err)
+	}
+	mustClose(t, l)
+	l, got = openAll(t, b, "torn")
+	defer l.Close()
+	wantRecords(t, "Open after the repair", got, 0, 4)
+	if r, ok := l.(interface{ Repaired() eventlog.Repair }); ok && !r.Repaired().IsZero() {
+		t.Errorf("the second Open repaired again: %s", r.Repaired())
+	}
+}
