@@ -80,39 +80,43 @@ func TestPackageDocs(t *testing.T) {
 	}
 }
 
-// TestImportRules enforces the import rules of ARCHITECTURE.md.
-func TestImportRules(t *testing.T) {
-	t.Parallel()
-	// rule: a package under dir may import, from this module, only the
-	// listed prefixes; external modules are listed with allowExternal.
-	type rule struct {
-		dir           string
-		allowInternal []string
-		allowExternal bool
-		// allowModules are the external modules (path prefixes) allowed
-		// when allowExternal is false.
-		allowModules []string
-		// deny are packages of this module (path prefixes) the rule's
-		// packages must not import, even where allowInternal admits them.
-		deny []string
-		// except are packages under dir the rule does not apply to.
-		except []string
-	}
-	rules := []rule{
+// importRule: a package under dir (dir itself or below it) may import,
+// from this module, only the listed prefixes; external modules are allowed
+// with allowExternal. A package follows the most specific rule whose dir
+// holds it.
+type importRule struct {
+	dir           string
+	allowInternal []string
+	allowExternal bool
+	// allowModules are the external modules (path prefixes) allowed
+	// when allowExternal is false.
+	allowModules []string
+	// deny are packages of this module (path prefixes) the rule's
+	// packages must not import, even where allowInternal admits them.
+	deny []string
+	// except are packages under dir the rule does not apply to.
+	except []string
+}
+
+// importRules are the import rules of docs/architecture.md, which lists
+// them in a table (TestArchitectureDoc keeps the two in step).
+func importRules() []importRule {
+	return []importRule{
 		{dir: "host/event"},
 		{dir: "host/eventlog"},
-		{dir: "host/llm", allowInternal: []string{"host/llm"}, allowExternal: true},
+		{dir: "host/shorten"},
+		{dir: "host/llm", allowInternal: []string{"host/llm", "host/shorten"}, allowExternal: true},
 		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
 		{dir: "host/session/storetest", allowInternal: []string{"host/event", "host/eventlog", "host/session"}},
-		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm"}, allowExternal: true},
+		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten"}, allowExternal: true},
 		{dir: "host/prompt"},
-		{dir: "host/permission", allowInternal: []string{"host/event"}, allowExternal: true},
+		{dir: "host/permission", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		{dir: "host/pluginlock"},
-		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session"}, allowExternal: true},
+		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
-		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
 		// which only the host imports. plugintest plays the host in tests.
@@ -126,10 +130,16 @@ func TestImportRules(t *testing.T) {
 		// plugins/fs's vetted matchers and diff (see its package doc).
 		{dir: "plugins", allowInternal: []string{"pluginapi"}, deny: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}, allowModules: []string{
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
-		{dir: "acpbridge", allowInternal: []string{"host/event"}, allowExternal: true},
+		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 	}
+}
+
+// TestImportRules enforces the import rules of docs/architecture.md.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	rules := importRules()
 	// A package follows the most specific rule whose dir holds it.
-	slices.SortFunc(rules, func(a, b rule) int { return len(b.dir) - len(a.dir) })
+	slices.SortFunc(rules, func(a, b importRule) int { return len(b.dir) - len(a.dir) })
 	for _, p := range readPackages(t) {
 		for _, r := range rules {
 			if p.dir != r.dir && !strings.HasPrefix(p.dir, r.dir+"/") || slices.ContainsFunc(r.except, func(e string) bool { return p.dir == e || strings.HasPrefix(p.dir, e+"/") }) {
@@ -237,6 +247,89 @@ func TestNoStdoutOutsideMain(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestArchitectureDoc keeps docs/architecture.md in step with the code: its
+// import-rule table says what importRules enforces, row for row, and its
+// package map names every package of the module and nothing that is gone.
+func TestArchitectureDoc(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	section := func(heading string) string {
+		_, rest, ok := strings.Cut(doc, "\n## "+heading+"\n")
+		if !ok {
+			t.Fatalf("docs/architecture.md has no section %q", heading)
+		}
+		s, _, _ := strings.Cut(rest, "\n## ")
+		return s
+	}
+	// dropNote removes a trailing parenthesised note: "pluginapi (its own subpackages)".
+	dropNote := func(s string) string {
+		if i := strings.Index(s, " ("); i >= 0 {
+			s = s[:i]
+		}
+		return strings.TrimSpace(s)
+	}
+
+	rows := map[string][2]string{}
+	for _, line := range strings.Split(section("Import rules"), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		if !strings.HasPrefix(line, "| ") || len(cells) != 3 || strings.HasPrefix(cells[0], "-") || strings.TrimSpace(cells[0]) == "directory" {
+			continue
+		}
+		rows[dropNote(cells[0])] = [2]string{dropNote(cells[1]), strings.TrimSpace(cells[2])}
+	}
+	for _, r := range importRules() {
+		row, ok := rows[r.dir]
+		if !ok {
+			t.Errorf("docs/architecture.md: the import-rule table has no row for %s", r.dir)
+			continue
+		}
+		delete(rows, r.dir)
+		want := "nothing"
+		if len(r.allowInternal) > 0 {
+			want = strings.Join(r.allowInternal, ", ")
+		}
+		if row[0] != want {
+			t.Errorf("docs/architecture.md: %s may import %q from this module, the code says %q", r.dir, row[0], want)
+		}
+		switch ext := row[1]; {
+		case r.allowExternal && ext != "any":
+			t.Errorf("docs/architecture.md: %s's external modules are %q, the code allows any", r.dir, ext)
+		case !r.allowExternal && len(r.allowModules) == 0 && !strings.HasPrefix(ext, "none"):
+			t.Errorf("docs/architecture.md: %s's external modules are %q, the code allows none", r.dir, ext)
+		case !r.allowExternal && len(r.allowModules) > 0 && (ext == "any" || strings.HasPrefix(ext, "none")):
+			t.Errorf("docs/architecture.md: %s's external modules are %q, the code allows %v", r.dir, ext, r.allowModules)
+		}
+	}
+	for dir := range rows {
+		t.Errorf("docs/architecture.md: the import-rule table has a row for %s, which no rule enforces", dir)
+	}
+
+	listed := map[string]bool{}
+	for _, line := range strings.Split(section("Layers and packages"), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasSuffix(f[0], "/") {
+			continue
+		}
+		dir := strings.TrimSuffix(f[0], "/")
+		listed[dir] = true
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("docs/architecture.md lists %s/, which does not exist", dir)
+		}
+	}
+	for _, p := range readPackages(t) {
+		if p.dir == "." || strings.HasPrefix(p.dir, "examples/") {
+			continue
+		}
+		if !listed[p.dir] {
+			t.Errorf("docs/architecture.md's package map does not name %s/", p.dir)
 		}
 	}
 }

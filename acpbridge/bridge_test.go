@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 func TestInitialize(t *testing.T) {
@@ -276,22 +277,15 @@ func TestBadInputKeepsTheConnection(t *testing.T) {
 	for _, tc := range tests {
 		from := c.len()
 		c.raw(tc.line)
-		i := c.wait(from, "answer to "+clip(tc.line), func(m wireMsg) bool { return m.Method == "" && m.Error != nil })
+		i := c.wait(from, "answer to "+shorten.Bytes(tc.line, 120), func(m wireMsg) bool { return m.Method == "" && m.Error != nil })
 		m := c.at(i)
 		if string(m.ID) != tc.id || m.Error.Code != tc.code || !strings.Contains(m.Error.Message, tc.msg) {
-			t.Errorf("%s\nanswered %s\nwant id %s, code %d, message containing %q", clip(tc.line), clip(m.raw), tc.id, tc.code, tc.msg)
+			t.Errorf("%s\nanswered %s\nwant id %s, code %d, message containing %q", shorten.Bytes(tc.line, 120), shorten.Bytes(m.raw, 120), tc.id, tc.code, tc.msg)
 		}
 	}
 	if m, ups := c.prompt(id, "are you there?"); stopReason(t, m) != "end_turn" || len(ups) == 0 {
 		t.Errorf("prompt after bad input: %s, %d updates", m.raw, len(ups))
 	}
-}
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
-	}
-	return s
 }
 
 func TestSeveralSessionsAtOnce(t *testing.T) {

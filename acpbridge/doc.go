@@ -70,7 +70,9 @@
 // methods are answered -32601 by the SDK. Serve writes ACP messages to out
 // and nothing else (session/update lines are encoded with the SDK's types
 // and written by the bridge itself, so that a replay can batch them);
-// diagnostics go to Options.Logger. When the input ends
+// diagnostics go to Options.Logger — the SDK's own slog records too, under
+// the name jsonrpc, with groups as dotted keys, and none once Serve has
+// returned. When the input ends
 // (the editor closes stdin), running turns are cancelled, given
 // Options.ShutdownGrace (500 ms) to write their turn/end, and every session
 // is closed before Serve returns.

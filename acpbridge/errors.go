@@ -6,6 +6,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // JSON-RPC error codes the bridge answers with itself.
@@ -32,13 +33,13 @@ func noSuchSession(id string) *acp.RequestError {
 
 // invalidParams answers a request whose parameters cannot be served.
 func invalidParams(err error) *acp.RequestError {
-	return &acp.RequestError{Code: codeInvalidParams, Message: "Invalid params: " + oneLine(err.Error()),
+	return &acp.RequestError{Code: codeInvalidParams, Message: "Invalid params: " + shorten.OneLine(err.Error()),
 		Data: map[string]any{"error": err.Error()}}
 }
 
 // internal answers a request the host failed to serve.
 func internal(what string, err error) *acp.RequestError {
-	return &acp.RequestError{Code: codeInternal, Message: what + ": " + oneLine(err.Error()),
+	return &acp.RequestError{Code: codeInternal, Message: what + ": " + shorten.OneLine(err.Error()),
 		Data: map[string]any{"error": err.Error()}}
 }
 
@@ -47,8 +48,8 @@ func turnFailed(id string, err error) *acp.RequestError {
 	if err == nil {
 		err = errors.New("the turn ended with an error")
 	}
-	return &acp.RequestError{Code: codeInternal, Message: "turn failed: " + oneLine(err.Error()),
-		Data: map[string]any{"sessionId": id, "reason": string(event.ReasonError), "error": oneLine(err.Error())}}
+	return &acp.RequestError{Code: codeInternal, Message: "turn failed: " + shorten.OneLine(err.Error()),
+		Data: map[string]any{"sessionId": id, "reason": string(event.ReasonError), "error": shorten.OneLine(err.Error())}}
 }
 
 // openError answers a failed load or resume.

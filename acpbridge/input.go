@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // DefaultMaxMessageBytes bounds one inbound message unless
@@ -118,7 +120,7 @@ func (g *guard) pass(line []byte) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
-		g.reject(nil, codeParseError, "Parse error: the line is not valid JSON: "+oneLine(err.Error()))
+		g.reject(nil, codeParseError, "Parse error: the line is not valid JSON: "+shorten.OneLine(err.Error()))
 		return nil
 	case line[0] == '[':
 		g.reject(nil, codeInvalidRequest, "Invalid request: JSON-RPC batches are not supported")
@@ -127,7 +129,7 @@ func (g *guard) pass(line []byte) error {
 		g.reject(nil, codeInvalidRequest, "Invalid request: a message must be a JSON object")
 		return nil
 	case err != nil:
-		g.reject(nil, codeInvalidRequest, "Invalid request: "+oneLine(err.Error()))
+		g.reject(nil, codeInvalidRequest, "Invalid request: "+shorten.OneLine(err.Error()))
 		return nil
 	case env.Method == nil && len(env.ID) == 0:
 		g.reject(nil, codeInvalidRequest, "Invalid request: a message needs a method or an id")

@@ -12,6 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // translator turns a session's events into ACP session updates. The same
@@ -248,7 +249,7 @@ func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
 			if typ == "" {
 				return nil, fmt.Errorf("prompt block %d has no type: harness accepts text, resource_link and resource blocks", i)
 			}
-			return nil, fmt.Errorf("prompt block %d has type %s: harness accepts text, resource_link and resource blocks", i, strconv.Quote(clipBytes(typ, 64)))
+			return nil, fmt.Errorf("prompt block %d has type %s: harness accepts text, resource_link and resource blocks", i, strconv.Quote(shorten.Bytes(typ, 64)))
 		}
 		switch {
 		case b.Text != nil:
@@ -297,14 +298,6 @@ func blockType(b acp.ContentBlock) (declared, variant string) {
 	return "", ""
 }
 
-// clipBytes cuts s to at most n bytes for a message.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
 // linkName names a resource after the last element of its URI.
 func linkName(uri string) string {
 	if i := strings.LastIndexByte(strings.TrimRight(uri, "/"), '/'); i >= 0 {
@@ -321,9 +314,6 @@ func deref(s *string) string {
 	}
 	return *s
 }
-
-// oneLine is s on one line, for error messages.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // quote quotes a session id for a message.
 func quote(s string) string { return strconv.Quote(s) }

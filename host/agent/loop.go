@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // Defaults of [Loop]'s limits.
@@ -133,7 +133,7 @@ func (t *turn) close(reason event.Reason, err error) Outcome {
 	if t.s.LastTurn() >= t.n { // the turn is open in the log: close it
 		end := event.TurnEnd{Turn: t.n, Reason: reason}
 		if reason == event.ReasonError && err != nil {
-			end.Error = oneLine(err)
+			end.Error = shorten.OneLine(err.Error())
 		}
 		if t.hasUsage {
 			u := t.usage
@@ -314,7 +314,7 @@ func (t *turn) endStep(st *step, reason event.Reason, cause error) error {
 	if reason != event.ReasonCancelled {
 		why := "the step ended before it ran"
 		if cause != nil {
-			why = oneLine(cause)
+			why = shorten.OneLine(cause.Error())
 		}
 		content = fmt.Sprintf(hostFailedFmt, why)
 	}
@@ -351,11 +351,6 @@ func (t *turn) append(p event.Payload) error {
 func usage(u llm.Usage) event.Usage {
 	return event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, ReasoningTokens: u.ReasoningTokens}
-}
-
-// oneLine is err's message on one line.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 // both keeps the first error and adds the second, on one line.

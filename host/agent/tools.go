@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // runCalls runs the step's tool calls group by group, recording results in
@@ -140,7 +141,7 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, 
 	}
 	if err != nil {
 		t.log.Warn("permission check failed", "session", t.s.ID(), "tool", c.Name, "call", c.ID, "error", err)
-		a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + oneLine(err)}
+		a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + shorten.OneLine(err.Error())}
 	}
 	if err := t.append(event.Permission{Turn: t.n, Step: st.k, CallID: c.ID, Tool: c.Name,
 		Decision: a.Decision, Source: a.Source, Scope: a.Scope}); err != nil {
@@ -177,7 +178,7 @@ func (t *turn) commit(st *step, i int, r Result) error {
 		if err := t.appendEmitted(e); err != nil {
 			t.log.Warn("tool event rejected", "session", t.s.ID(), "tool", st.calls[i].Name,
 				"call", st.calls[i].ID, "type", e.Type, "error", err)
-			r = Result{Content: fmt.Sprintf("Error: the host rejected the %q event of this call: %s", e.Type, oneLine(err)), IsError: true}
+			r = Result{Content: fmt.Sprintf("Error: the host rejected the %q event of this call: %s", e.Type, shorten.OneLine(err.Error())), IsError: true}
 			break
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // PrefixWords reads a rule's prefix (or a recorded scope) as words: a
@@ -19,7 +20,7 @@ func PrefixWords(prefix string) ([]string, error) {
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(prefix), "")
 	if err != nil {
-		return nil, fmt.Errorf("prefix %q is not a command and its leading arguments: %s", prefix, firstLine(err.Error()))
+		return nil, fmt.Errorf("prefix %q is not a command and its leading arguments: %s", prefix, shorten.FirstLine(err.Error()))
 	}
 	if len(f.Stmts) != 1 {
 		return nil, fmt.Errorf("prefix %q is not one command and its leading arguments", prefix)

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // Limits of the analysis: a line nested deeper, or running more commands,
@@ -134,17 +136,10 @@ func (a *analyzer) parse(src string, depth, via, at int) {
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		a.fail("it is not a command line bash can parse (%s)", firstLine(err.Error()))
+		a.fail("it is not a command line bash can parse (%s)", shorten.FirstLine(err.Error()))
 		return
 	}
 	a.walk(f, depth, via, at)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 func (a *analyzer) walk(node syntax.Node, depth, via, at int) {

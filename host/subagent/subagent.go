@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // Defaults of a Runner.
@@ -331,16 +331,16 @@ func summary(ev event.Event) string {
 	}
 	switch p := p.(type) {
 	case event.ToolCall:
-		return fmt.Sprintf("→ %s %s", p.Name, clip(oneLine(p.Args), 80))
+		return fmt.Sprintf("→ %s %s", p.Name, shorten.Runes(shorten.Headline(p.Args), 80))
 	case event.ToolResult:
 		mark := "✓"
 		if p.IsError {
 			mark = "✗"
 		}
-		return fmt.Sprintf("  %s %s", mark, clip(oneLine(p.Content), 100))
+		return fmt.Sprintf("  %s %s", mark, shorten.Runes(shorten.Headline(p.Content), 100))
 	case event.AssistantMessage:
 		if p.Text != "" {
-			return clip(oneLine(p.Text), 120)
+			return shorten.Runes(shorten.Headline(p.Text), 120)
 		}
 	case event.TodoWrite:
 		done := 0
@@ -352,20 +352,4 @@ func summary(ev event.Event) string {
 		return fmt.Sprintf("todos: %d of %d done", done, len(p.Todos))
 	}
 	return ""
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -197,7 +197,10 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	stage := StageDescribe
 	dctx, dcancel := context.WithTimeout(ctx, tb.cfg.DescribeTimeout)
 	desc, err = c.Describe(dctx)
-	if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+	// The deadline has passed even when dctx does not say so yet: gRPC may
+	// deliver the server's cancel (RST_STREAM) before dctx's own timer fires.
+	deadline, _ := dctx.Deadline()
+	if err != nil && (dctx.Err() != nil || !time.Now().Before(deadline)) && ctx.Err() == nil {
 		err = fmt.Errorf("did not answer Describe within %s; it is not used", seconds(tb.cfg.DescribeTimeout))
 	}
 	dcancel()

@@ -3,6 +3,8 @@ package toolbox
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // maxTail bounds the stderr excerpt put into a crash result.
@@ -27,9 +29,9 @@ func tailText(lines []string) string {
 		msgs = append(msgs, l)
 	}
 	if from >= 0 {
-		return truncateEnd(strings.Join(msgs[from:], " | "), maxTail)
+		return shorten.Bytes(strings.Join(msgs[from:], " | "), maxTail)
 	}
-	return truncateStart(strings.Join(msgs, " | "), maxTail)
+	return shorten.TailBytes(strings.Join(msgs, " | "), maxTail)
 }
 
 // logMessage returns the message of an hclog JSON line ("" for one at trace
@@ -54,29 +56,3 @@ func logMessage(line string) string {
 	}
 	return m.Message
 }
-
-// truncateStart keeps the last n bytes of s, on a rune boundary.
-func truncateStart(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !startsRune(s[i]) {
-		i++
-	}
-	return "…" + s[i:]
-}
-
-// truncateEnd keeps the first n bytes of s, on a rune boundary.
-func truncateEnd(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !startsRune(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-func startsRune(b byte) bool { return b&0xC0 != 0x80 }

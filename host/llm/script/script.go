@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // maxLine bounds one line of a script.
@@ -322,7 +323,7 @@ func (a *answer) check(req llm.Request) error {
 			return fmt.Errorf("script: line %d expected a last message containing %q, got no messages", a.line, e.LastContains)
 		}
 		if !strings.Contains(last.Text, e.LastContains) {
-			return fmt.Errorf("script: line %d expected the last message to contain %q, got %q", a.line, e.LastContains, clip(last.Text, 120))
+			return fmt.Errorf("script: line %d expected the last message to contain %q, got %q", a.line, e.LastContains, shorten.Bytes(last.Text, 120))
 		}
 	}
 	for _, name := range e.ToolsInclude {
@@ -335,15 +336,6 @@ func (a *answer) check(req llm.Request) error {
 		}
 	}
 	return nil
-}
-
-// clip shortens s to about n bytes for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s, _ = cut(s, n)
-	return s + "…"
 }
 
 // sleep waits for d or until ctx is done; it reports whether d passed.
