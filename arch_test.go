@@ -102,6 +102,7 @@ func TestImportRules(t *testing.T) {
 		{dir: "host/pluginlock"},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
+		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "pluginapi"}, allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "pluginapi"}, allowExternal: true},
 		{dir: "pluginapi", allowInternal: []string{"pluginapi"}, allowExternal: true},
 		// plugins see only the public contract (Go's internal rule keeps
@@ -110,6 +111,9 @@ func TestImportRules(t *testing.T) {
 		{dir: "plugins", allowInternal: []string{"pluginapi"}, allowModules: []string{
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event"}, allowExternal: true},
+		// the runtime composes host/* and the plugin contract; the front
+		// ends (acpbridge, cmd) sit on it, never under it.
+		{dir: "engine", allowInternal: []string{"host", "pluginapi"}, allowExternal: true},
 	}
 	for _, p := range readPackages(t) {
 		for _, r := range rules {

@@ -3,26 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 )
-
-// loopApprover adapts a permission checker to the loop's Approver.
-type loopApprover struct{ c permission.Checker }
-
-// Approve implements agent.Approver.
-func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
-	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: json.RawMessage(req.Args), Title: req.Title, Always: req.Always})
-	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
-}
 
 // termAsker asks on the terminal: y (once), n (reject) or a (always, for
 // what the question says: the command prefixes of a command line, or the

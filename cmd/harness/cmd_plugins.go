@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/harness-dev/harness/engine"
 )
 
 func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -30,17 +32,20 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
-	dir, err := c.stateDir(e)
+	rc, err := runtimeConfig(c, e, log)
 	if err != nil {
 		return exitFailed, err
 	}
-	h := &host{cfg: c, log: log, stateDir: dir}
-	if err := h.startTools(ctx); err != nil {
+	rt, err := engine.New(rc)
+	if err != nil {
 		return exitFailed, err
 	}
-	defer h.close()
-	dirs, _ := c.pluginDirs()
-	infos := h.tools.Plugins()
+	if err := rt.StartTools(ctx); err != nil {
+		return exitFailed, err
+	}
+	defer rt.Close()
+	dirs := rc.PluginDirs
+	infos := rt.Plugins()
 	if len(infos) == 0 {
 		fmt.Fprintf(std.err, "no plugins in %s: build them with go build -o bin/plugins/ ./plugins/...\n", strings.Join(dirs, ":"))
 		return exitOK, nil

@@ -44,16 +44,16 @@ func TestSystemPromptNamesTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer h.close()
+			defer h.Close()
 			ctx := context.Background()
-			if err := h.startTools(ctx); err != nil {
+			if err := h.StartTools(ctx); err != nil {
 				t.Fatal(err)
 			}
 			s, err := h.openSession("")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer h.closeSession(s)
+			defer h.CloseSession(s)
 			if code, err := h.turn(ctx, s, "go", std); code != exitOK {
 				t.Fatalf("turn: %d %v\n%s", code, err, stderr.String())
 			}

@@ -141,12 +141,12 @@ func TestReplacedWhileThinking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.close()
+	defer h.Close()
 	ctx := context.Background()
-	if err := h.startTools(ctx); err != nil {
+	if err := h.StartTools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	old, ok := pluginInfo(h, path)
+	old, ok := pluginInfo(h.Runtime, path)
 	if !ok || old.SHA256 != sum1 || old.PID == 0 || old.Status != toolbox.StatusRunning {
 		t.Fatalf("at start: %+v (found %v), want v1 (sha256 %s) running", old, ok, sum1)
 	}
@@ -154,7 +154,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.closeSession(s)
+	defer h.CloseSession(s)
 
 	type ended struct {
 		code int
@@ -191,7 +191,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 	var cur toolbox.PluginInfo
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		cur, _ = pluginInfo(h, path)
+		cur, _ = pluginInfo(h.Runtime, path)
 		if cur.SHA256 == sum2 && cur.Status == toolbox.StatusRunning && cur.PID != 0 {
 			break
 		}
