@@ -113,6 +113,8 @@ func TestImportRules(t *testing.T) {
 		{dir: "acpbridge", allowInternal: []string{"host/event"}, allowExternal: true},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.
+		// the terminal front end, as acpbridge is the editor's.
+		{dir: "termview", allowInternal: []string{"host/event", "host/permission"}},
 		{dir: "engine", allowInternal: []string{"host", "pluginapi"}, allowExternal: true},
 	}
 	for _, p := range readPackages(t) {

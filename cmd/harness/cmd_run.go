@@ -9,6 +9,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/termview"
 )
 
 func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -57,12 +58,12 @@ func (h *app) turn(ctx context.Context, s *session.Session, text string, std std
 	if err != nil {
 		return exitFailed, err
 	}
-	view := newTermView(std.out, s, isTerminal(std.out) && h.color)
+	view := termview.New(std.out, s, isTerminal(std.out) && h.color)
 	var asker permission.Asker
 	if isTerminal(std.in) {
-		asker = &termAsker{view: view, in: std.in}
+		asker = termview.NewAsker(view, std.in)
 	}
-	stop := view.follow()
+	stop := view.Follow()
 	out := h.Run(ctx, s, loop, event.Text(text), view, asker)
 	stop()
 	switch out.Reason {

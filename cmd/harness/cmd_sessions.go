@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/termview"
 )
 
 func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error) {
@@ -35,7 +36,7 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	for _, row := range sessionTree(list) {
 		s := row.Summary
 		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\n", strings.Repeat("  ", row.depth), s.ID,
-			s.UpdatedAt.Local().Format(time.DateTime), s.Turns, s.Cwd, clip(strings.Join(strings.Fields(s.FirstPrompt), " "), 60))
+			s.UpdatedAt.Local().Format(time.DateTime), s.Turns, s.Cwd, termview.Clip(strings.Join(strings.Fields(s.FirstPrompt), " "), 60))
 	}
 	return exitOK, tw.Flush()
 }

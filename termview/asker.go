@@ -1,4 +1,4 @@
-package main
+package termview
 
 import (
 	"bufio"
@@ -12,19 +12,23 @@ import (
 	"github.com/harness-dev/harness/host/permission"
 )
 
-// termAsker asks on the terminal: y (once), n (reject) or a (always, for
+// Asker asks on the terminal: y (once), n (reject) or a (always, for
 // what the question says: the command prefixes of a command line, or the
 // tool). When "always" cannot be scoped it is not offered.
-type termAsker struct {
-	view *termView
+type Asker struct {
+	view *View
 	in   io.Reader
 
 	once  sync.Once
 	lines chan string // lines read from in; closed at EOF
 }
 
+// NewAsker returns an asker that prompts in view and reads the answers
+// from in.
+func NewAsker(view *View, in io.Reader) *Asker { return &Asker{view: view, in: in} }
+
 // Ask implements permission.Asker.
-func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
+func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
 	a.once.Do(func() {
 		a.lines = make(chan string)
 		go func() { // reads until EOF; a line nobody waits for is dropped with the process
@@ -37,9 +41,9 @@ func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Deci
 	})
 	what := req.Tool
 	if cmd := permission.Command(req.Args); cmd != "" {
-		what = fmt.Sprintf("%s: %s", req.Tool, clip(cmd, 200))
+		what = fmt.Sprintf("%s: %s", req.Tool, Clip(cmd, 200))
 	} else if len(req.Args) > 0 {
-		what = fmt.Sprintf("%s %s", req.Tool, clip(compactJSON(string(req.Args)), 200))
+		what = fmt.Sprintf("%s %s", req.Tool, Clip(compactJSON(string(req.Args)), 200))
 	}
 	if req.Title != "" {
 		what = req.Title
