@@ -114,7 +114,7 @@ func TestImportRules(t *testing.T) {
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"host/event", "host/permission"}},
+		{dir: "termview", allowInternal: []string{"host/event", "host/permission", "host/session", "host/toolbox"}},
 		{dir: "engine", allowInternal: []string{"host", "pluginapi"}, allowExternal: true},
 	}
 	for _, p := range readPackages(t) {

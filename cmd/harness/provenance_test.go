@@ -253,11 +253,11 @@ func TestReplacedWhileThinking(t *testing.T) {
 		served := results[id]
 		named := fmt.Sprintf("version=%s pid=%d", versions[sum], int(pid))
 		if served != named {
-			t.Errorf("tool/call %s names sha256 %s pid %d (%s), but %q served it", id, short(sum), int(pid), named, served)
+			t.Errorf("tool/call %s names sha256 %s pid %d (%s), but %q served it", id, shortSum(sum), int(pid), named, served)
 		}
 		w := want[id]
 		if sum != w.SHA256 || int(pid) != w.PID || p["version"] != versions[w.SHA256] {
-			t.Errorf("tool/call %s names %v, want %s pid %d (%s)", id, p, short(w.SHA256), w.PID, versions[w.SHA256])
+			t.Errorf("tool/call %s names %v, want %s pid %d (%s)", id, p, shortSum(w.SHA256), w.PID, versions[w.SHA256])
 		}
 	}
 
@@ -270,3 +270,6 @@ func TestReplacedWhileThinking(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// shortSum is the first 12 hex digits of a sha256.
+func shortSum(sum string) string { return sum[:min(12, len(sum))] }
