@@ -84,7 +84,8 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 	}
 	if model != nil {
 		rc.Model, rc.ModelName = model, c.Provider
-	} else if rc.Model, rc.ModelName, err = newModel(c, e, log); err != nil {
+	} else if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.Model,
+		BaseURL: c.BaseURL, Script: c.Script, Getenv: e.get}, log); err != nil {
 		return nil, err
 	}
 	rc.MaxSteps, rc.SubagentDepth = c.MaxSteps, c.SubagentDepth
