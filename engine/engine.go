@@ -49,7 +49,7 @@ type Config struct {
 	Logger hclog.Logger
 	// LogLevel is the level the plugins log at.
 	LogLevel string
-	// HostVersion is told to the plugins.
+	// HostVersion is told to the plugins ("": Version("")).
 	HostVersion string
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
@@ -82,6 +82,9 @@ type Runtime struct {
 func New(cfg Config) (*Runtime, error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("engine: no state dir: set Config.StateDir")
+	}
+	if cfg.HostVersion == "" {
+		cfg.HostVersion = Version("")
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"strings"
-	"testing"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
@@ -75,30 +73,4 @@ func Example() {
 	// turn: completed <nil>
 	// answer: Greeted.
 	// todo: greet in_progress
-}
-
-// pluginDir holds the real plugins, built by TestMain.
-var pluginDir string
-
-// TestMain builds the real plugins (as the README does: static) for the
-// example and the tests, and removes them afterwards.
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "engine-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "engine tests:", err)
-		return 2
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", dir+"/", "../plugins/...")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "engine tests: go build plugins: %v\n%s", err, out)
-		return 2
-	}
-	pluginDir = dir
-	return m.Run()
 }

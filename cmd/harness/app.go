@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/engine"
 )
 
 // version is the harness version, set at build time with
@@ -18,35 +19,8 @@ import (
 var version = "dev"
 
 // versionString is the version to show: the one set at build time, else
-// the commit the binary was built from (from the Go build info).
-func versionString() string {
-	if version != "dev" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	switch {
-	case rev == "":
-		return version
-	case dirty:
-		return "dev-" + rev + "-dirty"
-	}
-	return "dev-" + rev
-}
+// the commit the binary was built from.
+func versionString() string { return engine.Version(version) }
 
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 
@@ -60,24 +59,9 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		if len(plugins) == 0 {
 			return exitUsage, fmt.Errorf("--reattach: $%s names no plugin: start one with %s=1: %w", pluginapi.EnvReattach, pluginapi.EnvDebug, errUsage)
 		}
-		names := make([]string, 0, len(plugins))
-		for name := range plugins {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			total++
-			if !plugincheck.Attached(ctx, name, plugins[name], std.out, opts) {
-				failed = append(failed, name)
-			}
-		}
+		total, failed = len(plugins), plugincheck.AllAttached(ctx, plugins, std.out, opts)
 	} else {
-		for _, path := range fs.Args() {
-			total++
-			if !plugincheck.Binary(ctx, path, std.out, opts) {
-				failed = append(failed, path)
-			}
-		}
+		total, failed = fs.NArg(), plugincheck.Binaries(ctx, fs.Args(), std.out, opts)
 	}
 	if len(failed) > 0 {
 		if total == 1 {

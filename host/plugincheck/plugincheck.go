@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -102,6 +103,33 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return d.Round(100 * time.Millisecond).String()
+}
+
+// Binaries checks the plugin binaries at paths, one after the other, and
+// returns those that fail a check.
+func Binaries(ctx context.Context, paths []string, w io.Writer, opts Options) (failed []string) {
+	for _, path := range paths {
+		if !Binary(ctx, path, w, opts) {
+			failed = append(failed, path)
+		}
+	}
+	return failed
+}
+
+// AllAttached checks the plugins running in debug mode, by name, and
+// returns the names of those that fail a check.
+func AllAttached(ctx context.Context, plugins map[string]pluginapi.ReattachConfig, w io.Writer, opts Options) (failed []string) {
+	names := make([]string, 0, len(plugins))
+	for name := range plugins {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !Attached(ctx, name, plugins[name], w, opts) {
+			failed = append(failed, name)
+		}
+	}
+	return failed
 }
 
 // Binary launches the plugin at path and runs every check on it. It
