@@ -24,4 +24,8 @@
 // also answers its subagents' and plugins' questions while it runs. Close
 // waits for background work and stops the plugins. A Runtime writes
 // nothing to stdout; it logs to Config.Logger.
+//
+// What a front end needs to fill Config the way harness does is here too:
+// OpenModel (the providers: deepseek, openai, script), DefaultStateDir,
+// DefaultPermissionsFile, PluginDirs and Version.
 package engine

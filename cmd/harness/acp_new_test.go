@@ -78,7 +78,7 @@ func newACPHost(t *testing.T, toolsErr error) *acpHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 	c.Provider = "script"
 	// The demo's one command is harmless; it runs without asking.
 	c.Yes = true
-	h, err := newHost(c, e, std, model)
+	h, err := newTermApp(c, e, std, model)
 	if err != nil {
 		return exitFailed, err
 	}

@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	if text == "" {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
-	h, err := newHost(c, e, std, nil)
+	h, err := newTermApp(c, e, std, nil)
 	if err != nil {
 		return exitFailed, err
 	}

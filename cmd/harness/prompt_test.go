@@ -40,7 +40,7 @@ func TestSystemPromptNamesTools(t *testing.T) {
 				SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 			var stderr strings.Builder
 			std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
-			h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+			h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -52,10 +52,10 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv()}, nil
 }
 
-// newHost checks the configuration and builds the runtime with a logger on
+// newTermApp checks the configuration and builds the runtime with a logger on
 // the terminal; a non-nil model is used instead of the configured provider
 // (the demo brings its own script).
-func newHost(c *config, e env, std stdio, model agent.Model) (*app, error) {
+func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", err, errUsage)
 	}
