@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/prompt"
@@ -85,7 +87,7 @@ func newACPHost(t *testing.T, toolsErr error) *acpHost {
 	t.Cleanup(func() { h.Close() })
 	ready := make(chan struct{})
 	close(ready)
-	return &acpHost{h: h, toolsReady: ready, toolsErr: toolsErr}
+	return &acpHost{h: h, log: hclog.NewNullLogger(), toolsReady: ready, toolsErr: toolsErr}
 }
 
 func sessionFiles(t *testing.T, dir string) []string {
