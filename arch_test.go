@@ -116,6 +116,7 @@ func importRules() []importRule {
 		{dir: "host/pluginlock"},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
+		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
@@ -131,6 +132,11 @@ func importRules() []importRule {
 		{dir: "plugins", allowInternal: []string{"pluginapi"}, deny: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}, allowModules: []string{
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
+		// the terminal front end, as acpbridge is the editor's.
+		{dir: "termview", allowInternal: []string{"host/event", "host/permission", "host/session", "host/toolbox"}},
+		// the runtime composes host/* and the plugin contract; the front
+		// ends (acpbridge, cmd) sit on it, never under it.
+		{dir: "engine", allowInternal: []string{"host", "pluginapi"}, allowExternal: true},
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/prompt"
@@ -51,7 +53,7 @@ func TestACPNewSessionFailureLeavesNoFile(t *testing.T) {
 			if errors.Is(err, acpbridge.ErrInvalidCwd) != tc.invalid {
 				t.Errorf("err = %v; ErrInvalidCwd %v, want %v", err, !tc.invalid, tc.invalid)
 			}
-			if files := sessionFiles(t, ah.h.store.Dir); len(files) != 0 {
+			if files := sessionFiles(t, ah.h.SessionsDir()); len(files) != 0 {
 				t.Errorf("a failed session/new left %v", files)
 			}
 		})
@@ -62,7 +64,7 @@ func TestACPNewSessionFailureLeavesNoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if files := sessionFiles(t, ah.h.store.Dir); len(files) != 1 || !strings.Contains(files[0], s.ID()) {
+	if files := sessionFiles(t, ah.h.SessionsDir()); len(files) != 1 || !strings.Contains(files[0], s.ID()) {
 		t.Errorf("session files %v, want the one of %s", files, s.ID())
 	}
 }
@@ -78,14 +80,14 @@ func newACPHost(t *testing.T, toolsErr error) *acpHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.close() })
+	t.Cleanup(func() { h.Close() })
 	ready := make(chan struct{})
 	close(ready)
-	return &acpHost{h: h, toolsReady: ready, toolsErr: toolsErr}
+	return &acpHost{h: h, log: hclog.NewNullLogger(), toolsReady: ready, toolsErr: toolsErr}
 }
 
 func sessionFiles(t *testing.T, dir string) []string {

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"strings"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // version is the harness version, set at build time with
@@ -18,35 +19,8 @@ import (
 var version = "dev"
 
 // versionString is the version to show: the one set at build time, else
-// the commit the binary was built from (from the Go build info).
-func versionString() string {
-	if version != "dev" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	switch {
-	case rev == "":
-		return version
-	case dirty:
-		return "dev-" + rev + "-dirty"
-	}
-	return "dev-" + rev
-}
+// the commit the binary was built from.
+func versionString() string { return engine.Version(version) }
 
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {
@@ -121,7 +95,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintf(std.err, "harness: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(err.Error()))
 		if errors.Is(err, errUsage) {
 			return exitUsage
 		}
@@ -130,15 +104,6 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		}
 	}
 	return code
-}
-
-// oneLine keeps an error to one line for the user.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	return s
 }
 
 // newLogger returns the process's one logger, writing to w at the level

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
@@ -41,31 +43,26 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	model, modelName, err := newModel(c, e, log)
+	h, err := newApp(c, e, log, nil)
 	if err != nil {
 		return exitFailed, err
 	}
-	h, err := newHost(c, e, std, model)
-	if err != nil {
-		return exitFailed, err
-	}
-	h.log, h.modelName = log, modelName // newHost's logger is for the terminal
 
 	// The plugins start while the editor initializes; a session waits for
 	// them when it is created or opened. They stop after Serve has closed
 	// every session, so they exit with the host.
-	ah := &acpHost{h: h, toolsReady: make(chan struct{})}
+	ah := &acpHost{h: h, log: log, toolsReady: make(chan struct{})}
 	toolsCtx, stopStarting := context.WithCancel(ctx)
 	defer stopStarting()
 	go func() {
 		defer close(ah.toolsReady)
-		ah.toolsErr = h.startTools(toolsCtx)
+		ah.toolsErr = h.StartTools(toolsCtx)
 	}()
 	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
 		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp")})
 	stopStarting() // if the editor left while they were starting
 	<-ah.toolsReady
-	if cerr := h.close(); cerr != nil {
+	if cerr := h.Close(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
 	if err != nil {
@@ -77,7 +74,8 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 // acpHost serves the ACP bridge from the session store, the agent loop and
 // the plugins.
 type acpHost struct {
-	h *host
+	h   *app
+	log hclog.Logger
 	// toolsReady is closed once the plugins have started, or failed to:
 	// toolsErr says which.
 	toolsReady chan struct{}
@@ -95,15 +93,14 @@ func (a *acpHost) NewSession(ctx context.Context, cwd string) (acpbridge.Session
 	if err := a.waitTools(ctx); err != nil {
 		return nil, err
 	}
-	loop, err := a.h.loop(cwd)
+	loop, err := a.h.Loop(cwd)
 	if err != nil {
 		return nil, err
 	}
-	s, err := a.h.store.Create(session.CreateOptions{Cwd: cwd})
+	s, err := a.h.CreateSession(cwd)
 	if err != nil {
 		return nil, err
 	}
-	a.h.sessions.add(s)
 	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
@@ -115,15 +112,15 @@ func (a *acpHost) OpenSession(ctx context.Context, id string) (acpbridge.Session
 	if err := a.waitTools(ctx); err != nil {
 		return nil, err
 	}
-	s, err := a.h.store.Open(id)
+	s, err := a.h.OpenSession(id)
 	if errors.Is(err, session.ErrNotFound) {
-		return nil, fmt.Errorf("no session %s in %s: %w", id, a.h.store.Dir, acpbridge.ErrSessionNotFound)
+		return nil, fmt.Errorf("no session %s in %s: %w", id, a.h.SessionsDir(), acpbridge.ErrSessionNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if rec := s.Recovery(); !rec.IsZero() {
-		a.h.log.Info("session recovered", "session", id, "recovery", rec.String())
+		a.log.Info("session recovered", "session", id, "recovery", rec.String())
 	}
 	return a.wrap(s)
 }
@@ -139,29 +136,27 @@ func (a *acpHost) waitTools(ctx context.Context) error {
 	}
 }
 
-// wrap pairs an open session with a loop for its turns and makes it known
-// to the plugins' host services.
+// wrap pairs an open session with a loop for its turns.
 func (a *acpHost) wrap(s *session.Session) (acpbridge.Session, error) {
-	loop, err := a.h.loop(s.Cwd())
+	loop, err := a.h.Loop(s.Cwd())
 	if err != nil {
-		s.Close()
+		a.h.CloseSession(s)
 		return nil, err
 	}
-	a.h.sessions.add(s)
 	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
 // ListSessions implements acpbridge.Host: the store's sessions but those
 // started from another (subagents), whose files cannot be read skipped.
 func (a *acpHost) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
-	list, err := a.h.store.List()
+	list, err := a.h.ListSessions()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]acpbridge.SessionInfo, 0, len(list))
 	for _, s := range list {
 		if s.Err != nil {
-			a.h.log.Warn("session not listed", "session", s.ID, "error", s.Err)
+			a.log.Warn("session not listed", "session", s.ID, "error", s.Err)
 			continue
 		}
 		if s.Parent != "" {
@@ -175,21 +170,18 @@ func (a *acpHost) ListSessions(context.Context) ([]acpbridge.SessionInfo, error)
 // acpSession is an open session with the loop that runs its turns.
 type acpSession struct {
 	*session.Session
-	h    *host
+	h    *app
 	loop *agent.Loop
 }
 
 // Prompt implements acpbridge.Session. Tools that need permission are asked
 // about in the editor (session/request_permission), per the policy.
 func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live acpbridge.Live) (event.Reason, error) {
-	loop := *s.loop // this turn's: its approver asks through this turn's live
-	checker := permission.Checker{Policy: s.h.policy}
+	var asker permission.Asker // this turn's: it asks through this turn's live
 	if a, ok := live.(acpbridge.Asker); ok {
-		checker.Asker = editorAsker{a}
+		asker = editorAsker{a}
 	}
-	loop.Approver = loopApprover{checker}
-	defer s.h.approvers.set(s.ID(), loop.Approver)()
-	out := loop.Run(ctx, s.Session, prompt, live)
+	out := s.h.Run(ctx, s.Session, s.loop, prompt, live, asker)
 	return out.Reason, out.Err
 }
 
@@ -202,4 +194,4 @@ func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Dec
 }
 
 // Close implements acpbridge.Session.
-func (s *acpSession) Close() error { return s.h.closeSession(s.Session) }
+func (s *acpSession) Close() error { return s.h.CloseSession(s.Session) }

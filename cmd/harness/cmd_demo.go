@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/llm/script"
-	"github.com/harness-dev/harness/host/permission"
 )
 
 //go:embed demo/demo.jsonl
@@ -26,29 +25,29 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 		return exitFailed, fmt.Errorf("load the demo script: %w", err)
 	}
 	c.Provider = "script"
-	h, err := newHost(c, e, std, model)
+	// The demo's one command is harmless; it runs without asking.
+	c.Yes = true
+	h, err := newTermApp(c, e, std, model)
 	if err != nil {
 		return exitFailed, err
 	}
-	defer h.close()
-	if err := h.startTools(ctx); err != nil {
+	defer h.Close()
+	if err := h.StartTools(ctx); err != nil {
 		return exitFailed, err
 	}
 	for _, tool := range []string{"todo_write", "bash", "subagent"} {
-		if !h.hasTool(tool) {
+		if !h.HasTool(tool) {
 			dirs, _ := c.pluginDirs()
 			return exitFailed, fmt.Errorf("the demo needs the %s tool, and %s has no plugin offering it: build the plugins with go build -o bin/plugins/ ./plugins/... (next to bin/harness), or pass --plugin-dir",
 				tool, strings.Join(dirs, ":"))
 		}
 	}
-	// The demo's one command is harmless; it runs without asking.
-	h.policy.Mode = permission.ModeAllowAll
 	fmt.Fprintln(std.out, "(The demo allows its tool calls without asking: it runs one harmless echo. harness run asks first.)")
 	s, err := h.openSession("")
 	if err != nil {
 		return exitFailed, err
 	}
-	defer h.closeSession(s)
+	defer h.CloseSession(s)
 	// The user's side of the demo, one turn each.
 	prompts := []string{"Show me how you work on a task.", "And where is this conversation stored?"}
 	for _, p := range prompts {
@@ -57,7 +56,7 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 			return code, err
 		}
 	}
-	path := filepath.Join(h.store.Dir, s.ID()+".jsonl")
+	path := filepath.Join(h.SessionsDir(), s.ID()+".jsonl")
 	fmt.Fprintf(std.out, "\nThe whole session is in %s\nRead it with: jq -c . %s\n", path, path)
 	return exitOK, nil
 }

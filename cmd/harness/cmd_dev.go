@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,7 +30,7 @@ func cmdDev(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	sources := fs.Args()
 	if len(sources) == 0 {
-		if sources, err = pluginSources("plugins"); err != nil {
+		if sources, err = devbuild.Sources("plugins"); err != nil {
 			return exitFailed, err
 		}
 		if len(sources) == 0 {
@@ -56,30 +54,4 @@ func cmdDev(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	return exitOK, nil
-}
-
-// pluginSources returns the folders under root that hold a Go main package.
-func pluginSources(root string) ([]string, error) {
-	entries, err := os.ReadDir(root)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list plugin sources: %w", err)
-	}
-	var out []string
-	for _, e := range entries {
-		dir := filepath.Join(root, e.Name())
-		if !e.IsDir() {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, "main.go")); err == nil && strings.Contains(string(b), "package main") {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, abs)
-		}
-	}
-	return out, nil
 }

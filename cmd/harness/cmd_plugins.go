@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/termview"
 )
 
 func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -30,58 +32,26 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 	if err != nil {
 		return exitUsage, err
 	}
-	dir, err := c.stateDir(e)
+	rc, err := runtimeConfig(c, e, log)
 	if err != nil {
 		return exitFailed, err
 	}
-	h := &host{cfg: c, log: log, stateDir: dir}
-	if err := h.startTools(ctx); err != nil {
+	rt, err := engine.New(rc)
+	if err != nil {
 		return exitFailed, err
 	}
-	defer h.close()
-	dirs, _ := c.pluginDirs()
-	infos := h.tools.Plugins()
+	if err := rt.StartTools(ctx); err != nil {
+		return exitFailed, err
+	}
+	defer rt.Close()
+	dirs := rc.PluginDirs
+	infos := rt.Plugins()
 	if len(infos) == 0 {
 		fmt.Fprintf(std.err, "no plugins in %s: build them with go build -o bin/plugins/ ./plugins/...\n", strings.Join(dirs, ":"))
 		return exitOK, nil
 	}
-	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PLUGIN\tVERSION\tSHA256\tSTATUS\tTOOLS\tPATH")
-	failed := 0
-	for _, p := range infos {
-		name, sum := p.Name, p.SHA256
-		if name == "" {
-			name = "-"
-		}
-		if len(sum) > 12 {
-			sum = sum[:12]
-		}
-		if sum == "" {
-			sum = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Version), sum, p.Status, dash(strings.Join(p.Tools, ",")), p.Path)
-		if p.Err != "" {
-			failed++
-		}
-	}
-	if err := tw.Flush(); err != nil {
+	if err := termview.Plugins(std.out, infos); err != nil {
 		return exitFailed, err
 	}
-	printReloads(std.out, infos)
-	for _, p := range infos {
-		if p.Err != "" {
-			fmt.Fprintf(std.out, "\n%s: %s", p.Path, p.Err)
-		}
-	}
-	if failed > 0 {
-		fmt.Fprintln(std.out)
-	}
 	return exitOK, nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

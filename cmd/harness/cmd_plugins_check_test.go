@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -625,7 +626,7 @@ func TestRegistrationProblems(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var got []string
-			for _, err := range registrationProblems(tc.d) {
+			for _, err := range plugincheck.RegistrationProblems(tc.d) {
 				got = append(got, err.Error())
 			}
 			if all := strings.Join(got, "\n"); tc.want == "" && all != "" || !strings.Contains(all, tc.want) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/host/toolbox"
 )
@@ -216,7 +217,7 @@ func (s *syncBuffer) String() string {
 // watchingHost starts the toolbox of the plugin dir dir as the CLI does,
 // from the CLI's own flags and defaults, and skips the test when it does
 // not hot-reload.
-func watchingHost(t *testing.T, dir string) *host {
+func watchingHost(t *testing.T, dir string) *engine.Runtime {
 	t.Helper()
 	fs := newFlagSet("test", io.Discard, "")
 	c := bindConfig(fs, func(string) (string, bool) { return "", false })
@@ -228,15 +229,18 @@ func watchingHost(t *testing.T, dir string) *host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	state, err := c.stateDir(func(string) (string, bool) { return "", false })
+	rc, err := runtimeConfig(c, func(string) (string, bool) { return "", false }, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{cfg: c, log: log, stateDir: state}
-	if err := h.startTools(context.Background()); err != nil {
+	h, err := engine.New(rc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = h.close() })
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
 	if strings.Contains(logs.String(), "watch=false") {
 		t.Fatal("hot reload is off: startTools does not set toolbox.Config.Watch")
 	}
@@ -244,8 +248,8 @@ func watchingHost(t *testing.T, dir string) *host {
 }
 
 // pluginInfo returns the toolbox's entry for plugin file path.
-func pluginInfo(h *host, path string) (toolbox.PluginInfo, bool) {
-	for _, p := range h.tools.Plugins() {
+func pluginInfo(h *engine.Runtime, path string) (toolbox.PluginInfo, bool) {
+	for _, p := range h.Plugins() {
 		if p.Path == path {
 			return p, true
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/termview"
 )
 
 func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -29,22 +30,22 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	if text == "" {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
-	h, err := newHost(c, e, std, nil)
+	h, err := newTermApp(c, e, std, nil)
 	if err != nil {
 		return exitFailed, err
 	}
-	defer h.close()
+	defer h.Close()
 	s, err := h.openSession(*sessionID)
 	if err != nil {
 		return exitFailed, err
 	}
-	if err := h.startTools(ctx); err != nil {
-		h.closeSession(s)
+	if err := h.StartTools(ctx); err != nil {
+		h.CloseSession(s)
 		return exitFailed, err
 	}
 	code, err := h.turn(ctx, s, text, std)
 	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
-	if cerr := h.closeSession(s); cerr != nil && err == nil {
+	if cerr := h.CloseSession(s); cerr != nil && err == nil {
 		err = cerr
 	}
 	return code, err
@@ -52,20 +53,18 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 
 // turn runs one turn of s on text, rendering it to std.out, and maps its
 // outcome to an exit code and a one-line reason.
-func (h *host) turn(ctx context.Context, s *session.Session, text string, std stdio) (int, error) {
-	loop, err := h.loop(s.Cwd())
+func (h *app) turn(ctx context.Context, s *session.Session, text string, std stdio) (int, error) {
+	loop, err := h.Loop(s.Cwd())
 	if err != nil {
 		return exitFailed, err
 	}
-	view := newTermView(std.out, s, isTerminal(std.out) && h.color)
-	checker := permission.Checker{Policy: h.policy}
+	view := termview.New(std.out, s, isTerminal(std.out) && h.color)
+	var asker permission.Asker
 	if isTerminal(std.in) {
-		checker.Asker = &termAsker{view: view, in: std.in}
+		asker = termview.NewAsker(view, std.in)
 	}
-	loop.Approver = loopApprover{checker}
-	defer h.approvers.set(s.ID(), loop.Approver)()
-	stop := view.follow()
-	out := loop.Run(ctx, s, event.Text(text), view)
+	stop := view.Follow()
+	out := h.Run(ctx, s, loop, event.Text(text), view, asker)
 	stop()
 	switch out.Reason {
 	case event.ReasonCompleted:

@@ -3,12 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/pluginapi"
@@ -165,15 +165,9 @@ func (c *config) policy(e env) (permission.Policy, error) {
 		p.Mode = permission.ModeAllowAll
 	}
 	if p.File == "" {
-		dir := e.get("XDG_CONFIG_HOME")
-		if dir == "" || !filepath.IsAbs(dir) {
-			home := e.get("HOME")
-			if home == "" {
-				return p, nil // nowhere to look: no rules
-			}
-			dir = filepath.Join(home, ".config")
+		if p.File = engine.DefaultPermissionsFile(e.get); p.File == "" {
+			return p, nil // nowhere to look: no rules
 		}
-		p.File = filepath.Join(dir, "harness", "permissions.json")
 	}
 	rules, err := permission.LoadRules(p.File)
 	if err != nil {
@@ -183,49 +177,14 @@ func (c *config) policy(e env) (permission.Policy, error) {
 	return p, nil
 }
 
-// stateDir returns the state folder: the flag, else $XDG_STATE_HOME/harness,
-// else ~/.local/state/harness.
+// stateDir returns the state folder: the flag, else engine's default.
 func (c *config) stateDir(e env) (string, error) {
 	if c.StateDir != "" {
 		return filepath.Abs(c.StateDir)
 	}
-	if x := e.get("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "harness"), nil
-	}
-	home := e.get("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the state folder: no HOME; set --state-dir or HARNESS_STATE_DIR")
-		}
-		home = h
-	}
-	return filepath.Join(home, ".local", "state", "harness"), nil
+	return engine.DefaultStateDir(e.get)
 }
 
 // pluginDirs returns the plugin folders: the flag's colon-separated list,
-// else plugins/ next to the running executable.
-func (c *config) pluginDirs() ([]string, error) {
-	if c.PluginDir != "" {
-		var dirs []string
-		for _, d := range strings.Split(c.PluginDir, string(os.PathListSeparator)) {
-			if d == "" {
-				continue
-			}
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return nil, fmt.Errorf("resolve plugin dir %s: %w", d, err)
-			}
-			dirs = append(dirs, abs)
-		}
-		return dirs, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find the harness executable: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	return []string{filepath.Join(filepath.Dir(exe), "plugins")}, nil
-}
+// else engine's default.
+func (c *config) pluginDirs() ([]string, error) { return engine.PluginDirs(c.PluginDir) }

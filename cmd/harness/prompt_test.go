@@ -40,20 +40,20 @@ func TestSystemPromptNamesTools(t *testing.T) {
 				SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 			var stderr strings.Builder
 			std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
-			h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+			h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer h.close()
+			defer h.Close()
 			ctx := context.Background()
-			if err := h.startTools(ctx); err != nil {
+			if err := h.StartTools(ctx); err != nil {
 				t.Fatal(err)
 			}
 			s, err := h.openSession("")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer h.closeSession(s)
+			defer h.CloseSession(s)
 			if code, err := h.turn(ctx, s, "go", std); code != exitOK {
 				t.Fatalf("turn: %d %v\n%s", code, err, stderr.String())
 			}

@@ -87,25 +87,25 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 	var stderr strings.Builder
 	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
-	h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.close()
+	defer h.Close()
 	ctx := context.Background()
-	if err := h.startTools(ctx); err != nil {
+	if err := h.StartTools(ctx); err != nil {
 		t.Fatal(err)
 	}
 	s, err := h.openSession("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.closeSession(s)
+	defer h.CloseSession(s)
 	if code, err := h.turn(ctx, s, "one", std); code != exitOK {
 		t.Fatalf("turn 1: %d %v\n%s", code, err, stderr.String())
 	}
 	todoPID := func() int {
-		for _, tl := range h.tools.Tools() {
+		for _, tl := range h.Tools() {
 			if tl.Spec.Name == "todo_write" {
 				return tl.Plugin.PID
 			}
@@ -114,7 +114,7 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 		return 0
 	}
 	todoRunning := func() bool {
-		for _, p := range h.tools.Plugins() {
+		for _, p := range h.Plugins() {
 			if p.Name == "todo" {
 				return p.Status == toolbox.StatusRunning
 			}

@@ -1,4 +1,4 @@
-package main
+package termview
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func TestTermAsker(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out strings.Builder
-			a := &termAsker{view: newTermView(&out, emptySource{}, false), in: strings.NewReader(tc.input)}
+			a := &Asker{view: New(&out, emptySource{}, false), in: strings.NewReader(tc.input)}
 			got, err := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`),
 				Scope: []string{"rm -rf"}, NoAlways: tc.noAlways})
 			if err != nil || got != tc.want {
@@ -60,7 +60,7 @@ func TestTermAskerCancelled(t *testing.T) {
 	t.Parallel()
 	blocked := &blockingReader{release: make(chan struct{})}
 	defer close(blocked.release)
-	a := &termAsker{view: newTermView(&strings.Builder{}, emptySource{}, false), in: blocked}
+	a := &Asker{view: New(&strings.Builder{}, emptySource{}, false), in: blocked}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := a.Ask(ctx, permission.Request{Tool: "bash"}); !errors.Is(err, context.DeadlineExceeded) {
@@ -73,45 +73,4 @@ type blockingReader struct{ release chan struct{} }
 func (b *blockingReader) Read([]byte) (int, error) {
 	<-b.release
 	return 0, errors.New("closed")
-}
-
-func TestPolicyFlags(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		args []string
-		env  map[string]string
-		want permission.Mode
-	}{
-		"default asks":   {want: permission.ModeAsk},
-		"yes allows all": {args: []string{"--yes"}, want: permission.ModeAllowAll},
-		"env allows all": {env: map[string]string{"HARNESS_PERMISSION": "allow-all"}, want: permission.ModeAllowAll},
-		"flag beats env": {args: []string{"--permission", "ask"}, env: map[string]string{"HARNESS_PERMISSION": "allow-all"}, want: permission.ModeAsk},
-		"yes beats ask":  {args: []string{"--permission", "ask", "--yes"}, want: permission.ModeAllowAll},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			env := map[string]string{"HOME": t.TempDir()}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			lookup := env2(env)
-			fs := newFlagSet("t", &strings.Builder{}, "t")
-			c := bindConfig(fs, lookup)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.check(); err != nil {
-				t.Fatal(err)
-			}
-			p, err := c.policy(lookup)
-			if err != nil || p.Mode != tc.want {
-				t.Errorf("policy = %+v, %v; want mode %s", p, err, tc.want)
-			}
-		})
-	}
-}
-
-func env2(m map[string]string) env {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }

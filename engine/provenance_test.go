@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package engine_test
 
 import (
 	"context"
@@ -8,16 +8,22 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/pluginlock"
+	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
@@ -32,7 +38,7 @@ var builtWhoami struct {
 func whoamiPlugin(t *testing.T, v string) string {
 	t.Helper()
 	builtWhoami.once.Do(func() {
-		dir, err := testTempDir("harness-whoami-")
+		dir, err := os.MkdirTemp(testTemp, "harness-whoami-")
 		if err != nil {
 			builtWhoami.err = err
 			return
@@ -40,7 +46,7 @@ func whoamiPlugin(t *testing.T, v string) string {
 		builtWhoami.bins = map[string]string{}
 		for _, ver := range []string{"v1", "v2"} {
 			out := filepath.Join(dir, ver)
-			if b, err := staticBuild("-ldflags", "-X main.version="+ver, "-o", out, "./testdata/whoami").CombinedOutput(); err != nil {
+			if b, err := goBuild("-ldflags", "-X main.version="+ver, "-o", out, "./testdata/whoami").CombinedOutput(); err != nil {
 				builtWhoami.err = fmt.Errorf("go build whoami %s: %v\n%s", ver, err, b)
 				return
 			}
@@ -133,37 +139,36 @@ func TestReplacedWhileThinking(t *testing.T) {
 	model := &gatedModel{Model: sc, entered: make(chan struct{}), open: make(chan struct{})}
 
 	state := t.TempDir()
-	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: state, PluginDir: dir, Watch: true,
-		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 	var stderr syncBuffer
-	std := stdio{in: strings.NewReader(""), out: &syncBuffer{}, err: &stderr}
-	h, err := newHost(c, func(string) (string, bool) { return "", false }, std, model)
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{dir}, Watch: true, Model: model, ModelName: "script",
+		MaxSteps: 10, SubagentDepth: 1, SubagentBudget: subagent.Budget{Steps: 10, Wall: time.Minute},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &stderr, Level: hclog.Error}), LogLevel: "error"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.close()
+	defer h.Close()
 	ctx := context.Background()
-	if err := h.startTools(ctx); err != nil {
+	if err := h.StartTools(ctx); err != nil {
 		t.Fatal(err)
 	}
 	old, ok := pluginInfo(h, path)
 	if !ok || old.SHA256 != sum1 || old.PID == 0 || old.Status != toolbox.StatusRunning {
 		t.Fatalf("at start: %+v (found %v), want v1 (sha256 %s) running", old, ok, sum1)
 	}
-	s, err := h.openSession("")
+	s, err := h.CreateSession(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.closeSession(s)
+	defer h.CloseSession(s)
 
 	type ended struct {
-		code int
-		err  error
+		reason event.Reason
+		err    error
 	}
 	turn1 := make(chan ended, 1)
 	go func() {
-		code, err := h.turn(ctx, s, "who serves?", std)
-		turn1 <- ended{code, err}
+		out := h.Run(ctx, s, nil, event.Text("who serves?"), nil, nil)
+		turn1 <- ended{out.Reason, out.Err}
 	}()
 	answer := sync.OnceFunc(func() { close(model.open) })
 	defer answer() // never leave the turn hanging on a failure
@@ -172,7 +177,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 	select {
 	case <-model.entered:
 	case r := <-turn1:
-		t.Fatalf("turn 1 ended (%d %v) before the model was asked\n%s", r.code, r.err, stderr.String())
+		t.Fatalf("turn 1 ended (%s %v) before the model was asked\n%s", r.reason, r.err, stderr.String())
 	case <-time.After(30 * time.Second):
 		t.Fatal("the model was not asked within 30 s")
 	}
@@ -211,14 +216,14 @@ func TestReplacedWhileThinking(t *testing.T) {
 	answer()
 	select {
 	case r := <-turn1:
-		if r.code != exitOK {
-			t.Fatalf("turn 1: %d %v\n%s", r.code, r.err, stderr.String())
+		if r.reason != event.ReasonCompleted {
+			t.Fatalf("turn 1: %s %v\n%s", r.reason, r.err, stderr.String())
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("turn 1 did not end within 60 s")
 	}
-	if code, err := h.turn(ctx, s, "and now?", std); code != exitOK {
-		t.Fatalf("turn 2: %d %v\n%s", code, err, stderr.String())
+	if out := h.Run(ctx, s, nil, event.Text("and now?"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn 2: %s %v\n%s", out.Reason, out.Err, stderr.String())
 	}
 
 	// The log is the truth: each tool/call names the process whose answer
@@ -253,11 +258,11 @@ func TestReplacedWhileThinking(t *testing.T) {
 		served := results[id]
 		named := fmt.Sprintf("version=%s pid=%d", versions[sum], int(pid))
 		if served != named {
-			t.Errorf("tool/call %s names sha256 %s pid %d (%s), but %q served it", id, short(sum), int(pid), named, served)
+			t.Errorf("tool/call %s names sha256 %s pid %d (%s), but %q served it", id, shortSum(sum), int(pid), named, served)
 		}
 		w := want[id]
 		if sum != w.SHA256 || int(pid) != w.PID || p["version"] != versions[w.SHA256] {
-			t.Errorf("tool/call %s names %v, want %s pid %d (%s)", id, p, short(w.SHA256), w.PID, versions[w.SHA256])
+			t.Errorf("tool/call %s names %v, want %s pid %d (%s)", id, p, shortSum(w.SHA256), w.PID, versions[w.SHA256])
 		}
 	}
 
@@ -269,4 +274,28 @@ func TestReplacedWhileThinking(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// shortSum is the first 12 hex digits of a sha256.
+func shortSum(sum string) string { return sum[:min(12, len(sum))] }
+
+// pluginInfo returns the toolbox's entry for plugin file path.
+func pluginInfo(h *engine.Runtime, path string) (toolbox.PluginInfo, bool) {
+	for _, p := range h.Plugins() {
+		if p.Path == path {
+			return p, true
+		}
+	}
+	return toolbox.PluginInfo{}, false
+}
+
+// alive reports whether process pid runs (a zombie is dead, only unreaped).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
 }

@@ -1,42 +1,34 @@
-package main
+package termview
 
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 )
 
-// loopApprover adapts a permission checker to the loop's Approver.
-type loopApprover struct{ c permission.Checker }
-
-// Approve implements agent.Approver.
-func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
-	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: json.RawMessage(req.Args), Title: req.Title, Always: req.Always})
-	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
-}
-
-// termAsker asks on the terminal: y (once), n (reject) or a (always, for
+// Asker asks on the terminal: y (once), n (reject) or a (always, for
 // what the question says: the command prefixes of a command line, or the
 // tool). When "always" cannot be scoped it is not offered.
-type termAsker struct {
-	view *termView
+type Asker struct {
+	view *View
 	in   io.Reader
 
 	once  sync.Once
 	lines chan string // lines read from in; closed at EOF
 }
 
+// NewAsker returns an asker that prompts in view and reads the answers
+// from in.
+func NewAsker(view *View, in io.Reader) *Asker { return &Asker{view: view, in: in} }
+
 // Ask implements permission.Asker.
-func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
+func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
 	a.once.Do(func() {
 		a.lines = make(chan string)
 		go func() { // reads until EOF; a line nobody waits for is dropped with the process
@@ -49,9 +41,9 @@ func (a *termAsker) Ask(ctx context.Context, req permission.Request) (event.Deci
 	})
 	what := req.Tool
 	if cmd := permission.Command(req.Args); cmd != "" {
-		what = fmt.Sprintf("%s: %s", req.Tool, clip(cmd, 200))
+		what = fmt.Sprintf("%s: %s", req.Tool, Clip(cmd, 200))
 	} else if len(req.Args) > 0 {
-		what = fmt.Sprintf("%s %s", req.Tool, clip(compactJSON(string(req.Args)), 200))
+		what = fmt.Sprintf("%s %s", req.Tool, Clip(compactJSON(string(req.Args)), 200))
 	}
 	if req.Title != "" {
 		what = req.Title

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"fmt"
@@ -14,10 +14,25 @@ import (
 // openAIBaseURL is the default endpoint of the openai provider.
 const openAIBaseURL = "https://api.openai.com/v1"
 
-// newModel builds the configured provider and returns it with the model
-// name to request.
-func newModel(c *config, e env, log hclog.Logger) (agent.Model, string, error) {
-	switch c.Provider {
+// Provider names a model provider and how to reach it.
+type Provider struct {
+	Name    string // deepseek | openai | script
+	Model   string // the model to request ("" = the provider's default, where it has one)
+	BaseURL string // an OpenAI-compatible endpoint ("" = the provider's)
+	Script  string // the script provider's JSONL file
+	// Getenv looks up the API key: HARNESS_API_KEY, else the provider's
+	// own variable (DEEPSEEK_API_KEY, OPENAI_API_KEY).
+	Getenv func(string) string
+}
+
+// OpenModel builds the provider and returns it with the model name to
+// request. Its errors name the harness flags and variables that fix them.
+func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
+	e := c.Getenv
+	if e == nil {
+		e = func(string) string { return "" }
+	}
+	switch c.Name {
 	case "script":
 		if c.Script == "" {
 			return nil, "", fmt.Errorf("the script provider needs a script: pass --script FILE or set HARNESS_SCRIPT")
@@ -78,14 +93,14 @@ func newModel(c *config, e env, log hclog.Logger) (agent.Model, string, error) {
 		}
 		return p, c.Model, nil
 	}
-	return nil, "", fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
+	return nil, "", fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Name)
 }
 
 // apiKey returns the key from HARNESS_API_KEY, else from the provider's own
 // variable, with the name of the variable it came from.
-func apiKey(e env, providerVar string) (key, from string) {
-	if k := e.get("HARNESS_API_KEY"); k != "" {
+func apiKey(e func(string) string, providerVar string) (key, from string) {
+	if k := e("HARNESS_API_KEY"); k != "" {
 		return k, "HARNESS_API_KEY"
 	}
-	return e.get(providerVar), providerVar
+	return e(providerVar), providerVar
 }

@@ -1,4 +1,4 @@
-package main
+package termview
 
 import (
 	"bytes"
@@ -13,20 +13,20 @@ import (
 	"github.com/harness-dev/harness/host/event"
 )
 
-// eventSource is what the terminal view reads from a session.
-type eventSource interface {
+// Source is what the terminal view reads from a session.
+type Source interface {
 	Follow(ctx context.Context, from int64) iter.Seq[event.Event]
 	Events() []event.Event
 }
 
-// termView renders one turn in the terminal: the answer as it streams, tool
+// View renders one turn in the terminal: the answer as it streams, tool
 // calls and results compactly, and the todo list as a checklist whenever it
 // changes. Deltas arrive through the agent.Live methods; durable events from
 // following the session. Both go through one cursor under mu, so the view
 // shows events in log order and each exactly once.
-type termView struct {
+type View struct {
 	w     io.Writer
-	src   eventSource
+	src   Source
 	color bool
 
 	mu     sync.Mutex // guards the fields below
@@ -34,13 +34,15 @@ type termView struct {
 	mode   byte       // 't' text, 'r' reasoning, 0 at the start of a line
 }
 
-func newTermView(w io.Writer, src eventSource, color bool) *termView {
-	return &termView{w: w, src: src, color: color, cursor: int64(len(src.Events()))}
+// New returns a view of src writing to w, with ANSI styles when color
+// is set; it renders what src logs after now.
+func New(w io.Writer, src Source, color bool) *View {
+	return &View{w: w, src: src, color: color, cursor: int64(len(src.Events()))}
 }
 
-// follow renders events as they are appended until stop is called; stop
+// Follow renders events as they are appended until stop is called; stop
 // renders whatever is left and returns when the view is complete.
-func (v *termView) follow() (stop func()) {
+func (v *View) Follow() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -61,19 +63,19 @@ func (v *termView) follow() (stop func()) {
 	}
 }
 
-func (v *termView) startSeq() int64 {
+func (v *View) startSeq() int64 {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.cursor
 }
 
 // TextDelta implements agent.Live.
-func (v *termView) TextDelta(_, text string) { v.delta('t', text) }
+func (v *View) TextDelta(_, text string) { v.delta('t', text) }
 
 // ReasoningDelta implements agent.Live.
-func (v *termView) ReasoningDelta(_, text string) { v.delta('r', text) }
+func (v *View) ReasoningDelta(_, text string) { v.delta('r', text) }
 
-func (v *termView) delta(mode byte, text string) {
+func (v *View) delta(mode byte, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.catchUpLocked()
@@ -91,7 +93,7 @@ func (v *termView) delta(mode byte, text string) {
 }
 
 // prompt shows a question after everything logged so far.
-func (v *termView) prompt(text string) {
+func (v *View) prompt(text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.catchUpLocked()
@@ -101,7 +103,7 @@ func (v *termView) prompt(text string) {
 
 // ToolProgress implements agent.ToolProgress: a tool's live output, dimmed
 // and indented under its call.
-func (v *termView) ToolProgress(_, _, text string) {
+func (v *View) ToolProgress(_, _, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.catchUpLocked()
@@ -115,21 +117,21 @@ func (v *termView) ToolProgress(_, _, text string) {
 }
 
 // catchUpLocked renders every logged event the view has not shown yet.
-func (v *termView) catchUpLocked() {
+func (v *View) catchUpLocked() {
 	evs := v.src.Events()
 	for _, ev := range evs[min(int(v.cursor), len(evs)):] {
 		v.renderLocked(ev)
 	}
 }
 
-func (v *termView) endLineLocked() {
+func (v *View) endLineLocked() {
 	if v.mode != 0 {
 		io.WriteString(v.w, "\n")
 		v.mode = 0
 	}
 }
 
-func (v *termView) renderLocked(ev event.Event) {
+func (v *View) renderLocked(ev event.Event) {
 	if ev.Seq < v.cursor {
 		return
 	}
@@ -141,7 +143,7 @@ func (v *termView) renderLocked(ev event.Event) {
 	switch p := p.(type) {
 	case event.ToolCall:
 		v.endLineLocked()
-		fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), clip(compactJSON(p.Args), 100))
+		fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), Clip(compactJSON(p.Args), 100))
 	case event.ToolResult:
 		v.endLineLocked()
 		first, more := firstLine(p.Content)
@@ -149,9 +151,9 @@ func (v *termView) renderLocked(ev event.Event) {
 			first += " …"
 		}
 		if p.IsError {
-			fmt.Fprintf(v.w, "  %s\n", v.style(red, "✗ "+clip(first, 120)))
+			fmt.Fprintf(v.w, "  %s\n", v.style(red, "✗ "+Clip(first, 120)))
 		} else {
-			fmt.Fprintf(v.w, "  %s\n", v.style(dim, "✓ "+clip(first, 120)))
+			fmt.Fprintf(v.w, "  %s\n", v.style(dim, "✓ "+Clip(first, 120)))
 		}
 	case event.TodoWrite:
 		v.endLineLocked()
@@ -190,7 +192,7 @@ const (
 	red
 )
 
-func (v *termView) style(s style, text string) string {
+func (v *View) style(s style, text string) string {
 	if !v.color || text == "" {
 		return text
 	}
@@ -216,8 +218,8 @@ func firstLine(s string) (string, bool) {
 	return s, false
 }
 
-// clip cuts s to n runes, marking the cut.
-func clip(s string, n int) string {
+// Clip cuts s to n runes, marking the cut.
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultStateDir is where harness keeps its state unless told otherwise:
+// $XDG_STATE_HOME/harness, else ~/.local/state/harness. getenv looks up
+// the environment.
+func DefaultStateDir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "harness"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the state folder: no HOME; set --state-dir or HARNESS_STATE_DIR")
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "state", "harness"), nil
+}
+
+// DefaultPermissionsFile is the permission rules file unless told
+// otherwise: $XDG_CONFIG_HOME/harness/permissions.json, else under
+// ~/.config; "" when there is no home to look in.
+func DefaultPermissionsFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "harness", "permissions.json")
+}
+
+// PluginDirs returns the plugin folders of list, a list of paths
+// separated by os.PathListSeparator, made absolute; an empty list means
+// plugins/ next to the running executable (symlinks resolved).
+func PluginDirs(list string) ([]string, error) {
+	if list != "" {
+		var dirs []string
+		for _, d := range strings.Split(list, string(os.PathListSeparator)) {
+			if d == "" {
+				continue
+			}
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return nil, fmt.Errorf("resolve plugin dir %s: %w", d, err)
+			}
+			dirs = append(dirs, abs)
+		}
+		return dirs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the harness executable: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return []string{filepath.Join(filepath.Dir(exe), "plugins")}, nil
+}

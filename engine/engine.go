@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/prompt"
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
+)
+
+// Config is everything a Runtime is built from. Zero values are safe
+// defaults except where noted.
+type Config struct {
+	// StateDir holds the sessions (StateDir/sessions) and the plugin cache
+	// and reload history (StateDir/plugins). Required.
+	StateDir string
+	// PluginDirs are the folders whose plugins StartTools starts.
+	PluginDirs []string
+	// Model answers the turns; nil for a Runtime that runs no turn (one
+	// that only lists plugins). ModelName is the model to request.
+	Model     agent.Model
+	ModelName string
+	// Instructions, when set, replace the default base instructions of the
+	// system prompt.
+	Instructions string
+	// MaxSteps bounds the model steps of one turn (0: the loop's default).
+	MaxSteps int
+	// Policy decides on tools that need permission.
+	Policy permission.Policy
+	// SubagentDepth and SubagentBudget bound child sessions.
+	SubagentDepth  int
+	SubagentBudget subagent.Budget
+	// Logger receives the runtime's and the plugins' logs; nil discards.
+	Logger hclog.Logger
+	// LogLevel is the level the plugins log at.
+	LogLevel string
+	// HostVersion is told to the plugins ("": Version("")).
+	HostVersion string
+	// Watch hot-reloads plugins whose binaries change.
+	Watch bool
+	// Reattach is the value of $HARNESS_REATTACH_PLUGINS: plugins running
+	// in debug mode that StartTools attaches to instead of launching.
+	Reattach string
+	// PluginEnv names host environment variables the plugins get besides
+	// pluginhost.DefaultPassEnv.
+	PluginEnv []string
+}
+
+// Runtime runs turns of sessions with the plugins' tools. Build it with New.
+type Runtime struct {
+	cfg   Config
+	log   hclog.Logger
+	store *session.Store
+	// sessions are the sessions open in this process, for the host services.
+	sessions openSessions
+	// tools are the plugins' tools, nil until StartTools.
+	tools *toolbox.Toolbox
+	// approvers are the running turns' approvers, for their subagents.
+	approvers approvers
+	// subagents runs child sessions for the subagent tool.
+	subagents *subagent.Runner
+	// bg counts background work Close waits for.
+	bg sync.WaitGroup
+}
+
+// New checks cfg and returns a Runtime with no plugins started.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("engine: no state dir: set Config.StateDir")
+	}
+	if cfg.HostVersion == "" {
+		cfg.HostVersion = Version("")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
+	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
+		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget}
+	return r, nil
+}
+
+// SessionsDir is the folder of the session logs.
+func (r *Runtime) SessionsDir() string { return r.store.Dir }
+
+// Policy is the permission policy the Runtime was built with.
+func (r *Runtime) Policy() permission.Policy { return r.cfg.Policy }
+
+// Loop returns the agent loop for a session whose cwd is cwd: its system
+// prompt is built now (AGENTS.md read), its tools are the plugins' as of
+// each step.
+func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
+	res, err := prompt.Build(prompt.Env{Cwd: cwd, OS: runtime.GOOS, Date: time.Now(), Base: r.cfg.Instructions})
+	if err != nil {
+		return nil, err
+	}
+	if res.ProjectTruncated {
+		r.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
+	}
+	var tools agent.Toolbox
+	if r.tools != nil {
+		tools = loopTools{r.tools}
+	}
+	return &agent.Loop{
+		Tools:     tools,
+		Model:     toolPrompt{Model: r.cfg.Model, prompt: res},
+		ModelName: r.cfg.ModelName,
+		System:    res.Text,
+		MaxSteps:  r.cfg.MaxSteps,
+		Logger:    r.log.Named("agent"),
+	}, nil
+}
+
+// toolPrompt sends every request with the system prompt naming the tools
+// of that request: the tool list can change between steps (hot reload), so
+// a prompt built once would name tools no longer sent, or miss new ones.
+type toolPrompt struct {
+	agent.Model
+	prompt prompt.Result
+}
+
+// Stream implements agent.Model.
+func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i] = t.Name
+	}
+	req.System = m.prompt.ForTools(names)
+	return m.Model.Stream(ctx, req)
+}
+
+// Run runs one turn of s on prompt with loop (nil: a loop built now for
+// s's cwd), streaming deltas to live. Tools that need permission are
+// decided by the policy, which asks asker (nil: nobody, so what needs
+// asking is rejected); while the turn runs, its subagents' and plugins'
+// questions go the same way.
+func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop, prompt []event.Content, live agent.Live, asker permission.Asker) agent.Outcome {
+	if loop == nil {
+		l, err := r.Loop(s.Cwd())
+		if err != nil {
+			return agent.Outcome{Reason: event.ReasonError, Err: err}
+		}
+		loop = l
+	}
+	turn := *loop // this turn's: its approver asks through this turn's asker
+	checker := permission.Checker{Policy: r.cfg.Policy}
+	if asker != nil {
+		checker.Asker = asker
+	}
+	turn.Approver = loopApprover{checker}
+	defer r.approvers.set(s.ID(), turn.Approver)()
+	return turn.Run(ctx, s, prompt, live)
+}
+
+// loopApprover adapts a permission checker to the loop's Approver.
+type loopApprover struct{ c permission.Checker }
+
+// Approve implements agent.Approver.
+func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
+		Tool: req.Tool, Args: []byte(req.Args), Title: req.Title, Always: req.Always})
+	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
+}
+
+// CreateSession creates a session whose cwd is cwd, known to the host
+// services until CloseSession.
+func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
+	s, err := r.store.Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		return nil, err
+	}
+	r.sessions.add(s)
+	return s, nil
+}
+
+// OpenSession opens session id, known to the host services until
+// CloseSession. A missing session is session.ErrNotFound.
+func (r *Runtime) OpenSession(id string) (*session.Session, error) {
+	s, err := r.store.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	r.sessions.add(s)
+	return s, nil
+}
+
+// ListSessions lists the store's sessions, newest first.
+func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.List() }
+
+// CloseSession closes s and forgets it, and tells the plugins, in the
+// background, so that they drop what they hold for it (bash's background
+// tasks).
+func (r *Runtime) CloseSession(s *session.Session) error {
+	r.sessions.remove(s.ID())
+	if r.tools != nil {
+		r.bg.Add(1)
+		go func() {
+			defer r.bg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := r.tools.SessionClosed(ctx, s.ID()); err != nil {
+				r.log.Warn("plugins not told a session ended", "session", s.ID(), "error", err)
+			}
+		}()
+	}
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("close session %s: %w", s.ID(), err)
+	}
+	return nil
+}
+
+// Close waits for background work and stops the plugins.
+func (r *Runtime) Close() error {
+	if r.tools == nil {
+		return nil
+	}
+	r.bg.Wait()
+	if err := r.tools.Close(); err != nil {
+		return fmt.Errorf("stop plugins: %w", err)
+	}
+	return nil
+}
+
+// StartTools starts the plugins of the configured plugin dirs, and
+// attaches to the plugins running in debug mode that Config.Reattach names.
+func (r *Runtime) StartTools(ctx context.Context) error {
+	reattach, err := pluginhost.ParseReattach(r.cfg.Reattach)
+	if err != nil {
+		return err // "parse HARNESS_REATTACH_PLUGINS: …"
+	}
+	tb, err := toolbox.Open(ctx, toolbox.Config{
+		Dirs:        r.cfg.PluginDirs,
+		CacheDir:    filepath.Join(r.cfg.StateDir, "plugins", "cache"),
+		Logger:      r.log.Named("toolbox"),
+		HostVersion: r.cfg.HostVersion,
+		LogLevel:    r.cfg.LogLevel,
+		StateDir:    r.cfg.StateDir,
+		Host:        r,
+		Watch:       r.cfg.Watch,
+		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
+		Reattach:    reattach,
+		PluginEnv:   r.cfg.PluginEnv,
+	})
+	if err != nil {
+		return fmt.Errorf("start plugins: %w", err)
+	}
+	r.tools = tb
+	r.subagents.Tools = loopTools{tb}
+	return nil
+}
+
+// Plugins describes the plugins found, started or failed; nil before
+// StartTools.
+func (r *Runtime) Plugins() []toolbox.PluginInfo {
+	if r.tools == nil {
+		return nil
+	}
+	return r.tools.Plugins()
+}
+
+// Tools lists the plugins' tools; nil before StartTools.
+func (r *Runtime) Tools() []toolbox.Tool {
+	if r.tools == nil {
+		return nil
+	}
+	return r.tools.Tools()
+}
+
+// HasTool reports whether the plugins offer a tool named name.
+func (r *Runtime) HasTool(name string) bool {
+	for _, t := range r.Tools() {
+		if t.Spec.Name == name {
+			return true
+		}
+	}
+	return false
+}
