@@ -174,7 +174,7 @@ type loopApprover struct{ c permission.Checker }
 // Approve implements agent.Approver.
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: []byte(req.Args), Title: req.Title, Always: req.Always})
+		Tool: req.Tool, Args: []byte(req.Args), Title: req.Title, Always: req.Always, NoAlways: req.Once})
 	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
 }
 

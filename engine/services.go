@@ -120,7 +120,7 @@ func (r *Runtime) RequestPermission(ctx context.Context, req pluginapi.Permissio
 		return pluginapi.PermissionResponse{Reason: "no one to ask: session " + req.SessionID + " has no running turn"}, nil
 	}
 	a, err := ap.Approve(ctx, agent.ApprovalRequest{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: string(req.Args), Title: req.Title})
+		Tool: req.Tool, Args: string(req.Args), Title: req.Title, Once: true})
 	if err != nil {
 		return pluginapi.PermissionResponse{}, err
 	}

@@ -123,6 +123,10 @@ type ApprovalRequest struct {
 	// Session.Always). The Approver decides whether one covers this call:
 	// the loop never skips it, so its deny rules always apply.
 	Always []event.Permission
+	// Once marks a question whose answer holds for this request only (a
+	// plugin's own question through the host services): no "always" is
+	// offered, and one given anyway counts once.
+	Once bool
 }
 
 // Approval is the answer to an ApprovalRequest.

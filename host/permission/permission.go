@@ -118,8 +118,10 @@ type Request struct {
 	// Scope is what an "always" answer covers, set by the Checker before
 	// it asks: the command prefixes of a command line, or nil for the
 	// whole tool. NoAlways is set when an answer cannot be scoped (a line
-	// that cannot be checked or that writes to a file): the asker should
-	// not offer "always".
+	// that cannot be checked or that writes to a file), or by the caller
+	// when the answer holds for this request only (a plugin's own
+	// question): the asker should not offer "always", and one given anyway
+	// counts once.
 	Scope    []string
 	NoAlways bool
 }
@@ -198,7 +200,7 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
-	req.Scope, req.NoAlways = d.scope, d.noAlways
+	req.Scope, req.NoAlways = d.scope, d.noAlways || req.NoAlways
 	dec, err := c.Asker.Ask(ctx, req)
 	if err != nil {
 		return Verdict{}, err

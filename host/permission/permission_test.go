@@ -98,3 +98,32 @@ func TestLoadRules(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAlwaysFromCaller: a question the caller marks NoAlways (a plugin's
+// own question, whose answer holds for that request only) is asked without
+// offering "always", and an "always" answer given anyway counts once and
+// records no scope.
+func TestNoAlwaysFromCaller(t *testing.T) {
+	t.Parallel()
+	for _, answer := range []event.Decision{event.AllowAlways, event.RejectAlways} {
+		var offered bool
+		c := Checker{Policy: Policy{Mode: ModeAsk}, Asker: askerFunc(func(_ context.Context, req Request) (event.Decision, error) {
+			offered = !req.NoAlways
+			return answer, nil
+		})}
+		v, err := c.Check(t.Context(), Request{Tool: "read", Args: []byte(`{"file_path":"/etc/hosts"}`), NoAlways: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if offered {
+			t.Errorf("%s: the asker was told it may offer always", answer)
+		}
+		want := event.AllowOnce
+		if !answer.Allows() {
+			want = event.RejectOnce
+		}
+		if v.Decision != want || v.Scope != nil {
+			t.Errorf("%s: verdict %s scope %q, want %s and no scope", answer, v.Decision, v.Scope, want)
+		}
+	}
+}
