@@ -217,16 +217,24 @@ func sleepersGone(t testing.TB, d time.Duration, args ...string) {
 }
 
 // within runs fn and fails the test if it takes longer than d.
+//
+// The bound is d plus hangSlack: what the tests rule out is waiting for
+// what must not be waited for — the sleepers run for over an hour, the
+// default timeout is 2 min — and d alone would flake on a loaded machine.
+// How fast it really is, is the benchmarks' job.
 func within(t testing.TB, d time.Duration, what string, fn func()) time.Duration {
 	t.Helper()
 	start := time.Now()
 	fn()
 	took := time.Since(start)
-	if took > d {
-		t.Errorf("%s took %v, want at most %v", what, took, d)
+	if took > d+hangSlack {
+		t.Errorf("%s took %v, want at most %v (+%v for a loaded machine)", what, took, d, hangSlack)
 	}
 	return took
 }
+
+// hangSlack is what within allows beyond its bound.
+const hangSlack = 30 * time.Second
 
 // launch starts the built plugin as the host does, with extra
 // environment, configured with a state dir.
