@@ -128,7 +128,8 @@ func TestReadHostile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			res := f.call(t, "read", map[string]any{"file_path": tc.path})
-			if d := time.Since(start); d > 3*time.Second {
+			// A hang here is for ever; 30 s leaves room for a loaded machine.
+			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("read took %v", d)
 			}
 			wantContains(t, tc.name, res, tc.isError, tc.want)
