@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -25,8 +26,16 @@ func fastDecode(t event.Type, data []byte) (p event.Payload, ok bool) {
 	if pl == nil {
 		return nil, false
 	}
+	// The struct is decoded into a pooled scratch value and copied once
+	// into the interface: one allocation, as a hand-written decoder has.
+	ptr := pl.scratch.Get() // a *T for typ T, or nil
+	if ptr == nil {
+		ptr = reflect.New(pl.typ).Interface()
+	}
+	defer pl.scratch.Put(ptr)
+	v := reflect.ValueOf(ptr).Elem()
+	v.SetZero()
 	r := jreader{b: data, ok: true}
-	v := reflect.New(pl.typ).Elem()
 	r.object(pl, v)
 	r.space()
 	if !r.ok || r.i != len(r.b) {
@@ -78,6 +87,8 @@ const (
 type plan struct {
 	typ    reflect.Type
 	fields []field
+	// scratch pools pointers to typ (as any), for fastDecode.
+	scratch sync.Pool
 }
 
 type field struct {
