@@ -32,16 +32,16 @@ func fastDecode(t event.Type, data []byte) (p event.Payload, ok bool) {
 	if ptr == nil {
 		ptr = reflect.New(pl.typ).Interface()
 	}
-	defer pl.scratch.Put(ptr)
 	v := reflect.ValueOf(ptr).Elem()
 	v.SetZero()
 	r := jreader{b: data, ok: true}
 	r.object(pl, v)
 	r.space()
-	if !r.ok || r.i != len(r.b) {
-		return nil, false
+	if r.ok && r.i == len(r.b) {
+		p, ok = v.Interface().(event.Payload), true
 	}
-	return v.Interface().(event.Payload), true
+	pl.scratch.Put(ptr)
+	return p, ok
 }
 
 // payloadPlans is the immutable table fastDecode reads: one plan per host
