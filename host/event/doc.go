@@ -16,6 +16,11 @@
 // declare; those travel as raw JSON and [Event.Decode] reports them with
 // [ErrUnknownType] rather than guessing at their shape.
 //
+// A payload struct is the one place its JSON shape is defined: its exported
+// fields and their json tags. host/session's replay decoder reads it from
+// there; it handles fields of kind int, string, bool, *struct, []struct and
+// []string (a test there fails on any other).
+//
 // # Surface
 //
 // user/message, assistant/message and tool/result are the surface: they alone

@@ -59,6 +59,13 @@
 // stamped with the time of the last real event and synced before Open
 // returns. [Session.Recovery] says what was done.
 //
+// Replay decodes host payloads with one table-driven reader whose plans are
+// built from host/event's payload structs (fields and json tags), not with
+// encoding/json; any shape it does not read exactly as encoding/json would
+// (an unknown, repeated or escaped key, a misplaced null, a large or
+// fractional number) falls back to event.Decode, so both give the same
+// payload (FuzzFastDecode). A payload field is added in host/event alone.
+//
 // # Followers never drop
 //
 // The session keeps every event in memory; that slice is the in-memory log.

@@ -1,6 +1,10 @@
 package session
 
 import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -8,48 +12,145 @@ import (
 	"github.com/harness-dev/harness/host/event"
 )
 
-// fastDecode decodes the payload of a host event without reflection — the
-// bulk of the cost of reopening a long session. It reads only the shapes
-// encoding/json writes for these types; on anything else — an unknown or
-// repeated key, an escaped key, a null where a value is expected, a number
-// that is not a small integer — it gives up (ok false) and the caller falls
-// back to event.Decode. So whatever it returns is what event.Decode would
-// (FuzzFastDecode checks this).
+// fastDecode decodes the payload of a host event without encoding/json —
+// the bulk of the cost of reopening a long session. It is one
+// table-driven reader over plans built from host/event's payload structs
+// (their fields and json tags), so a payload field is added in host/event
+// only. It reads only the shapes encoding/json writes for these types; on
+// anything else — an unknown or repeated key, an escaped key, a null where a
+// value is expected, a number that is not a small integer — it gives up (ok
+// false) and the caller falls back to event.Decode. So whatever it returns
+// is what event.Decode would (FuzzFastDecode checks this).
 func fastDecode(t event.Type, data []byte) (p event.Payload, ok bool) {
+	pl := payloadPlans.byType[t]
+	if pl == nil {
+		return nil, false
+	}
+	// The struct is decoded into a pooled scratch value and copied once
+	// into the interface: one allocation, as a hand-written decoder has.
+	ptr := pl.scratch.Get() // a *T for typ T, or nil
+	if ptr == nil {
+		ptr = reflect.New(pl.typ).Interface()
+	}
+	v := reflect.ValueOf(ptr).Elem()
+	v.SetZero()
 	r := jreader{b: data, ok: true}
-	switch t {
-	case event.TypeTurnStart:
-		var v event.TurnStart
-		r.turnStep(&v.Turn, nil)
-		p = v
-	case event.TypeStepStart:
-		var v event.StepStart
-		r.turnStep(&v.Turn, &v.Step)
-		p = v
-	case event.TypeStepEnd:
-		var v event.StepEnd
-		r.turnStep(&v.Turn, &v.Step)
-		p = v
-	case event.TypeTurnEnd:
-		p = r.turnEnd()
-	case event.TypeUserMessage:
-		p = r.userMessage()
-	case event.TypeAssistantMessage:
-		p = r.assistantMessage()
-	case event.TypeToolCall:
-		p = r.toolCall()
-	case event.TypeToolResult:
-		p = r.toolResult()
-	case event.TypeTodoWrite:
-		p = r.todoWrite()
-	default:
-		return nil, false
-	}
+	r.object(pl, v)
 	r.space()
-	if !r.ok || r.i != len(r.b) {
-		return nil, false
+	if r.ok && r.i == len(r.b) {
+		p, ok = v.Interface().(event.Payload), true
 	}
-	return p, true
+	pl.scratch.Put(ptr)
+	return p, ok
+}
+
+// payloadPlans is the immutable table fastDecode reads: one plan per host
+// payload type, built once from the structs themselves.
+var payloadPlans = buildPlans(
+	event.TurnStart{}, event.TurnEnd{}, event.StepStart{}, event.StepEnd{}, event.UserMessage{},
+	event.AssistantMessage{}, event.ToolCall{}, event.ToolResult{}, event.TodoWrite{}, event.Permission{},
+)
+
+// plans maps each host type to its plan; errs says why a type has none
+// (a field of a kind the reader does not handle — TestPlans fails on it).
+type plans struct {
+	byType map[event.Type]*plan
+	errs   []error
+}
+
+func buildPlans(ps ...event.Payload) plans {
+	out := plans{byType: make(map[event.Type]*plan, len(ps))}
+	for _, p := range ps {
+		pl, err := planFor(reflect.TypeOf(p))
+		if err != nil {
+			out.errs = append(out.errs, fmt.Errorf("fast decode %s: %w", p.EventType(), err))
+			continue
+		}
+		out.byType[p.EventType()] = pl
+	}
+	return out
+}
+
+// kind is how the reader fills one field.
+type kind uint8
+
+const (
+	kindInt         kind = iota // int, int32, int64 (at most 9 digits)
+	kindString                  // string or a named string type
+	kindBool                    // bool
+	kindPtrStruct               // *struct, or null
+	kindSliceStruct             // []struct, or null
+	kindSliceString             // []string, or null
+)
+
+// plan is how to read one struct type: its fields by JSON name.
+type plan struct {
+	typ    reflect.Type
+	fields []field
+	// scratch pools pointers to typ (as any), for fastDecode.
+	scratch sync.Pool
+}
+
+type field struct {
+	name  string // the JSON key, exactly
+	index int    // in typ's fields
+	kind  kind
+	elem  *plan // for kindPtrStruct and kindSliceStruct
+}
+
+// planFor builds the plan of struct type t from its exported fields and
+// their json tag names (options such as omitempty do not change decoding).
+func planFor(t reflect.Type) (*plan, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s is not a struct", t)
+	}
+	pl := &plan{typ: t}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		if sf.Anonymous {
+			return nil, fmt.Errorf("%s.%s: embedded fields are not handled", t, sf.Name)
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = sf.Name
+		}
+		f := field{name: name, index: i}
+		ft := sf.Type
+		switch {
+		case ft.Kind() == reflect.Int || ft.Kind() == reflect.Int32 || ft.Kind() == reflect.Int64:
+			f.kind = kindInt
+		case ft.Kind() == reflect.String:
+			f.kind = kindString
+		case ft.Kind() == reflect.Bool:
+			f.kind = kindBool
+		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct:
+			f.kind = kindPtrStruct
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			f.kind = kindSliceStruct
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			f.kind = kindSliceString
+		default:
+			return nil, fmt.Errorf("%s.%s: type %s is not handled; teach host/session's fast decoder this kind", t, sf.Name, ft)
+		}
+		if f.kind == kindPtrStruct || f.kind == kindSliceStruct {
+			elem, err := planFor(ft.Elem())
+			if err != nil {
+				return nil, err
+			}
+			f.elem = elem
+		}
+		pl.fields = append(pl.fields, f)
+	}
+	if len(pl.fields) > 64 {
+		return nil, fmt.Errorf("%s has more than 64 JSON fields", t)
+	}
+	return pl, nil
 }
 
 // jreader reads JSON from b; ok turns false, for good, at the first thing it
@@ -133,14 +234,6 @@ func (r *jreader) key() []byte {
 	}
 	r.fail()
 	return nil
-}
-
-// once fails when bit is already set in *seen: a repeated key.
-func (r *jreader) once(seen *uint32, bit uint) {
-	if *seen&(1<<bit) != 0 {
-		r.fail()
-	}
-	*seen |= 1 << bit
 }
 
 // null consumes a null if one comes next.
@@ -323,346 +416,76 @@ func u4(b []byte) rune {
 	return r
 }
 
-// turnStep reads {"turn":N} or, with step, {"turn":N,"step":M}.
-func (r *jreader) turnStep(turn, step *int) {
-	var seen uint32
+// object reads a JSON object into v, a settable struct of plan pl's type.
+// A key must match a field's JSON name exactly and appear at most once.
+func (r *jreader) object(pl *plan, v reflect.Value) {
+	var seen uint64
 	if !r.open('{') {
 		return
 	}
 	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "turn":
-			r.once(&seen, 0)
-			*turn = r.integer()
-		case "step":
-			if step == nil {
-				r.fail()
+		k := r.key()
+		fi := -1
+		for i := range pl.fields {
+			if string(k) == pl.fields[i].name {
+				fi = i
+				break
+			}
+		}
+		if fi < 0 || seen&(1<<fi) != 0 {
+			r.fail()
+			return
+		}
+		seen |= 1 << fi
+		r.value(&pl.fields[fi], v.Field(pl.fields[fi].index))
+		if !r.ok {
+			return
+		}
+	}
+}
+
+// value reads one field's value into fv.
+func (r *jreader) value(f *field, fv reflect.Value) {
+	switch f.kind {
+	case kindInt:
+		fv.SetInt(int64(r.integer()))
+	case kindString:
+		fv.SetString(r.str())
+	case kindBool:
+		fv.SetBool(r.boolean())
+	case kindPtrStruct:
+		if r.null() {
+			fv.SetZero()
+			return
+		}
+		e := reflect.New(f.elem.typ)
+		r.object(f.elem, e.Elem())
+		fv.Set(e)
+	case kindSliceStruct, kindSliceString:
+		if r.null() {
+			fv.SetZero()
+			return
+		}
+		if !r.open('[') {
+			return
+		}
+		fv.SetZero()
+		for m := 0; r.next(']', &m); {
+			// Grow and SetLen work in place: no slice header per element.
+			n := fv.Len()
+			fv.Grow(1)
+			fv.SetLen(n + 1)
+			if ev := fv.Index(n); f.kind == kindSliceString {
+				ev.SetString(r.str())
+			} else {
+				r.object(f.elem, ev)
+			}
+			if !r.ok {
 				return
 			}
-			r.once(&seen, 1)
-			*step = r.integer()
-		default:
-			r.fail()
+		}
+		if fv.IsNil() { // [] decodes to an empty slice, not nil
+			fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
 		}
 	}
-}
-
-func (r *jreader) turnEnd() (v event.TurnEnd) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "turn":
-			r.once(&seen, 0)
-			v.Turn = r.integer()
-		case "reason":
-			r.once(&seen, 1)
-			v.Reason = event.Reason(r.str())
-		case "error":
-			r.once(&seen, 2)
-			v.Error = r.str()
-		case "usage":
-			r.once(&seen, 3)
-			v.Usage = r.usage()
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-// usage reads a Usage object, or null.
-func (r *jreader) usage() *event.Usage {
-	if r.null() {
-		return nil
-	}
-	var seen uint32
-	u := new(event.Usage)
-	if !r.open('{') {
-		return nil
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "inputTokens":
-			r.once(&seen, 0)
-			u.InputTokens = r.integer()
-		case "outputTokens":
-			r.once(&seen, 1)
-			u.OutputTokens = r.integer()
-		case "cacheReadTokens":
-			r.once(&seen, 2)
-			u.CacheReadTokens = r.integer()
-		case "reasoningTokens":
-			r.once(&seen, 3)
-			u.ReasoningTokens = r.integer()
-		default:
-			r.fail()
-		}
-	}
-	return u
-}
-
-func (r *jreader) userMessage() (v event.UserMessage) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "content":
-			r.once(&seen, 0)
-			if r.null() {
-				v.Content = nil
-				continue
-			}
-			v.Content = []event.Content{}
-			if !r.open('[') {
-				return
-			}
-			for m := 0; r.next(']', &m); {
-				v.Content = append(v.Content, r.content())
-			}
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-func (r *jreader) content() (c event.Content) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "type":
-			r.once(&seen, 0)
-			c.Type = event.ContentType(r.str())
-		case "text":
-			r.once(&seen, 1)
-			c.Text = r.str()
-		case "uri":
-			r.once(&seen, 2)
-			c.URI = r.str()
-		case "name":
-			r.once(&seen, 3)
-			c.Name = r.str()
-		case "mimeType":
-			r.once(&seen, 4)
-			c.MimeType = r.str()
-		default:
-			r.fail()
-		}
-	}
-	return c
-}
-
-func (r *jreader) assistantMessage() (v event.AssistantMessage) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "turn":
-			r.once(&seen, 0)
-			v.Turn = r.integer()
-		case "step":
-			r.once(&seen, 1)
-			v.Step = r.integer()
-		case "text":
-			r.once(&seen, 2)
-			v.Text = r.str()
-		case "reasoning":
-			r.once(&seen, 3)
-			v.Reasoning = r.str()
-		case "toolCalls":
-			r.once(&seen, 4)
-			if r.null() {
-				v.ToolCalls = nil
-				continue
-			}
-			v.ToolCalls = []event.ToolCallRequest{}
-			if !r.open('[') {
-				return
-			}
-			for m := 0; r.next(']', &m); {
-				v.ToolCalls = append(v.ToolCalls, r.toolCallRequest())
-			}
-		case "usage":
-			r.once(&seen, 5)
-			v.Usage = r.usage()
-		case "finish":
-			r.once(&seen, 6)
-			v.Finish = r.str()
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-func (r *jreader) toolCallRequest() (c event.ToolCallRequest) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "id":
-			r.once(&seen, 0)
-			c.ID = r.str()
-		case "name":
-			r.once(&seen, 1)
-			c.Name = r.str()
-		case "arguments":
-			r.once(&seen, 2)
-			c.Arguments = r.str()
-		default:
-			r.fail()
-		}
-	}
-	return c
-}
-
-func (r *jreader) toolCall() (v event.ToolCall) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "turn":
-			r.once(&seen, 0)
-			v.Turn = r.integer()
-		case "step":
-			r.once(&seen, 1)
-			v.Step = r.integer()
-		case "callId":
-			r.once(&seen, 2)
-			v.CallID = r.str()
-		case "name":
-			r.once(&seen, 3)
-			v.Name = r.str()
-		case "args":
-			r.once(&seen, 4)
-			v.Args = r.str()
-		case "plugin":
-			r.once(&seen, 5)
-			v.Plugin = r.plugin()
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-// plugin reads a Plugin object, or null.
-func (r *jreader) plugin() *event.Plugin {
-	if r.null() {
-		return nil
-	}
-	var seen uint32
-	p := new(event.Plugin)
-	if !r.open('{') {
-		return nil
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "name":
-			r.once(&seen, 0)
-			p.Name = r.str()
-		case "version":
-			r.once(&seen, 1)
-			p.Version = r.str()
-		case "sha256":
-			r.once(&seen, 2)
-			p.SHA256 = r.str()
-		case "pid":
-			r.once(&seen, 3)
-			p.PID = r.integer()
-		default:
-			r.fail()
-		}
-	}
-	return p
-}
-
-func (r *jreader) toolResult() (v event.ToolResult) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "turn":
-			r.once(&seen, 0)
-			v.Turn = r.integer()
-		case "step":
-			r.once(&seen, 1)
-			v.Step = r.integer()
-		case "callId":
-			r.once(&seen, 2)
-			v.CallID = r.str()
-		case "content":
-			r.once(&seen, 3)
-			v.Content = r.str()
-		case "isError":
-			r.once(&seen, 4)
-			v.IsError = r.boolean()
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-func (r *jreader) todoWrite() (v event.TodoWrite) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "todos":
-			r.once(&seen, 0)
-			if r.null() {
-				v.Todos = nil
-				continue
-			}
-			v.Todos = []event.Todo{}
-			if !r.open('[') {
-				return
-			}
-			for m := 0; r.next(']', &m); {
-				v.Todos = append(v.Todos, r.todo())
-			}
-		default:
-			r.fail()
-		}
-	}
-	return v
-}
-
-func (r *jreader) todo() (t event.Todo) {
-	var seen uint32
-	if !r.open('{') {
-		return
-	}
-	for n := 0; r.next('}', &n); {
-		switch string(r.key()) {
-		case "content":
-			r.once(&seen, 0)
-			t.Content = r.str()
-		case "status":
-			r.once(&seen, 1)
-			t.Status = event.TodoStatus(r.str())
-		default:
-			r.fail()
-		}
-	}
-	return t
 }

@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,7 +12,7 @@ import (
 
 var hostTypes = []event.Type{
 	event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd, event.TypeUserMessage,
-	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite,
+	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite, event.TypePermission,
 }
 
 // samplePayloads are one or more payloads of every host type, in the shapes
@@ -33,6 +35,8 @@ func samplePayloads() []event.Payload {
 		event.ToolResult{Turn: 1, Step: 1, CallID: "c"},
 		event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: event.TodoPending}, {Content: "b", Status: event.TodoCompleted}}},
 		event.TodoWrite{},
+		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.AllowAlways, Source: "user", Scope: []string{"git status", "ls"}},
+		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.RejectOnce, Source: "rule"},
 	}
 }
 
@@ -128,4 +132,72 @@ func BenchmarkDecodePayload(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestPlans fails when a host payload has a field the fast decoder cannot
+// read, and checks that every field of every host payload — whatever
+// host/event adds — survives encode then fastDecode: each field is filled
+// with a value of its own, so a field the plans missed shows as a diff.
+func TestPlans(t *testing.T) {
+	t.Parallel()
+	for _, err := range payloadPlans.errs {
+		t.Error(err)
+	}
+	for _, typ := range hostTypes {
+		if payloadPlans.byType[typ] == nil {
+			t.Errorf("no fast decode plan for %s", typ)
+		}
+	}
+	for typ, pl := range payloadPlans.byType {
+		v := reflect.New(pl.typ).Elem()
+		n := 0
+		fill(t, v, &n)
+		p := v.Interface().(event.Payload)
+		if p.EventType() != typ {
+			t.Fatalf("plan for %s decodes %T", typ, p)
+		}
+		data, err := event.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := fastDecode(typ, data)
+		if !ok {
+			t.Errorf("fastDecode gave up on %s", data)
+			continue
+		}
+		if d := cmp.Diff(p, got); d != "" {
+			t.Errorf("fastDecode(%s) (-want +got):\n%s", data, d)
+		}
+		if want, err := (event.Event{Type: typ, Data: data}).Decode(); err != nil || !cmp.Equal(want, got) {
+			t.Errorf("fastDecode(%s) differs from event.Decode (err %v)", data, err)
+		}
+	}
+}
+
+// fill sets every field of v, recursively, to a distinct non-zero value.
+func fill(t *testing.T, v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d é\"\n", *n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(t, v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		fill(t, v.Index(0), n)
+		fill(t, v.Index(1), n)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(t, v.Field(i), n)
+			}
+		}
+	default:
+		t.Fatalf("fill: kind %s", v.Kind())
+	}
 }
