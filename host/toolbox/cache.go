@@ -10,21 +10,48 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
-// snapshot copies the plugin binary at src into the content-addressed cache
-// dir as <dir>/<sha256> and returns the hex digest and the copy's path.
+// pluginCache is the content-addressed cache of plugin binaries, dir/<sha256>
+// (0500 files in a 0700 dir), and the one pipeline that turns a plugin file
+// into an entry: stage (copy into the dir under a temporary name), hash
+// (the copy's bytes, the bytes that will run), place (rename to its sha256
+// and record its identity in the book). Start-up (put) and reload (stage,
+// then hash and place) both go through it, and every start verifies its
+// entry against the book first (verify). index remembers the hashes of
+// discovered files by identity, so that a start-up need not read them.
 //
-// The digest comes from idx when it knows the file in its present state
-// (see hashIndex), otherwise from reading the file. A copy already in the
-// cache is reused when it is a regular file of the right size: entries
-// reach the cache only by a rename after their bytes were hashed, and the
-// dir is 0700, so the name is the content. A copy is written to a
-// temporary file that is renamed into place, so a reader never sees half a
-// binary. idx may be nil.
-func snapshot(src, dir string, idx *hashIndex, book *cacheBook) (sum, dst string, err error) {
+// book and index may be nil (unit tests): entries are then trusted by
+// name and size, and every file is hashed.
+type pluginCache struct {
+	dir   string
+	book  *cacheBook
+	index *hashIndex
+}
+
+// openCache creates dir (0700) and loads its book and hash index.
+func openCache(dir string) (*pluginCache, error) {
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	return &pluginCache{dir: dir, book: loadCacheBook(dir), index: loadHashIndex(dir)}, nil
+}
+
+// put brings the plugin file at src into the cache and returns its
+// sha256 and the entry's path.
+//
+// The digest comes from the index when it knows the file in its present
+// state, otherwise from reading the file. An entry already in the cache
+// is reused when it is a regular file of the right size that the book
+// vouches for; otherwise the file is staged, hashed and placed, and the
+// copy must hash to the digest of the file. It fails when the file
+// changed while it was read.
+func (c *pluginCache) put(src string) (sum, dst string, err error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return "", "", err
@@ -36,8 +63,8 @@ func snapshot(src, dir string, idx *hashIndex, book *cacheBook) (sum, dst string
 	}
 	key, keyed := keyOf(fi)
 	if keyed {
-		if sum := idx.lookup(src, key); sum != "" {
-			if dst := filepath.Join(dir, sum); cached(dst, fi.Size()) && book.valid(sum) {
+		if sum := c.index.lookup(src, key); sum != "" {
+			if dst, ok := c.present(sum, fi.Size()); ok {
 				return sum, dst, nil
 			}
 		}
@@ -47,15 +74,14 @@ func snapshot(src, dir string, idx *hashIndex, book *cacheBook) (sum, dst string
 		return "", "", fmt.Errorf("hash: %w", err)
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
-	dst = filepath.Join(dir, sum)
-	if !cached(dst, fi.Size()) || !book.valid(sum) {
+	dst, ok := c.present(sum, fi.Size())
+	if !ok {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return "", "", err
 		}
-		if err := writeExecutable(dst, f, fi.Size()); err != nil {
+		if dst, err = c.putCopy(f, sum); err != nil {
 			return "", "", fmt.Errorf("copy to the plugin cache: %w", err)
 		}
-		book.note(sum)
 	}
 	after, err := f.Stat()
 	if err != nil {
@@ -65,9 +91,67 @@ func snapshot(src, dir string, idx *hashIndex, book *cacheBook) (sum, dst string
 		return "", "", errors.New("the file changed while it was read")
 	}
 	if keyed {
-		idx.record(src, key, sum)
+		c.index.record(src, key, sum)
 	}
 	return sum, dst, nil
+}
+
+// putCopy stages, hashes and places f, whose bytes hashed to want.
+func (c *pluginCache) putCopy(f *os.File, want string) (string, error) {
+	st, err := c.stage(f)
+	if err != nil {
+		return "", err
+	}
+	if err := st.hash(); err != nil {
+		return "", err
+	}
+	if st.sum != want {
+		st.drop()
+		return "", errChanging
+	}
+	return st.place()
+}
+
+// present reports whether the entry dir/<sum> is there with the right
+// size and vouched for by the book (a failing entry is removed, for the
+// caller to write again), and returns its path.
+func (c *pluginCache) present(sum string, size int64) (string, bool) {
+	dst := filepath.Join(c.dir, sum)
+	return dst, cached(dst, size) && c.book.valid(sum)
+}
+
+// verify checks the entry dir/<sum> before it runs and notes its use (see
+// cacheBook.check), and returns its path.
+func (c *pluginCache) verify(sum string) (string, error) {
+	if c.book == nil {
+		return filepath.Join(c.dir, sum), nil
+	}
+	return c.book.check(sum)
+}
+
+// saveIndex writes the hash index, if it changed.
+func (c *pluginCache) saveIndex() error {
+	if c.index == nil {
+		return nil
+	}
+	return c.index.save()
+}
+
+// save merges the book into its file.
+func (c *pluginCache) save() error {
+	if c.book == nil {
+		return nil
+	}
+	return c.book.save()
+}
+
+// prune removes the entries not in keep and unused for grace, and stale
+// temporary files (see cacheBook.prune).
+func (c *pluginCache) prune(keep map[string]bool, grace time.Duration, log hclog.Logger) (n int, bytes int64) {
+	if c.book == nil {
+		return 0, 0
+	}
+	return c.book.prune(keep, grace, log)
 }
 
 // errChanging says that a file changed while it was read: a writer is
@@ -78,20 +162,21 @@ var errChanging = errors.New("the file changed while it was copied")
 // name and hashed, not yet in place: the bytes hashed are the bytes that
 // will run.
 type staged struct {
+	c    *pluginCache
 	tmp  string // the copy, until place or drop
 	sum  string // its sha256, once hashed
 	size int64
 }
 
-// stageCopy copies the open file f into a temporary file of the cache dir
+// stage copies the open file f into a temporary file of the cache dir
 // (in the kernel, with copy_file_range where it can); hash then names it.
 // It fails with errChanging when f's size or times moved meanwhile.
-func stageCopy(f *os.File, dir string) (*staged, error) {
+func (c *pluginCache) stage(f *os.File) (*staged, error) {
 	before, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := writeTemp(filepath.Join(dir, "reload"), f, before.Size())
+	tmp, err := writeTemp(filepath.Join(c.dir, "reload"), f, before.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +188,7 @@ func stageCopy(f *os.File, dir string) (*staged, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
-	return &staged{tmp: tmp, size: before.Size()}, nil
+	return &staged{c: c, tmp: tmp, size: before.Size()}, nil
 }
 
 // hash sets s.sum from the copy's bytes, the bytes that will run.
@@ -128,12 +213,12 @@ func sameVersion(a, b os.FileInfo) bool {
 	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// place puts the staged copy into the cache as dir/<sum> (0500) and
-// returns that path; a copy already there is kept and the staged one
-// dropped.
-func (s *staged) place(dir string, book *cacheBook) (string, error) {
-	dst := filepath.Join(dir, s.sum)
-	if cached(dst, s.size) && book.valid(s.sum) {
+// place puts the staged copy into the cache as dir/<sum> (0500), records
+// its identity in the book and returns its path; a copy already there is
+// kept and the staged one dropped.
+func (s *staged) place() (string, error) {
+	dst, ok := s.c.present(s.sum, s.size)
+	if ok {
 		s.drop()
 		return dst, nil
 	}
@@ -145,7 +230,7 @@ func (s *staged) place(dir string, book *cacheBook) (string, error) {
 		s.drop()
 		return "", err
 	}
-	book.note(s.sum)
+	s.c.book.note(s.sum)
 	return dst, nil
 }
 
@@ -158,29 +243,13 @@ func cached(path string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Size() == size
 }
 
-// writeExecutable writes size bytes of r to a temporary file next to dst,
-// makes it 0500 and renames it to dst.
+// writeTemp writes size bytes of r to a temporary file next to dst and
+// returns its name; a short read fails with errChanging.
 //
 // The write fd is open only while syscall.ForkLock is read-held: a fork in
 // another goroutine while it is open would leak it into the child until its
-// exec, and an exec of dst in that window fails with ETXTBSY (Go issue
-// 22315).
-func writeExecutable(dst string, r io.Reader, size int64) (err error) {
-	tmp, err := writeTemp(dst, r, size)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o500); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
-}
-
+// exec, and an exec of the entry in that window fails with ETXTBSY (Go
+// issue 22315).
 func writeTemp(dst string, r io.Reader, size int64) (string, error) {
 	syscall.ForkLock.RLock()
 	defer syscall.ForkLock.RUnlock()

@@ -93,10 +93,15 @@
 // removed and copied again from the plugin file, or the start fails — it
 // never runs under the original sha256. The fast path is one stat.
 //
-// A copy is written to a temporary file and renamed
-// into place; one already present with the right size is reused (entries
-// only ever appear by that rename, under the name of the hash of the bytes
-// written). The write happens with syscall.ForkLock read-held, so no
+// One pipeline (pluginCache, cache.go) turns a plugin file into an entry,
+// at Open as at a reload: stage (copy into a temporary file of the cache
+// dir), hash (the copy's bytes), place (rename to dir/<sha256>, 0500, and
+// record its identity in the book). An entry already present with the
+// right size that the book vouches for is reused and the staged copy
+// dropped (entries only ever appear by that rename, under the name of the
+// hash of the bytes written). At Open the file is hashed first, so that an
+// entry already present costs no copy; a new copy must hash to the same
+// digest, or the file changed while it was read. The write happens with syscall.ForkLock read-held, so no
 // concurrent fork can inherit the write fd and make the exec of the copy
 // fail with ETXTBSY (Go issue 22315).
 //

@@ -169,7 +169,7 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.failed(a, StageCopy, err)
 		return false
 	}
-	st, err := stageCopy(f, tb.cfg.CacheDir)
+	st, err := tb.cache.stage(f)
 	f.Close()
 	switch {
 	case errors.Is(err, errChanging):
@@ -208,7 +208,7 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 	}
 	sum := st.sum
 	a.ToSHA = sum
-	exe, err := st.place(tb.cfg.CacheDir, tb.book)
+	exe, err := st.place()
 	if err != nil {
 		tb.failed(a, StageHash, fmt.Errorf("put the copy in the plugin cache: %w", err))
 		return false

@@ -192,32 +192,6 @@ func TestTailText(t *testing.T) {
 	}
 }
 
-func TestSkipName(t *testing.T) {
-	t.Parallel()
-	for name, want := range map[string]bool{
-		"todo":                   false,
-		"todo.sh":                false,
-		".todo":                  true,
-		"todo~":                  true,
-		".todo.swp":              true,
-		"todo.swp":               true,
-		"todo.tmp":               true,
-		"todo-go-tmp-umask":      true,
-		"bash":                   false,
-		"todo.0a1b2c.tmp":        true,
-		".0a1b.3344.tmp":         true,
-		"subagent.exe":           false,
-		"notes.txt":              false,
-		"todo.swx":               true,
-		"README":                 false,
-		"plugin-with-dash_und.1": false,
-	} {
-		if got := skipName(name); got != want {
-			t.Errorf("skipName(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
 func TestDiscover(t *testing.T) {
 	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
@@ -277,7 +251,7 @@ func TestSnapshot(t *testing.T) {
 	if err := ensureDir(cache); err != nil {
 		t.Fatal(err)
 	}
-	sum, dst, err := snapshot(src, cache, nil, nil)
+	sum, dst, err := (&pluginCache{dir: cache}).put(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +267,7 @@ func TestSnapshot(t *testing.T) {
 	fi1, _ := os.Stat(dst)
 
 	// Same bytes: the copy is reused, not rewritten.
-	sum2, _, err := snapshot(src, cache, nil, nil)
+	sum2, _, err := (&pluginCache{dir: cache}).put(src)
 	if err != nil || sum2 != sum {
 		t.Fatalf("second snapshot = %q, %v", sum2, err)
 	}
@@ -305,7 +279,7 @@ func TestSnapshot(t *testing.T) {
 	// A damaged entry of the wrong size is replaced.
 	os.Chmod(dst, 0o600)
 	os.WriteFile(dst, []byte("#!"), 0o600)
-	if _, _, err := snapshot(src, cache, nil, nil); err != nil {
+	if _, _, err := (&pluginCache{dir: cache}).put(src); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(dst); string(b) != "#!/bin/sh\necho v1\n" {
@@ -316,7 +290,7 @@ func TestSnapshot(t *testing.T) {
 	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v2\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sum3, dst3, err := snapshot(src, cache, nil, nil)
+	sum3, dst3, err := (&pluginCache{dir: cache}).put(src)
 	if err != nil || sum3 == sum {
 		t.Fatalf("snapshot after change = %q, %v", sum3, err)
 	}
@@ -331,18 +305,18 @@ func TestSnapshot(t *testing.T) {
 
 func TestSnapshotMissing(t *testing.T) {
 	t.Parallel()
-	_, _, err := snapshot(filepath.Join(t.TempDir(), "nope"), t.TempDir(), nil, nil)
+	_, _, err := (&pluginCache{dir: t.TempDir()}).put(filepath.Join(t.TempDir(), "nope"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("snapshot of a missing file: %v", err)
 	}
 }
 
-func TestWriteExecutableShortRead(t *testing.T) {
+func TestWriteTempShortRead(t *testing.T) {
 	t.Parallel()
 	dst := filepath.Join(t.TempDir(), "x")
-	err := writeExecutable(dst, io.LimitReader(strings.NewReader("abcdef"), 3), 6)
+	_, err := writeTemp(dst, io.LimitReader(strings.NewReader("abcdef"), 3), 6)
 	if err == nil || !strings.Contains(err.Error(), "changed while it was copied") {
-		t.Fatalf("writeExecutable: %v", err)
+		t.Fatalf("writeTemp: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dst))
 	if len(entries) != 0 {
@@ -383,7 +357,7 @@ func TestHashIndex(t *testing.T) {
 
 	// A fresh file is hashed but not recorded (it changed just now).
 	idx := loadHashIndex(cache)
-	if sum, _, err := snapshot(src, cache, idx, nil); err != nil || sum != v1 {
+	if sum, _, err := (&pluginCache{dir: cache, index: idx}).put(src); err != nil || sum != v1 {
 		t.Fatalf("snapshot = %q, %v", sum, err)
 	}
 	if err := idx.save(); err != nil {
@@ -396,7 +370,7 @@ func TestHashIndex(t *testing.T) {
 	// With no racy window it is recorded, and saved.
 	idx = loadHashIndex(cache)
 	idx.racy = 0
-	if _, _, err := snapshot(src, cache, idx, nil); err != nil {
+	if _, _, err := (&pluginCache{dir: cache, index: idx}).put(src); err != nil {
 		t.Fatal(err)
 	}
 	if err := idx.save(); err != nil {
@@ -416,7 +390,7 @@ func TestHashIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cache, fake), make([]byte, e.Key.Size), 0o500); err != nil {
 		t.Fatal(err)
 	}
-	if sum, dst, err := snapshot(src, cache, idx, nil); err != nil || sum != fake || dst != filepath.Join(cache, fake) {
+	if sum, dst, err := (&pluginCache{dir: cache, index: idx}).put(src); err != nil || sum != fake || dst != filepath.Join(cache, fake) {
 		t.Fatalf("snapshot with a recorded entry = %q, %q, %v", sum, dst, err)
 	}
 
@@ -424,7 +398,7 @@ func TestHashIndex(t *testing.T) {
 	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v2\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if sum, _, err := snapshot(src, cache, idx, nil); err != nil || sum == fake || sum == v1 {
+	if sum, _, err := (&pluginCache{dir: cache, index: idx}).put(src); err != nil || sum == fake || sum == v1 {
 		t.Fatalf("snapshot after a change = %q, %v", sum, err)
 	}
 
@@ -573,7 +547,7 @@ func TestStageCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		st, err := stageCopy(f, cache)
+		st, err := (&pluginCache{dir: cache}).stage(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -587,14 +561,14 @@ func TestStageCopy(t *testing.T) {
 	if st.sum != want || st.size != 18 {
 		t.Fatalf("staged %+v", st)
 	}
-	dst, err := st.place(cache, nil)
+	dst, err := st.place()
 	if err != nil || dst != filepath.Join(cache, want) {
 		t.Fatalf("place = %q, %v", dst, err)
 	}
 	checkMode(t, dst, 0o500)
 	fi1, _ := os.Stat(dst)
 	// The same bytes again: the cached copy is kept, the new one dropped.
-	if dst2, err := stage().place(cache, nil); err != nil || dst2 != dst {
+	if dst2, err := stage().place(); err != nil || dst2 != dst {
 		t.Fatalf("second place = %q, %v", dst2, err)
 	}
 	if fi2, _ := os.Stat(dst); !os.SameFile(fi1, fi2) {
