@@ -96,9 +96,15 @@ func (c *pluginCache) put(src string) (sum, dst string, err error) {
 	return sum, dst, nil
 }
 
-// putCopy stages, hashes and places f, whose bytes hashed to want.
+// putCopy stages, hashes and places f, whose bytes hashed to want. The
+// copy's digest is the check that f did not change meanwhile (not its
+// change time, which a new hard link to the file moves).
 func (c *pluginCache) putCopy(f *os.File, want string) (string, error) {
-	st, err := c.stage(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	st, err := c.copy(f, fi.Size())
 	if err != nil {
 		return "", err
 	}
@@ -176,7 +182,7 @@ func (c *pluginCache) stage(f *os.File) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := writeTemp(filepath.Join(c.dir, "reload"), f, before.Size())
+	st, err := c.copy(f, before.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +191,19 @@ func (c *pluginCache) stage(f *os.File) (*staged, error) {
 		err = errChanging
 	}
 	if err != nil {
-		os.Remove(tmp)
+		st.drop()
 		return nil, err
 	}
-	return &staged{c: c, tmp: tmp, size: before.Size()}, nil
+	return st, nil
+}
+
+// copy writes size bytes of r to a temporary file of the cache dir.
+func (c *pluginCache) copy(r io.Reader, size int64) (*staged, error) {
+	tmp, err := writeTemp(filepath.Join(c.dir, "reload"), r, size)
+	if err != nil {
+		return nil, err
+	}
+	return &staged{c: c, tmp: tmp, size: size}, nil
 }
 
 // hash sets s.sum from the copy's bytes, the bytes that will run.
