@@ -93,7 +93,7 @@ type start struct {
 // its supervisor.
 func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 	begin := time.Now()
-	sum, exe, err := tb.cache.put(path)
+	sum, exe, err := tb.cache.Put(path)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	defer cancel()
 	// The bytes that run are the bytes hashed: a cached copy changed since
 	// (tampered with, even at the same size) is refused and removed.
-	if _, err := tb.cache.verify(sum); err != nil {
+	if _, err := tb.cache.Verify(sum); err != nil {
 		return nil, desc, &failedStage{StageStart, err}
 	}
 	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{

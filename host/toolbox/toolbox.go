@@ -16,6 +16,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/plugincache"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -233,10 +234,10 @@ type Toolbox struct {
 	reg    atomic.Pointer[registry]
 	swapMu sync.Mutex
 
-	dirRank map[string]int // cleaned plugin dir → its rank in Dirs
-	cache   *pluginCache   // the content-addressed copies that run
-	watch   *watcher       // nil unless cfg.Watch
-	fileMu  sync.Mutex     // serialises the rewrites of cfg.ReloadsFile
+	dirRank map[string]int     // cleaned plugin dir → its rank in Dirs
+	cache   *plugincache.Cache // the content-addressed copies that run
+	watch   *watcher           // nil unless cfg.Watch
+	fileMu  sync.Mutex         // serialises the rewrites of cfg.ReloadsFile
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -258,7 +259,7 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		return nil, errors.New("open toolbox: no plugin cache dir")
 	}
 	cfg = cfg.withDefaults()
-	cache, err := openCache(cfg.CacheDir)
+	cache, err := plugincache.Open(cfg.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
 	}
@@ -282,7 +283,7 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	reattached := tb.attachAll(ctx)
 	entries := discover(cfg.Dirs, tb.log)
 	loaded := tb.loadAll(ctx, entries)
-	if err := tb.cache.saveIndex(); err != nil {
+	if err := tb.cache.SaveIndex(); err != nil {
 		tb.log.Warn("could not save the plugin hash index", "error", err)
 	}
 
@@ -591,7 +592,7 @@ func (tb *Toolbox) Close() error {
 		}
 		wg.Wait()
 		tb.closeErr = errors.Join(errs...)
-		if err := tb.cache.save(); err != nil {
+		if err := tb.cache.Save(); err != nil {
 			tb.log.Warn("could not save the plugin cache book", "error", err)
 		}
 	})
@@ -611,10 +612,10 @@ func (tb *Toolbox) pruneCache() {
 		keep[p.sum] = true
 	}
 	tb.mu.Unlock()
-	if n, size := tb.cache.prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
+	if n, size := tb.cache.Prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
 		tb.log.Info("pruned the plugin cache", "files", n, "bytes", size, "grace", tb.cfg.CacheGrace)
 	}
-	if err := tb.cache.save(); err != nil {
+	if err := tb.cache.Save(); err != nil {
 		tb.log.Warn("could not save the plugin cache book", "error", err)
 	}
 }

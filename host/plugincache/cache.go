@@ -1,4 +1,4 @@
-package toolbox
+package plugincache
 
 import (
 	"crypto/sha256"
@@ -17,32 +17,24 @@ import (
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
-// pluginCache is the content-addressed cache of plugin binaries, dir/<sha256>
-// (0500 files in a 0700 dir), and the one pipeline that turns a plugin file
-// into an entry: stage (copy into the dir under a temporary name), hash
-// (the copy's bytes, the bytes that will run), place (rename to its sha256
-// and record its identity in the book). Start-up (put) and reload (stage,
-// then hash and place) both go through it, and every start verifies its
-// entry against the book first (verify). index remembers the hashes of
-// discovered files by identity, so that a start-up need not read them.
-//
-// book and index may be nil (unit tests): entries are then trusted by
-// name and size, and every file is hashed.
-type pluginCache struct {
+// Cache is one content-addressed plugin cache dir. Its methods are safe
+// for concurrent use. book and index may be nil (tests): entries are then
+// trusted by name and size, and every file is hashed.
+type Cache struct {
 	dir   string
 	book  *cacheBook
 	index *hashIndex
 }
 
-// openCache creates dir (0700) and loads its book and hash index.
-func openCache(dir string) (*pluginCache, error) {
+// Open creates dir (0700) and loads its book and hash index.
+func Open(dir string) (*Cache, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
-	return &pluginCache{dir: dir, book: loadCacheBook(dir), index: loadHashIndex(dir)}, nil
+	return &Cache{dir: dir, book: loadCacheBook(dir), index: loadHashIndex(dir)}, nil
 }
 
-// put brings the plugin file at src into the cache and returns its
+// Put brings the plugin file at src into the cache and returns its
 // sha256 and the entry's path.
 //
 // The digest comes from the index when it knows the file in its present
@@ -51,7 +43,7 @@ func openCache(dir string) (*pluginCache, error) {
 // vouches for; otherwise the file is staged, hashed and placed, and the
 // copy must hash to the digest of the file. It fails when the file
 // changed while it was read.
-func (c *pluginCache) put(src string) (sum, dst string, err error) {
+func (c *Cache) Put(src string) (sum, dst string, err error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return "", "", err
@@ -99,7 +91,7 @@ func (c *pluginCache) put(src string) (sum, dst string, err error) {
 // putCopy stages, hashes and places f, whose bytes hashed to want. The
 // copy's digest is the check that f did not change meanwhile (not its
 // change time, which a new hard link to the file moves).
-func (c *pluginCache) putCopy(f *os.File, want string) (string, error) {
+func (c *Cache) putCopy(f *os.File, want string) (string, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", err
@@ -108,76 +100,76 @@ func (c *pluginCache) putCopy(f *os.File, want string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := st.hash(); err != nil {
+	if err := st.Hash(); err != nil {
 		return "", err
 	}
 	if st.sum != want {
-		st.drop()
-		return "", errChanging
+		st.Drop()
+		return "", ErrChanging
 	}
-	return st.place()
+	return st.Place()
 }
 
 // present reports whether the entry dir/<sum> is there with the right
 // size and vouched for by the book (a failing entry is removed, for the
 // caller to write again), and returns its path.
-func (c *pluginCache) present(sum string, size int64) (string, bool) {
+func (c *Cache) present(sum string, size int64) (string, bool) {
 	dst := filepath.Join(c.dir, sum)
 	return dst, cached(dst, size) && c.book.valid(sum)
 }
 
-// verify checks the entry dir/<sum> before it runs and notes its use (see
+// Verify checks the entry dir/<sum> before it runs and notes its use (see
 // cacheBook.check), and returns its path.
-func (c *pluginCache) verify(sum string) (string, error) {
+func (c *Cache) Verify(sum string) (string, error) {
 	if c.book == nil {
 		return filepath.Join(c.dir, sum), nil
 	}
 	return c.book.check(sum)
 }
 
-// saveIndex writes the hash index, if it changed.
-func (c *pluginCache) saveIndex() error {
+// SaveIndex writes the hash index, if it changed.
+func (c *Cache) SaveIndex() error {
 	if c.index == nil {
 		return nil
 	}
 	return c.index.save()
 }
 
-// save merges the book into its file.
-func (c *pluginCache) save() error {
+// Save merges the book into its file.
+func (c *Cache) Save() error {
 	if c.book == nil {
 		return nil
 	}
 	return c.book.save()
 }
 
-// prune removes the entries not in keep and unused for grace, and stale
+// Prune removes the entries not in keep and unused for grace, and stale
 // temporary files (see cacheBook.prune).
-func (c *pluginCache) prune(keep map[string]bool, grace time.Duration, log hclog.Logger) (n int, bytes int64) {
+func (c *Cache) Prune(keep map[string]bool, grace time.Duration, log hclog.Logger) (n int, bytes int64) {
 	if c.book == nil {
 		return 0, 0
 	}
 	return c.book.prune(keep, grace, log)
 }
 
-// errChanging says that a file changed while it was read: a writer is
+// ErrChanging says that a file changed while it was read: a writer is
 // still at work, and a reload tries again once the file is quiet.
-var errChanging = errors.New("the file changed while it was copied")
+var ErrChanging = errors.New("the file changed while it was copied")
 
-// staged is a plugin file copied into the cache dir under a temporary
+// Staged is a plugin file copied into the cache dir under a temporary
 // name and hashed, not yet in place: the bytes hashed are the bytes that
 // will run.
-type staged struct {
-	c    *pluginCache
-	tmp  string // the copy, until place or drop
+type Staged struct {
+	c    *Cache
+	tmp  string // the copy, until Place or Drop
 	sum  string // its sha256, once hashed
 	size int64
 }
 
-// stage copies the open file f into a temporary file of the cache dir
-// (in the kernel, with copy_file_range where it can); hash then names it.
-// It fails with errChanging when f's size or times moved meanwhile.
-func (c *pluginCache) stage(f *os.File) (*staged, error) {
+// Stage copies the open file f into a temporary file of the cache dir
+// (in the kernel, with copy_file_range where it can); Hash then names it.
+// It fails with ErrChanging when f's size or times moved meanwhile.
+func (c *Cache) Stage(f *os.File) (*Staged, error) {
 	before, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -188,29 +180,29 @@ func (c *pluginCache) stage(f *os.File) (*staged, error) {
 	}
 	after, err := f.Stat()
 	if err == nil && !sameVersion(before, after) {
-		err = errChanging
+		err = ErrChanging
 	}
 	if err != nil {
-		st.drop()
+		st.Drop()
 		return nil, err
 	}
 	return st, nil
 }
 
 // copy writes size bytes of r to a temporary file of the cache dir.
-func (c *pluginCache) copy(r io.Reader, size int64) (*staged, error) {
+func (c *Cache) copy(r io.Reader, size int64) (*Staged, error) {
 	tmp, err := writeTemp(filepath.Join(c.dir, "reload"), r, size)
 	if err != nil {
 		return nil, err
 	}
-	return &staged{c: c, tmp: tmp, size: size}, nil
+	return &Staged{c: c, tmp: tmp, size: size}, nil
 }
 
-// hash sets s.sum from the copy's bytes, the bytes that will run.
-func (s *staged) hash() error {
+// Hash sets s.sum from the copy's bytes, the bytes that will run.
+func (s *Staged) Hash() error {
 	sum, err := pluginlock.HashFile(s.tmp)
 	if err != nil {
-		s.drop()
+		s.Drop()
 		return err
 	}
 	s.sum = sum
@@ -228,29 +220,35 @@ func sameVersion(a, b os.FileInfo) bool {
 	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// place puts the staged copy into the cache as dir/<sum> (0500), records
+// Place puts the staged copy into the cache as dir/<sum> (0500), records
 // its identity in the book and returns its path; a copy already there is
 // kept and the staged one dropped.
-func (s *staged) place() (string, error) {
+func (s *Staged) Place() (string, error) {
 	dst, ok := s.c.present(s.sum, s.size)
 	if ok {
-		s.drop()
+		s.Drop()
 		return dst, nil
 	}
 	if err := os.Chmod(s.tmp, 0o500); err != nil {
-		s.drop()
+		s.Drop()
 		return "", err
 	}
 	if err := os.Rename(s.tmp, dst); err != nil {
-		s.drop()
+		s.Drop()
 		return "", err
 	}
 	s.c.book.note(s.sum)
 	return dst, nil
 }
 
-// drop removes the staged copy.
-func (s *staged) drop() { os.Remove(s.tmp) }
+// Drop removes the staged copy.
+func (s *Staged) Drop() { os.Remove(s.tmp) }
+
+// Path is the staged copy's file, until Place or Drop.
+func (s *Staged) Path() string { return s.tmp }
+
+// Sum is the copy's sha256, once hashed.
+func (s *Staged) Sum() string { return s.sum }
 
 // cached reports whether the cache entry path exists with the right size.
 func cached(path string, size int64) bool {
@@ -259,7 +257,7 @@ func cached(path string, size int64) bool {
 }
 
 // writeTemp writes size bytes of r to a temporary file next to dst and
-// returns its name; a short read fails with errChanging.
+// returns its name; a short read fails with ErrChanging.
 //
 // The write fd is open only while syscall.ForkLock is read-held: a fork in
 // another goroutine while it is open would leak it into the child until its
@@ -277,7 +275,7 @@ func writeTemp(dst string, r io.Reader, size int64) (string, error) {
 		err = cerr
 	}
 	if err == nil && n != size {
-		err = fmt.Errorf("read %d bytes, want %d: %w", n, size, errChanging)
+		err = fmt.Errorf("read %d bytes, want %d: %w", n, size, ErrChanging)
 	}
 	if err != nil {
 		os.Remove(f.Name())
