@@ -218,3 +218,55 @@ func checkMode(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s: mode %v, want %v", path, got, want)
 	}
 }
+
+// TestVerify checks the book before a start: an entry is accepted while
+// its identity is the recorded one, hashed again once it moved, and
+// removed when its bytes no longer match its name, even at the same size.
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "plug")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\necho v1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, dst, err := c.Put(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Verify(sum); err != nil || got != dst {
+		t.Fatalf("Verify of a fresh entry = %q, %v", got, err)
+	}
+	// Same bytes, new identity (rewritten in place): hashed again, kept.
+	if err := os.Chmod(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, []byte("#!/bin/sh\necho v1\n"), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Verify(sum); err != nil {
+		t.Fatalf("Verify of a rewritten, same-bytes entry: %v", err)
+	}
+	// Tampered at the same size: refused and removed.
+	if err := os.WriteFile(dst, []byte("#!/bin/sh\necho v2\n"), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Verify(sum); !errors.Is(err, errTampered) {
+		t.Fatalf("Verify of a tampered entry: %v, want errTampered", err)
+	}
+	if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("tampered entry not removed: %v", err)
+	}
+	// Put copies it again.
+	if _, _, err := c.Put(src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Verify(sum); err != nil {
+		t.Fatalf("Verify after Put again: %v", err)
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+}
