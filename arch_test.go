@@ -114,10 +114,11 @@ func importRules() []importRule {
 		{dir: "host/prompt"},
 		{dir: "host/permission", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		{dir: "host/pluginlock"},
+		{dir: "host/plugincache", allowInternal: []string{"host/pluginlock"}, allowExternal: true},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
-		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
 		// which only the host imports. plugintest plays the host in tests.

@@ -282,3 +282,29 @@ func ExampleVerify() {
 	// <nil>
 	// plugin todo in DIR is pinned to sha256 3bfc269594ef…, but the file now has fb04dcb6970e…: if you trust the new binary, run harness plugins pin
 }
+
+func TestSkip(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"todo":                   false,
+		"todo.sh":                false,
+		".todo":                  true,
+		"todo~":                  true,
+		".todo.swp":              true,
+		"todo.swp":               true,
+		"todo.tmp":               true,
+		"todo-go-tmp-umask":      true,
+		"bash":                   false,
+		"todo.0a1b2c.tmp":        true,
+		".0a1b.3344.tmp":         true,
+		"subagent.exe":           false,
+		"notes.txt":              false,
+		"todo.swx":               true,
+		"README":                 false,
+		"plugin-with-dash_und.1": false,
+	} {
+		if got := pluginlock.Skip(name); got != want {
+			t.Errorf("Skip(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

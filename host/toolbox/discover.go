@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/pluginlock"
 )
 
 // found is one entry of the plugin dirs worth reporting: a plugin
@@ -20,9 +21,9 @@ type found struct {
 
 // discover lists the plugin candidates of dirs: in dir order, then in file
 // name order, every executable regular file whose name is not skipped by
-// skipName. A missing dir is logged and skipped; an unreadable dir or file
-// is listed with its error, and so is a dir or file that others could
-// write (see unsafeFile). Files without an exec bit are skipped silently.
+// pluginlock.Skip. A missing dir is logged and skipped; an unreadable dir
+// or file is listed with its error, and so is a dir or file that others
+// could write (see unsafeFile). Files without an exec bit are skipped silently.
 func discover(dirs []string, log hclog.Logger) []found {
 	var out []found
 	seen := map[string]bool{}
@@ -51,7 +52,7 @@ func discover(dirs []string, log hclog.Logger) []found {
 			continue
 		}
 		for _, e := range entries {
-			if e.IsDir() || skipName(e.Name()) {
+			if e.IsDir() || pluginlock.Skip(e.Name()) {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())
@@ -69,19 +70,4 @@ func discover(dirs []string, log hclog.Logger) []found {
 		}
 	}
 	return out
-}
-
-// skipName reports whether a file name in a plugin dir is never a plugin:
-// dotfiles, editor backups and swap files, temporary files, and the probe
-// file `go build -o` creates next to its output.
-func skipName(name string) bool {
-	if strings.HasPrefix(name, ".") {
-		return true
-	}
-	for _, suffix := range []string{"~", ".swp", ".swx", ".tmp", "-go-tmp-umask"} {
-		if strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return false
 }

@@ -93,19 +93,10 @@
 // removed and copied again from the plugin file, or the start fails — it
 // never runs under the original sha256. The fast path is one stat.
 //
-// A copy is written to a temporary file and renamed
-// into place; one already present with the right size is reused (entries
-// only ever appear by that rename, under the name of the hash of the bytes
-// written). The write happens with syscall.ForkLock read-held, so no
-// concurrent fork can inherit the write fd and make the exec of the copy
-// fail with ETXTBSY (Go issue 22315).
-//
-// Hashing a 19 MB plugin takes ~15 ms, longer than starting it, so
-// CacheDir/index.json remembers each discovered file's hash by the file's
-// identity (device, inode, size, modification and change times; Linux
-// only). A file whose identity changed is hashed again; a file changed in
-// the last two seconds is not remembered (coarse timestamps). A stale entry
-// could at worst start the previous cached version, never unhashed bytes.
+// The cache is package plugincache: one pipeline (stage, hash, place)
+// turns a plugin file into an entry at Open as at a reload, and
+// CacheDir/index.json spares Open reading every binary again (see its
+// package doc).
 //
 // # The registry
 //

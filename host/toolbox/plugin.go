@@ -89,11 +89,11 @@ type start struct {
 	cancel context.CancelFunc
 }
 
-// load snapshots the file at path into the cache, starts the copy and
-// returns its supervisor.
-func (tb *Toolbox) load(ctx context.Context, path string, idx *hashIndex) (*plugin, error) {
+// load puts the file at path into the cache, starts the copy and returns
+// its supervisor.
+func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 	begin := time.Now()
-	sum, exe, err := snapshot(path, tb.cfg.CacheDir, idx, tb.book)
+	sum, exe, err := tb.cache.Put(path)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	defer cancel()
 	// The bytes that run are the bytes hashed: a cached copy changed since
 	// (tampered with, even at the same size) is refused and removed.
-	if _, err := tb.book.check(sum); err != nil {
+	if _, err := tb.cache.Verify(sum); err != nil {
 		return nil, desc, &failedStage{StageStart, err}
 	}
 	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{

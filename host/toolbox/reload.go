@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/harness-dev/harness/host/plugincache"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -169,46 +170,46 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.failed(a, StageCopy, err)
 		return false
 	}
-	st, err := stageCopy(f, tb.cfg.CacheDir)
+	st, err := tb.cache.Stage(f)
 	f.Close()
 	switch {
-	case errors.Is(err, errChanging):
+	case errors.Is(err, plugincache.ErrChanging):
 		tb.log.Debug("plugin file still being written", "path", path)
 		return true
 	case err != nil:
 		tb.failed(a, StageCopy, fmt.Errorf("copy to the plugin cache: %w", err))
 		return false
 	}
-	if err := checkComplete(st.tmp); err != nil {
+	if err := checkComplete(st.Path()); err != nil {
 		if time.Since(fi.ModTime()) < tb.cfg.MaxDebounce {
 			// Written in place and not done yet (a pause longer than
 			// the debounce): wait for the rest.
-			st.drop()
+			st.Drop()
 			tb.log.Debug("plugin file still being written", "path", path, "why", err)
 			return true
 		}
-		st.drop()
+		st.Drop()
 		tb.failed(a, StageCopy, err)
 		return false
 	}
 	a.mark(StageCopy)
-	if err := st.hash(); err != nil {
+	if err := st.Hash(); err != nil {
 		tb.failed(a, StageHash, err)
 		return false
 	}
-	if hasOld && st.sum == old.plug.sum {
-		st.drop()
-		tb.log.Debug("plugin file unchanged", "path", path, "sha256", st.sum)
+	if hasOld && st.Sum() == old.plug.sum {
+		st.Drop()
+		tb.log.Debug("plugin file unchanged", "path", path, "sha256", st.Sum())
 		return false
 	}
-	if err := pluginlock.Verify(filepath.Dir(path), filepath.Base(path), st.sum); err != nil {
-		st.drop()
+	if err := pluginlock.Verify(filepath.Dir(path), filepath.Base(path), st.Sum()); err != nil {
+		st.Drop()
 		tb.failed(a, StageHash, err)
 		return false
 	}
-	sum := st.sum
+	sum := st.Sum()
 	a.ToSHA = sum
-	exe, err := st.place(tb.cfg.CacheDir, tb.book)
+	exe, err := st.Place()
 	if err != nil {
 		tb.failed(a, StageHash, fmt.Errorf("put the copy in the plugin cache: %w", err))
 		return false

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/plugincache"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -233,10 +234,10 @@ type Toolbox struct {
 	reg    atomic.Pointer[registry]
 	swapMu sync.Mutex
 
-	dirRank map[string]int // cleaned plugin dir → its rank in Dirs
-	book    *cacheBook     // vouches for the cache entries that run
-	watch   *watcher       // nil unless cfg.Watch
-	fileMu  sync.Mutex     // serialises the rewrites of cfg.ReloadsFile
+	dirRank map[string]int     // cleaned plugin dir → its rank in Dirs
+	cache   *plugincache.Cache // the content-addressed copies that run
+	watch   *watcher           // nil unless cfg.Watch
+	fileMu  sync.Mutex         // serialises the rewrites of cfg.ReloadsFile
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -258,11 +259,12 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 		return nil, errors.New("open toolbox: no plugin cache dir")
 	}
 	cfg = cfg.withDefaults()
-	if err := ensureDir(cfg.CacheDir); err != nil {
+	cache, err := plugincache.Open(cfg.CacheDir)
+	if err != nil {
 		return nil, fmt.Errorf("open toolbox: create plugin cache: %w", err)
 	}
 	tb := &Toolbox{cfg: cfg, log: cfg.Logger, dirRank: map[string]int{}, reloads: loadReloads(cfg.ReloadsFile),
-		book: loadCacheBook(cfg.CacheDir)}
+		cache: cache}
 	for i, d := range cfg.Dirs {
 		d = filepath.Clean(d)
 		if _, ok := tb.dirRank[d]; !ok {
@@ -280,9 +282,8 @@ func Open(ctx context.Context, cfg Config) (*Toolbox, error) {
 	}
 	reattached := tb.attachAll(ctx)
 	entries := discover(cfg.Dirs, tb.log)
-	idx := loadHashIndex(cfg.CacheDir)
-	loaded := tb.loadAll(ctx, entries, idx)
-	if err := idx.save(); err != nil {
+	loaded := tb.loadAll(ctx, entries)
+	if err := tb.cache.SaveIndex(); err != nil {
 		tb.log.Warn("could not save the plugin hash index", "error", err)
 	}
 
@@ -370,7 +371,7 @@ type loaded struct {
 // loadAll loads every candidate, at most cfg.Parallel at once, and returns
 // the outcomes in the order of entries. An entry that discovery could not
 // read keeps its error.
-func (tb *Toolbox) loadAll(ctx context.Context, entries []found, idx *hashIndex) []loaded {
+func (tb *Toolbox) loadAll(ctx context.Context, entries []found) []loaded {
 	out := make([]loaded, len(entries))
 	sem := make(chan struct{}, tb.cfg.Parallel)
 	var wg sync.WaitGroup
@@ -382,7 +383,7 @@ func (tb *Toolbox) loadAll(ctx context.Context, entries []found, idx *hashIndex)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := tb.load(ctx, e.path, idx)
+			p, err := tb.load(ctx, e.path)
 			out[i] = loaded{plug: p, err: err}
 		})
 	}
@@ -591,7 +592,7 @@ func (tb *Toolbox) Close() error {
 		}
 		wg.Wait()
 		tb.closeErr = errors.Join(errs...)
-		if err := tb.book.save(); err != nil {
+		if err := tb.cache.Save(); err != nil {
 			tb.log.Warn("could not save the plugin cache book", "error", err)
 		}
 	})
@@ -611,10 +612,10 @@ func (tb *Toolbox) pruneCache() {
 		keep[p.sum] = true
 	}
 	tb.mu.Unlock()
-	if n, size := tb.book.prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
+	if n, size := tb.cache.Prune(keep, tb.cfg.CacheGrace, tb.log); n > 0 {
 		tb.log.Info("pruned the plugin cache", "files", n, "bytes", size, "grace", tb.cfg.CacheGrace)
 	}
-	if err := tb.book.save(); err != nil {
+	if err := tb.cache.Save(); err != nil {
 		tb.log.Warn("could not save the plugin cache book", "error", err)
 	}
 }

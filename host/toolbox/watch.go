@@ -10,6 +10,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/pluginlock"
 )
 
 // watcher watches the plugin dirs (the dirs, not the files: compilers and
@@ -157,7 +159,7 @@ func (w *watcher) event(ev fsnotify.Event) {
 		w.addDirLocked(path)
 		return
 	}
-	if !w.watched[filepath.Dir(path)] || skipName(filepath.Base(path)) {
+	if !w.watched[filepath.Dir(path)] || pluginlock.Skip(filepath.Base(path)) {
 		return
 	}
 	w.noteLocked(path, now, time.Time{})
@@ -169,7 +171,7 @@ func (w *watcher) scanLocked(dir string, now time.Time) {
 	paths := map[string]bool{}
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
-			if !skipName(e.Name()) {
+			if !pluginlock.Skip(e.Name()) {
 				paths[filepath.Join(dir, e.Name())] = true
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package toolbox
+package plugincache
 
 import "io/fs"
 

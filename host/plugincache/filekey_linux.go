@@ -1,4 +1,4 @@
-package toolbox
+package plugincache
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package toolbox
+package plugincache
 
 import (
 	"encoding/hex"
@@ -190,7 +190,7 @@ func (b *cacheBook) prune(keep map[string]bool, grace time.Duration, log hclog.L
 	for _, e := range entries {
 		name := e.Name()
 		isEntry := isSum(name)
-		if !isEntry && !(skipName(name) && filepath.Ext(name) == ".tmp") {
+		if !isEntry && !(pluginlock.Skip(name) && filepath.Ext(name) == ".tmp") {
 			continue // index.json, book.json, anything else
 		}
 		if keep[name] {
