@@ -1,14 +1,10 @@
 package engine_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 )
 
@@ -61,72 +57,4 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// readLog returns the events of the only root session in stateDir (child
-// sessions of subagents aside), as generic JSON objects, and its path.
-func readLog(t testing.TB, stateDir string) ([]map[string]any, string) {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(stateDir, "sessions", "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var roots []string
-	var rootEvents []map[string]any
-	for _, file := range files {
-		evs := readJSONL(t, file)
-		if _, child := evs[0]["parentSession"]; !child {
-			roots, rootEvents = append(roots, file), evs
-		}
-	}
-	if len(roots) != 1 {
-		t.Fatalf("want one root session in %s, got %v", stateDir, roots)
-	}
-	return rootEvents, roots[0]
-}
-
-func readJSONL(t testing.TB, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var evs []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("bad log line %q: %v", sc.Text(), err)
-		}
-		evs = append(evs, m)
-	}
-	return evs
-}
-
-func types(evs []map[string]any) []string {
-	var ts []string
-	for _, e := range evs {
-		ts = append(ts, e["type"].(string))
-	}
-	return ts
-}
-
-// syncBuffer is a strings builder safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

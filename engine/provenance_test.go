@@ -25,6 +25,7 @@ import (
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // builtWhoami holds testdata/whoami built as v1 and v2, once per run.
@@ -139,7 +140,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 	model := &gatedModel{Model: sc, entered: make(chan struct{}), open: make(chan struct{})}
 
 	state := t.TempDir()
-	var stderr syncBuffer
+	var stderr logtest.Buffer
 	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{dir}, Watch: true, Model: model, ModelName: "script",
 		MaxSteps: 10, SubagentDepth: 1, SubagentBudget: subagent.Budget{Steps: 10, Wall: time.Minute},
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &stderr, Level: hclog.Error}), LogLevel: "error"})
@@ -181,8 +182,8 @@ func TestReplacedWhileThinking(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the model was not asked within 30 s")
 	}
-	evs, logPath := readLog(t, state)
-	if ts := types(evs); ts[len(ts)-1] != "step/start" {
+	evs, logPath := logtest.ReadLog(t, state)
+	if ts := logtest.Types(evs); ts[len(ts)-1] != "step/start" {
 		t.Fatalf("while the model thinks, the log ends with %v, want step/start", ts)
 	}
 
@@ -228,7 +229,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 
 	// The log is the truth: each tool/call names the process whose answer
 	// its tool/result carries, and that process was serving.
-	evs = readJSONL(t, logPath)
+	evs = logtest.ReadJSONL(t, logPath)
 	want := map[string]toolbox.PluginInfo{"c1": old, "c2": cur, "c3": cur}
 	versions := map[string]string{sum1: "v1", sum2: "v2"}
 	calls := map[string]map[string]any{}
@@ -249,7 +250,7 @@ func TestReplacedWhileThinking(t *testing.T) {
 	for _, id := range []string{"c1", "c2", "c3"} {
 		e, ok := calls[id]
 		if !ok {
-			t.Errorf("no tool/call %s in the log: %v", id, types(evs))
+			t.Errorf("no tool/call %s in the log: %v", id, logtest.Types(evs))
 			continue
 		}
 		p, _ := e["plugin"].(map[string]any)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // acpClientDir is the Node ACP test client (testdata/acpclient at the root
@@ -237,7 +239,7 @@ func TestACPInProcess(t *testing.T) {
 			t.Errorf("stderr line is not a JSON log record: %q", l)
 		}
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	if last := evs[len(evs)-1]; last["type"] != "turn/end" {
 		t.Errorf("last logged event %v, want turn/end", last)
 	}

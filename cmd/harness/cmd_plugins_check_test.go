@@ -21,6 +21,7 @@ import (
 
 	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/internal/logtest"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -240,7 +241,7 @@ func sessionTurn(t *testing.T, pluginDir, cwd string, script ...string) []map[st
 	if code != exitOK {
 		t.Fatalf("harness run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	return evs
 }
 
@@ -257,7 +258,7 @@ func toolCall(t *testing.T, evs []map[string]any) (call, result map[string]any) 
 		}
 	}
 	if call == nil || result == nil {
-		t.Fatalf("no tool/call and tool/result in %v", types(evs))
+		t.Fatalf("no tool/call and tool/result in %v", logtest.Types(evs))
 	}
 	return call, result
 }
@@ -600,7 +601,7 @@ func TestPluginDoc(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("harness run with the doc's script: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	call, result := toolCall(t, evs)
 	if result["content"] != "5 words, 2 lines" {
 		t.Errorf("tool/result = %v", result)

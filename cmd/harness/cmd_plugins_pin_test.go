@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // pinRefusal is what these tests say when a changed pinned plugin ran:
@@ -196,24 +196,6 @@ func TestDevDirServesChangedPlugin(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // watchingHost starts the toolbox of the plugin dir dir as the CLI does,
 // from the CLI's own flags and defaults, and skips the test when it does
 // not hot-reload.
@@ -224,7 +206,7 @@ func watchingHost(t *testing.T, dir string) *engine.Runtime {
 	if err := fs.Parse([]string{"--plugin-dir", dir, "--state-dir", t.TempDir(), "--log-level", "info"}); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	log, err := newLogger(logs, c.LogLevel, false)
 	if err != nil {
 		t.Fatal(err)

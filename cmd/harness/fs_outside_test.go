@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // TestFSOutsideProject: through the real host and the real fs plugin, a
@@ -64,7 +65,7 @@ func TestFSOutsideProject(t *testing.T) {
 			if code, stdout, stderr := harness(t, env, args...); code != exitOK {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
-			evs, logPath := readLog(t, state)
+			evs, logPath := logtest.ReadLog(t, state)
 			got := map[string]string{}
 			for _, e := range evs {
 				if e["type"] == "tool/result" {

@@ -16,10 +16,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // bashCall is a script line whose model calls the bash tool once.
@@ -130,7 +131,7 @@ func TestSecretsStayOut(t *testing.T) {
 	// (probe 2: no such file; probe 3: no process named harness), and as
 	// a non-root user without one the host's environ is not readable
 	// (permission denied).
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	results := map[string]string{}
 	for _, e := range evs {
 		if e["type"] == "tool/result" {
@@ -249,7 +250,7 @@ func TestNothingOutlivesHost(t *testing.T) {
 			}
 			cmd := exec.Command(bin, args...)
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
-			var stderr lockedBuffer
+			var stderr logtest.Buffer
 			cmd.Stderr = &stderr
 			var acp *acpDriver
 			if tt.cmd == "acp" {
@@ -301,7 +302,7 @@ func TestNothingOutlivesHost(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != want {
 				t.Errorf("harness %s exited with %d on %s, want %d\nstderr:\n%s", tt.cmd, code, tt.sig, want, stderr.String())
 			}
-			evs, _ := readLog(t, state)
+			evs, _ := logtest.ReadLog(t, state)
 			last := evs[len(evs)-1]
 			if last["type"] != "turn/end" || last["data"].(map[string]any)["reason"] != "cancelled" {
 				t.Errorf("last event after %s = %v, want turn/end cancelled", tt.sig, last)
@@ -329,24 +330,6 @@ func processes(argvs []string) map[int]string {
 		}
 	}
 	return out
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writer and a reader.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // acpDriver speaks JSON-RPC to `harness acp` on its stdin and reads its

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // harness runs the command in process with the given environment and
@@ -168,56 +169,6 @@ func writeScript(t *testing.T, lines ...string) string {
 	return p
 }
 
-// readLog returns the events of the only root session in stateDir (child
-// sessions of subagents aside), as generic JSON objects, and its path.
-func readLog(t testing.TB, stateDir string) ([]map[string]any, string) {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(stateDir, "sessions", "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var roots []string
-	var rootEvents []map[string]any
-	for _, file := range files {
-		evs := readJSONL(t, file)
-		if _, child := evs[0]["parentSession"]; !child {
-			roots, rootEvents = append(roots, file), evs
-		}
-	}
-	if len(roots) != 1 {
-		t.Fatalf("want one root session in %s, got %v", stateDir, roots)
-	}
-	return rootEvents, roots[0]
-}
-
-func readJSONL(t testing.TB, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var evs []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("bad log line %q: %v", sc.Text(), err)
-		}
-		evs = append(evs, m)
-	}
-	return evs
-}
-
-func types(evs []map[string]any) []string {
-	var ts []string
-	for _, e := range evs {
-		ts = append(ts, e["type"].(string))
-	}
-	return ts
-}
-
 func TestRunScript(t *testing.T) {
 	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state") // harness creates it
@@ -233,9 +184,9 @@ func TestRunScript(t *testing.T) {
 	if !strings.Contains(out, "Hello from the script.") || !strings.Contains(out, "thinking hard") {
 		t.Errorf("stdout lacks the streamed answer:\n%s", out)
 	}
-	evs, path := readLog(t, state)
+	evs, path := logtest.ReadLog(t, state)
 	want := []string{"session", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
-	if got := types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := logtest.Types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("log types = %v, want %v", got, want)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
@@ -259,7 +210,7 @@ func TestRunScript(t *testing.T) {
 	if !strings.Contains(out, "Second answer.") {
 		t.Errorf("second turn stdout:\n%s", out)
 	}
-	evs, _ = readLog(t, state)
+	evs, _ = logtest.ReadLog(t, state)
 	if last := evs[len(evs)-1]; last["type"] != "turn/end" || last["data"].(map[string]any)["turn"] != float64(2) {
 		t.Errorf("last event = %v, want turn/end of turn 2", last)
 	}
@@ -349,8 +300,8 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
-	evs, _ := readLog(t, state)
-	all := strings.Join(types(evs), " ")
+	evs, _ := logtest.ReadLog(t, state)
+	all := strings.Join(logtest.Types(evs), " ")
 	if n := strings.Count(all, "turn/end"); n != 2 {
 		t.Errorf("demo logged %d turns, want 2", n)
 	}
@@ -429,7 +380,7 @@ func TestInterrupt(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitCancelled {
 		t.Fatalf("wait: %v, want exit %d; stderr:\n%s", err, exitCancelled, stderr.String())
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	last := evs[len(evs)-1]
 	if last["type"] != "turn/end" || last["data"].(map[string]any)["reason"] != "cancelled" {
 		t.Errorf("last event = %v, want turn/end cancelled", last)

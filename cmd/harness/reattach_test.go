@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/internal/logtest"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -41,7 +42,7 @@ func TestRunReattach(t *testing.T) {
 	if !strings.Contains(errOut, "plugin todo is reattached for debugging; skipping its file") {
 		t.Errorf("the log does not say the todo file was skipped:\n%s", errOut)
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	var call map[string]any
 	for _, e := range evs {
 		if e["type"] == "tool/call" {

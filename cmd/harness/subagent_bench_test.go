@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // BenchmarkSubagentCall measures a subagent tool call end to end in the
@@ -48,7 +50,7 @@ func BenchmarkSubagentCall(b *testing.B) {
 	}
 	b.StopTimer()
 
-	evs, _ := readLog(b, state)
+	evs, _ := logtest.ReadLog(b, state)
 	began := map[string]time.Time{}
 	var spans []time.Duration
 	for _, e := range evs {

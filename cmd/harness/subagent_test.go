@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // TestSubagentFullLoop: the parent calls subagent through the real plugin;
@@ -97,7 +98,7 @@ func TestSubagentsInParallel(t *testing.T) {
 	if code, out, errOut := harness(t, env, "run", "split the work"); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	var results []string
 	for _, e := range evs {
 		if e["type"] == "tool/result" {

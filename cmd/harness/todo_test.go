@@ -13,6 +13,7 @@ import (
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // todoLine is a script line calling todo_write with the given list.
@@ -37,7 +38,7 @@ func TestTodoFullLoop(t *testing.T) {
 	if !strings.Contains(out, "[~] write the test") || !strings.Contains(out, "[ ] fix it") {
 		t.Errorf("the checklist is not shown:\n%s", out)
 	}
-	evs, _ := readLog(t, state)
+	evs, _ := logtest.ReadLog(t, state)
 	id := evs[0]["id"].(string)
 	var call map[string]any
 	for _, e := range evs {
