@@ -15,7 +15,7 @@ import (
 // each plugin's failure.
 func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PLUGIN\tVERSION\tSHA256\tSTATUS\tTOOLS\tPATH")
+	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSHA256\tSTATUS\tTOOLS\tPATH\n")
 	failed := 0
 	for _, p := range infos {
 		name, sum := p.Name, p.SHA256
@@ -43,7 +43,7 @@ func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintln(w)
+		_, _ = io.WriteString(w, "\n")
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func dash(s string) string {
 // its parent.
 func Sessions(w io.Writer, list []session.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tCWD\tFIRST PROMPT")
+	_, _ = io.WriteString(tw, "ID\tUPDATED\tTURNS\tCWD\tFIRST PROMPT\n")
 	for _, row := range sessionTree(list) {
 		s := row.Summary
 		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\n", strings.Repeat("  ", row.depth), s.ID,

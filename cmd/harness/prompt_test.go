@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/harness-dev/harness/host/llm/script"
 )
@@ -36,25 +35,8 @@ func TestSystemPromptNamesTools(t *testing.T) {
 			if dir == "" {
 				dir = t.TempDir()
 			}
-			c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: dir,
-				SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
-			var stderr strings.Builder
-			std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
-			h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close()
-			ctx := context.Background()
-			if err := h.StartTools(ctx); err != nil {
-				t.Fatal(err)
-			}
-			s, err := h.openSession("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.CloseSession(s)
-			if code, err := h.turn(ctx, s, "go", std); code != exitOK {
+			h, s, std, stderr := termSession(t, dir, model)
+			if code, err := h.turn(context.Background(), s, "go", std); code != exitOK {
 				t.Fatalf("turn: %d %v\n%s", code, err, stderr.String())
 			}
 			reqs := model.Requests()

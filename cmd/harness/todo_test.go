@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/session"
@@ -84,24 +85,8 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: testPlugins(t),
-		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
-	var stderr strings.Builder
-	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &stderr}
-	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, s, std, stderr := termSession(t, testPlugins(t), model)
 	ctx := context.Background()
-	if err := h.StartTools(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s, err := h.openSession("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.CloseSession(s)
 	if code, err := h.turn(ctx, s, "one", std); code != exitOK {
 		t.Fatalf("turn 1: %d %v\n%s", code, err, stderr.String())
 	}
@@ -146,4 +131,28 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if got := s.Todos(); len(got) != 2 || got[1].Status != event.TodoInProgress {
 		t.Errorf("todo list after the second call = %v", got)
 	}
+}
+
+// termSession starts the terminal front end on model with the plugins of
+// dir, as `harness run` does, and opens a new session; both are closed
+// when the test ends. stderr collects what turns print there.
+func termSession(t *testing.T, dir string, model agent.Model) (h *app, s *session.Session, std stdio, stderr *strings.Builder) {
+	t.Helper()
+	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: dir,
+		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
+	stderr = &strings.Builder{}
+	std = stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: stderr}
+	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = h.openSession(""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.CloseSession(s) })
+	return h, s, std, stderr
 }

@@ -375,7 +375,7 @@ func (r *report) end(d pluginapi.Description, stderr []string) bool {
 		fmt.Fprintf(r.w, "FAILED: %s failed %d of %d checks\n", name, r.failed, r.failed+r.passed)
 	}
 	if len(stderr) > 0 {
-		fmt.Fprintln(r.w, "its last stderr lines:")
+		_, _ = io.WriteString(r.w, "its last stderr lines:\n")
 		for _, l := range stderr[max(0, len(stderr)-5):] {
 			if len(l) > 200 {
 				l = l[:200] + "…"
@@ -383,6 +383,6 @@ func (r *report) end(d pluginapi.Description, stderr []string) bool {
 			fmt.Fprintf(r.w, "  %s\n", l)
 		}
 	}
-	fmt.Fprintln(r.w)
+	_, _ = io.WriteString(r.w, "\n")
 	return false
 }
