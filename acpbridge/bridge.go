@@ -35,11 +35,11 @@ type Options struct {
 }
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
-// replies go to out, on behalf of host. It returns once in ends or ctx is
+// replies go to out, on behalf of agent. It returns once in ends or ctx is
 // done: running turns are cancelled and given Options.ShutdownGrace to end,
 // then every session the connection opened is closed. The error reports a
 // failure to read in or to close a session.
-func Serve(ctx context.Context, host Host, in io.Reader, out io.Writer, opts Options) error {
+func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts Options) error {
 	if opts.Name == "" {
 		opts.Name = "harness"
 	}
@@ -59,7 +59,7 @@ func Serve(ctx context.Context, host Host, in io.Reader, out io.Writer, opts Opt
 
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
-	b := &bridge{host: host, opts: opts, log: opts.Logger, out: w, sessions: make(map[string]*liveSession)}
+	b := &bridge{agent: agent, opts: opts, log: opts.Logger, out: w, sessions: make(map[string]*liveSession)}
 	b.conn = acp.NewAgentSideConnection(b, w, pr)
 	sdkLog, stopSDKLog := newSlogger(opts.Logger.Named("jsonrpc"))
 	defer stopSDKLog()
@@ -95,11 +95,11 @@ func Serve(ctx context.Context, host Host, in io.Reader, out io.Writer, opts Opt
 
 // bridge is the agent side of one ACP connection.
 type bridge struct {
-	host Host
-	opts Options
-	log  hclog.Logger
-	conn *acp.AgentSideConnection
-	out  *lockedWriter // the SDK's writer too; see notify.go
+	agent Agent
+	opts  Options
+	log   hclog.Logger
+	conn  *acp.AgentSideConnection
+	out   *lockedWriter // the SDK's writer too; see notify.go
 
 	// openMu serialises opening, registering and closing sessions, so that
 	// one session is opened once.
@@ -206,7 +206,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.ignoreMCP(p.McpServers)
 	b.openMu.Lock()
 	defer b.openMu.Unlock()
-	s, err := b.host.NewSession(ctx, p.Cwd)
+	s, err := b.agent.NewSession(ctx, p.Cwd)
 	if errors.Is(err, ErrInvalidCwd) {
 		return acp.NewSessionResponse{}, invalidParams(err)
 	}
@@ -261,7 +261,7 @@ func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string) (*liveS
 	if ls, ok := b.lookup(id); ok {
 		return ls, nil
 	}
-	s, err := b.host.OpenSession(ctx, string(id))
+	s, err := b.agent.OpenSession(ctx, string(id))
 	if err != nil {
 		return nil, openError(string(id), err)
 	}
@@ -275,9 +275,9 @@ func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string) (*liveS
 	return ls, nil
 }
 
-// ListSessions lists the host's sessions, those in p.Cwd only when given.
+// ListSessions lists the agent's sessions, those in p.Cwd only when given.
 func (b *bridge) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	all, err := b.host.ListSessions(ctx)
+	all, err := b.agent.ListSessions(ctx)
 	if err != nil {
 		return acp.ListSessionsResponse{}, internal("list sessions", err)
 	}

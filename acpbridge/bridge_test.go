@@ -18,7 +18,7 @@ import (
 
 func TestInitialize(t *testing.T) {
 	t.Parallel()
-	c := serve(t, newFakeHost(chatTurn("", "hi")), Options{Version: "1.2.3"})
+	c := serve(t, newFakeAgent(chatTurn("", "hi")), Options{Version: "1.2.3"})
 	// A client asking for another version still gets 1.
 	m, _ := c.response(c.send("initialize", map[string]any{"protocolVersion": 7, "clientCapabilities": map[string]any{}}))
 	want := `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{"embeddedContext":true},` +
@@ -30,7 +30,7 @@ func TestInitialize(t *testing.T) {
 
 func TestPromptStreamsBeforeTheResponse(t *testing.T) {
 	t.Parallel()
-	c := serve(t, newFakeHost(chatTurn("let me think", "hello there world")), Options{})
+	c := serve(t, newFakeAgent(chatTurn("let me think", "hello there world")), Options{})
 	id := c.newSession()
 	m, ups := c.prompt(id, "hi")
 	if got := stopReason(t, m); got != "end_turn" {
@@ -93,7 +93,7 @@ func withoutMessageIDs(t *testing.T, ups []string) []string {
 
 func TestToolCallsAndPlan(t *testing.T) {
 	t.Parallel()
-	c := serve(t, newFakeHost(toolTurn), Options{})
+	c := serve(t, newFakeAgent(toolTurn), Options{})
 	id := c.newSession()
 	m, ups := c.prompt(id, "fix it")
 	if got := stopReason(t, m); got != "end_turn" {
@@ -109,7 +109,7 @@ func TestToolCallsAndPlan(t *testing.T) {
 // messages included, once the chunks of each message are joined.
 func TestLoadReplaysTheLiveTranscript(t *testing.T) {
 	t.Parallel()
-	h := newFakeHost(toolTurn)
+	h := newFakeAgent(toolTurn)
 	c1 := serve(t, h, Options{})
 	id := c1.newSession()
 	_, live1 := c1.prompt(id, "fix it")
@@ -149,7 +149,7 @@ func TestLoadReplaysTheLiveTranscript(t *testing.T) {
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	c := serve(t, newFakeHost(hangTurn(started)), Options{})
+	c := serve(t, newFakeAgent(hangTurn(started)), Options{})
 	id := c.newSession()
 	from := c.len()
 	pid := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
@@ -170,7 +170,7 @@ func TestCancel(t *testing.T) {
 func TestSecondPromptSupersedesTheFirst(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	h := newFakeHost(hangTurn(started))
+	h := newFakeAgent(hangTurn(started))
 	c := serve(t, h, Options{})
 	id := c.newSession()
 	first := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "one"}}})
@@ -205,7 +205,7 @@ func TestStopReasons(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.reason), func(t *testing.T) {
 			t.Parallel()
-			c := serve(t, newFakeHost(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
+			c := serve(t, newFakeAgent(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
 				n := s.begin(prompt)
 				s.add(event.TurnEnd{Turn: n, Reason: tc.reason})
 				return tc.reason, tc.err
@@ -232,7 +232,7 @@ func TestStopReasons(t *testing.T) {
 
 func TestUnknownSession(t *testing.T) {
 	t.Parallel()
-	c := serve(t, newFakeHost(chatTurn("", "hi")), Options{})
+	c := serve(t, newFakeAgent(chatTurn("", "hi")), Options{})
 	c.call("initialize", map[string]any{"protocolVersion": 1}, nil)
 	const ghost = "20991231T000000-deadbeef"
 	tests := map[string]map[string]any{
@@ -254,7 +254,7 @@ func TestUnknownSession(t *testing.T) {
 
 func TestBadInputKeepsTheConnection(t *testing.T) {
 	t.Parallel()
-	c := serve(t, newFakeHost(chatTurn("", "still here")), Options{MaxMessageBytes: 1 << 20})
+	c := serve(t, newFakeAgent(chatTurn("", "still here")), Options{MaxMessageBytes: 1 << 20})
 	id := c.newSession()
 	tests := []struct {
 		line string
@@ -291,7 +291,7 @@ func TestBadInputKeepsTheConnection(t *testing.T) {
 func TestSeveralSessionsAtOnce(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	h := newFakeHost(hangTurn(started))
+	h := newFakeAgent(hangTurn(started))
 	c := serve(t, h, Options{})
 	a := c.newSession()
 	var b struct{ SessionID string }
@@ -314,7 +314,7 @@ func TestSeveralSessionsAtOnce(t *testing.T) {
 func TestCloseSession(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	h := newFakeHost(hangTurn(started))
+	h := newFakeAgent(hangTurn(started))
 	c := serve(t, h, Options{})
 	id := c.newSession()
 	pid := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
@@ -347,7 +347,7 @@ func TestCloseSession(t *testing.T) {
 
 func TestListSessions(t *testing.T) {
 	t.Parallel()
-	h := newFakeHost(chatTurn("", "hi"))
+	h := newFakeAgent(chatTurn("", "hi"))
 	c := serve(t, h, Options{})
 	c.newSession() // in /work
 	c.call("session/new", map[string]any{"cwd": "/elsewhere", "mcpServers": []any{}}, nil)
@@ -376,7 +376,7 @@ func TestListSessions(t *testing.T) {
 func TestPromptContent(t *testing.T) {
 	t.Parallel()
 	got := make(chan []event.Content, 1)
-	c := serve(t, newFakeHost(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
+	c := serve(t, newFakeAgent(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
 		got <- prompt
 		n := s.begin(prompt)
 		s.add(event.TurnEnd{Turn: n, Reason: event.ReasonCompleted})
@@ -431,7 +431,7 @@ func TestPromptContent(t *testing.T) {
 func TestInputEndStopsTurns(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	h := newFakeHost(hangTurn(started))
+	h := newFakeAgent(hangTurn(started))
 	c := serve(t, h, Options{})
 	id := c.newSession()
 	c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
@@ -463,7 +463,7 @@ func TestShutdownGrace(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{})
-	h := newFakeHost(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
+	h := newFakeAgent(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
 		close(started)
 		<-release
 		return event.ReasonCancelled, nil
@@ -484,7 +484,7 @@ func TestShutdownGrace(t *testing.T) {
 // input stays open.
 func TestServeContext(t *testing.T) {
 	t.Parallel()
-	h := newFakeHost(chatTurn("", "hi"))
+	h := newFakeAgent(chatTurn("", "hi"))
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	defer inW.Close()
@@ -505,7 +505,7 @@ func TestServeContext(t *testing.T) {
 func TestPromptRefusesUnknownBlocks(t *testing.T) {
 	t.Parallel()
 	ran := make(chan []event.Content, 10)
-	c := serve(t, newFakeHost(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
+	c := serve(t, newFakeAgent(func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error) {
 		ran <- prompt
 		n := s.begin(prompt)
 		s.add(event.TurnEnd{Turn: n, Reason: event.ReasonCompleted})

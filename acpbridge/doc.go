@@ -1,6 +1,6 @@
 // Package acpbridge is the agent side of the Agent Client Protocol (ACP v1):
 // it lets an editor such as Zed drive the host over JSON-RPC lines on stdio.
-// It turns ACP calls into calls on a [Host] and a [Session], and the
+// It turns ACP calls into calls on an [Agent] and a [Session], and the
 // session's events into session/update notifications. It is built on
 // github.com/coder/acp-go-sdk, which nothing else in harness imports; it
 // reads host/event and declares everything else it needs here.

@@ -21,9 +21,9 @@ import (
 // and sends deltas to live, as the agent loop would.
 type turnFunc func(ctx context.Context, s *fakeSession, prompt []event.Content, live Live) (event.Reason, error)
 
-// fakeHost is an in-memory Host. Sessions survive Close, so a second
+// fakeAgent is an in-memory Agent. Sessions survive Close, so a second
 // connection can open them again (as a fresh process reopens a log).
-type fakeHost struct {
+type fakeAgent struct {
 	mu       sync.Mutex
 	sessions map[string]*fakeSession
 	n        int
@@ -31,11 +31,11 @@ type fakeHost struct {
 	listErr  error
 }
 
-func newFakeHost(turn turnFunc) *fakeHost {
-	return &fakeHost{sessions: map[string]*fakeSession{}, turn: turn}
+func newFakeAgent(turn turnFunc) *fakeAgent {
+	return &fakeAgent{sessions: map[string]*fakeSession{}, turn: turn}
 }
 
-func (h *fakeHost) NewSession(_ context.Context, cwd string) (Session, error) {
+func (h *fakeAgent) NewSession(_ context.Context, cwd string) (Session, error) {
 	if cwd == "/missing" {
 		return nil, fmt.Errorf("cwd %s is not a directory: %w", cwd, ErrInvalidCwd)
 	}
@@ -48,7 +48,7 @@ func (h *fakeHost) NewSession(_ context.Context, cwd string) (Session, error) {
 	return s, nil
 }
 
-func (h *fakeHost) OpenSession(_ context.Context, id string) (Session, error) {
+func (h *fakeAgent) OpenSession(_ context.Context, id string) (Session, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, ok := h.sessions[id]
@@ -64,7 +64,7 @@ func (h *fakeHost) OpenSession(_ context.Context, id string) (Session, error) {
 	return s, nil
 }
 
-func (h *fakeHost) ListSessions(context.Context) ([]SessionInfo, error) {
+func (h *fakeAgent) ListSessions(context.Context) ([]SessionInfo, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []SessionInfo
@@ -77,7 +77,7 @@ func (h *fakeHost) ListSessions(context.Context) ([]SessionInfo, error) {
 // fakeSession is an in-memory session log with followers.
 type fakeSession struct {
 	id, cwd string
-	host    *fakeHost
+	host    *fakeAgent
 	updated time.Time
 
 	mu     sync.Mutex
@@ -285,9 +285,9 @@ type client struct {
 	nextID int
 }
 
-// serve runs Serve on h and returns a client for it. The connection ends
+// serve runs Serve on a and returns a client for it. The connection ends
 // (input closed) at the end of the test.
-func serve(t *testing.T, h Host, opts Options) *client {
+func serve(t *testing.T, a Agent, opts Options) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -298,7 +298,7 @@ func serve(t *testing.T, h Host, opts Options) *client {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: tw, Level: hclog.Debug})
 	}
 	go func() {
-		err := Serve(context.Background(), h, inR, outW, opts)
+		err := Serve(context.Background(), a, inR, outW, opts)
 		outW.Close()
 		c.done <- err
 	}()

@@ -251,7 +251,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		HostVersion: r.cfg.HostVersion,
 		LogLevel:    r.cfg.LogLevel,
 		StateDir:    r.cfg.StateDir,
-		Host:        r,
+		Services:    r,
 		Watch:       r.cfg.Watch,
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,

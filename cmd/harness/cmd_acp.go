@@ -82,7 +82,7 @@ type acpHost struct {
 	toolsErr   error
 }
 
-// NewSession implements acpbridge.Host. Everything that can fail for this
+// NewSession implements acpbridge.Agent. Everything that can fail for this
 // cwd (the directory, the plugins, the prompt and its AGENTS.md) is done
 // before the session file is created: a failed session/new leaves no file.
 func (a *acpHost) NewSession(ctx context.Context, cwd string) (acpbridge.Session, error) {
@@ -104,7 +104,7 @@ func (a *acpHost) NewSession(ctx context.Context, cwd string) (acpbridge.Session
 	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
-// OpenSession implements acpbridge.Host.
+// OpenSession implements acpbridge.Agent.
 func (a *acpHost) OpenSession(ctx context.Context, id string) (acpbridge.Session, error) {
 	if !session.ValidID(id) {
 		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
@@ -146,7 +146,7 @@ func (a *acpHost) wrap(s *session.Session) (acpbridge.Session, error) {
 	return &acpSession{Session: s, h: a.h, loop: loop}, nil
 }
 
-// ListSessions implements acpbridge.Host: the store's sessions but those
+// ListSessions implements acpbridge.Agent: the store's sessions but those
 // started from another (subagents), whose files cannot be read skipped.
 func (a *acpHost) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
 	list, err := a.h.ListSessions()

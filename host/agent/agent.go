@@ -16,9 +16,9 @@ type Model interface {
 	Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error]
 }
 
-// Session is the log the loop records into. host/session implements it.
+// SessionLog is the log the loop records into. host/session implements it.
 // The loop is its only writer while a turn runs.
-type Session interface {
+type SessionLog interface {
 	// ID is the session id.
 	ID() string
 	// Cwd is the session's working directory.
@@ -120,7 +120,7 @@ type ApprovalRequest struct {
 	// call names the subagent); the loop leaves it empty.
 	Title string
 	// Always holds the session's earlier "always" answers about Tool (see
-	// Session.Always). The Approver decides whether one covers this call:
+	// SessionLog.Always). The Approver decides whether one covers this call:
 	// the loop never skips it, so its deny rules always apply.
 	Always []event.Permission
 	// Once marks a question whose answer holds for this request only (a

@@ -49,7 +49,7 @@ func TestAlwaysNeverOverridesDeny(t *testing.T) {
 	policy := permission.Policy{Mode: permission.ModeAllowAll, File: "perm.json",
 		Rules: []permission.Rule{{Tool: "bash", Prefix: "rm ", Action: permission.Deny}, {Tool: "bash", Prefix: "touch", Action: permission.Ask}}}
 	asker := &answerAsker{d: event.AllowAlways}
-	run := func(s Session, prompt string, lines ...string) {
+	run := func(s SessionLog, prompt string, lines ...string) {
 		t.Helper()
 		var sc []string
 		for i, l := range lines {

@@ -43,7 +43,7 @@ func BenchmarkStep(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var s Session
+				var s SessionLog
 				if bc.real {
 					_, rs := realSession(b)
 					s = rs

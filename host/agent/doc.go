@@ -2,17 +2,17 @@
 // sending the session's history to the model, recording the answer, running
 // the tool calls the model makes, and repeating until the model answers
 // without calling tools. It reaches the model, the log, the tools and the
-// editor only through the small interfaces it declares here (Model, Session,
+// editor only through the small interfaces it declares here (Model, SessionLog,
 // Toolbox, Live); cmd/harness wires the real ones.
 //
 // # A turn
 //
-// [Loop.Run] runs turn n = Session.LastTurn()+1. It appends turn/start and the
+// [Loop.Run] runs turn n = SessionLog.LastTurn()+1. It appends turn/start and the
 // user/message, then runs steps 1, 2, …:
 //
 //   - step/start. The toolbox's list is taken once, here, and kept for the
 //     whole step (a plugin reloaded mid-step does not change it).
-//   - The request is the system prompt, Session.Messages() and that list.
+//   - The request is the system prompt, SessionLog.Messages() and that list.
 //     Text and reasoning deltas go to Live as they arrive; the chunks are
 //     folded with llm.Assembler.
 //   - assistant/message with the text, reasoning, tool calls, usage and
@@ -28,7 +28,7 @@
 // session is synced before Run returns: an [Outcome] is only reported once
 // it is durable. Every event sits inside the open turn and every step is
 // closed; Run leaves no turn open on any path it controls. The loop keeps no
-// state between turns: everything comes from the Session.
+// state between turns: everything comes from the SessionLog.
 //
 // # Tool calls
 //
@@ -37,7 +37,7 @@
 // MaxParallel at a time; any other call runs alone, a barrier between
 // groups. Results are recorded strictly in model order — a fast later result
 // waits for a slower earlier one — each as the events the tool proposed
-// (appended with Session.AppendRaw) followed by its tool/result. If the
+// (appended with SessionLog.AppendRaw) followed by its tool/result. If the
 // session rejects a proposed event (or the event claims one of the loop's
 // own types), the call's result becomes an error result saying so. A call to
 // a tool that is not in the step's list gets the error result
@@ -69,7 +69,7 @@
 // call's tool/call is logged, one call at a time, and logs the answer as a
 // permission/decision event right after it, with the Approval's Scope. The
 // loop always asks the Approver, handing it the "always" answers the log
-// already holds for the tool (Session.Always, in ApprovalRequest.Always):
+// already holds for the tool (SessionLog.Always, in ApprovalRequest.Always):
 // the Approver decides whether one covers the call, after its deny rules,
 // and says so with source "session". A rejected call is not run; its result is
 // "Error: permission denied by user" (or the Approval's Reason). A failing
@@ -96,7 +96,7 @@
 // A model failure (the stream yields an error) ends the turn with reason
 // error, TurnEnd.Error the error's message on one line and Outcome.Err the
 // error itself; text streamed before the failure is logged as for a
-// cancellation. A failing Session append is fatal to the turn: in-flight
+// cancellation. A failing SessionLog append is fatal to the turn: in-flight
 // calls are cancelled and awaited, the loop tries to resolve the step's
 // calls, end the step and end the turn with reason error, and Run returns
 // Outcome.Err. A failing Sync makes the outcome an error too. A panicking

@@ -58,7 +58,7 @@ const (
 // turn is the state of one Run; it lives only as long as the call.
 type turn struct {
 	l           *Loop
-	s           Session
+	s           SessionLog
 	live        Live
 	log         hclog.Logger
 	n           int
@@ -86,7 +86,7 @@ type callState struct {
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to
 // live, which may be nil. See the package doc for the contract.
-func (l *Loop) Run(ctx context.Context, s Session, prompt []event.Content, live Live) Outcome {
+func (l *Loop) Run(ctx context.Context, s SessionLog, prompt []event.Content, live Live) Outcome {
 	t := &turn{l: l, s: s, live: live, log: l.Logger, n: s.LastTurn() + 1,
 		maxSteps: l.MaxSteps, maxParallel: l.MaxParallel}
 	if t.log == nil {

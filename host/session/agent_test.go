@@ -6,4 +6,4 @@ import (
 )
 
 // The agent loop records into a *session.Session.
-var _ agent.Session = (*session.Session)(nil)
+var _ agent.SessionLog = (*session.Session)(nil)

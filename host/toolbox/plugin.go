@@ -217,7 +217,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
 			StateDir:    tb.cfg.StateDir,
-			Host:        tb.cfg.Host,
+			Host:        tb.cfg.Services,
 		})
 		if err != nil {
 			err = fmt.Errorf("configure: %w", err)

@@ -97,7 +97,7 @@ func (tb *Toolbox) attach(ctx context.Context, name string, rc pluginapi.Reattac
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
 			StateDir:    tb.cfg.StateDir,
-			Host:        tb.cfg.Host,
+			Host:        tb.cfg.Services,
 		})
 		if err != nil {
 			err = fmt.Errorf("configure: %w", err)

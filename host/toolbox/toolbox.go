@@ -46,8 +46,8 @@ type Config struct {
 	// pluginhost.DefaultPassEnv (pluginhost.LaunchConfig.PassEnv); a plugin
 	// never gets the host's whole environment.
 	PluginEnv []string
-	// Host are the services plugins may call back.
-	Host pluginapi.HostServices
+	// Services are the host services plugins may call back.
+	Services pluginapi.HostServices
 	// StartTimeout bounds one start: launch, Describe, Configure
 	// (default 10 s).
 	StartTimeout time.Duration

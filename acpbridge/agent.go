@@ -9,19 +9,19 @@ import (
 	"github.com/harness-dev/harness/host/event"
 )
 
-// ErrSessionNotFound is what a Host returns, wrapped, when no session has the
+// ErrSessionNotFound is what an Agent returns, wrapped, when no session has the
 // id asked for. The bridge answers it with ACP's -32002 "Resource not found".
 var ErrSessionNotFound = errors.New("session not found")
 
-// ErrInvalidCwd is what a Host returns, wrapped, from NewSession when the
+// ErrInvalidCwd is what an Agent returns, wrapped, from NewSession when the
 // cwd cannot hold a session (missing, not a directory). The bridge answers
 // it with -32602 "Invalid params".
 var ErrInvalidCwd = errors.New("invalid cwd")
 
-// Host is what the bridge needs from the agent host: sessions to create,
+// Agent is what the bridge needs from the agent behind it: sessions to create,
 // reopen and list. cmd/harness implements it with the session store and the
 // agent loop.
-type Host interface {
+type Agent interface {
 	// NewSession creates a session whose working directory is cwd, an
 	// absolute path, and returns it open. A NewSession that fails leaves
 	// no session behind.
@@ -30,7 +30,7 @@ type Host interface {
 	// and returns it open. An unknown id yields an error wrapping
 	// ErrSessionNotFound.
 	OpenSession(ctx context.Context, id string) (Session, error)
-	// ListSessions describes every session the host keeps, open or not.
+	// ListSessions describes every session the agent keeps, open or not.
 	ListSessions(ctx context.Context) ([]SessionInfo, error)
 }
 
