@@ -1,0 +1,304 @@
+package settings
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Lookup looks up an environment variable (os.LookupEnv, or a map in tests).
+type Lookup func(string) (string, bool)
+
+// Set is the settings of one command, bound to its flag set. Declare every
+// setting, parse the flag set, then call Resolve once.
+type Set struct {
+	fs     *flag.FlagSet
+	list   []*setting
+	byName map[string]*setting
+	tables map[string]any
+	config *setting // the config file's own setting, if declared
+	file   string   // the file read by Resolve, "" if none
+}
+
+// setting is one declared setting.
+type setting struct {
+	name, env string
+	set       func(string) error // parses text into the target
+	source    string             // where the value came from
+	fromFlag  bool
+	boolFlag  bool
+	text      string // the default as text, for -h
+}
+
+// New returns an empty Set whose flags go to fs.
+func New(fs *flag.FlagSet) *Set {
+	return &Set{fs: fs, byName: map[string]*setting{}, tables: map[string]any{}}
+}
+
+// flagValue is the flag.Value of a setting: it marks the setting as given
+// on the command line.
+type flagValue struct{ s *setting }
+
+func (v flagValue) String() string {
+	if v.s == nil {
+		return ""
+	}
+	return v.s.text
+}
+
+func (v flagValue) Set(text string) error {
+	if err := v.s.set(text); err != nil {
+		return err
+	}
+	v.s.fromFlag, v.s.source, v.s.text = true, "--"+v.s.name, text
+	return nil
+}
+
+func (v flagValue) IsBoolFlag() bool { return v.s != nil && v.s.boolFlag }
+
+func (s *Set) add(name, env, def, usage string, boolFlag bool, set func(string) error) *setting {
+	if _, dup := s.byName[name]; dup {
+		panic("settings: " + name + " declared twice") // a programming error
+	}
+	st := &setting{name: name, env: env, set: set, source: "default", boolFlag: boolFlag, text: def}
+	s.list = append(s.list, st)
+	s.byName[name] = st
+	if env != "" {
+		usage += " (env " + env + ")"
+	}
+	s.fs.Var(flagValue{st}, name, usage)
+	return st
+}
+
+// String declares a text setting: flag --name, variable env ("" for
+// none), key name in the config file.
+func (s *Set) String(p *string, name, env, def, usage string) {
+	*p = def
+	s.add(name, env, def, usage, false, func(v string) error { *p = v; return nil })
+}
+
+// Int declares a whole-number setting.
+func (s *Set) Int(p *int, name, env string, def int, usage string) {
+	*p = def
+	s.add(name, env, strconv.Itoa(def), usage, false, func(v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", v)
+		}
+		*p = n
+		return nil
+	})
+}
+
+// Bool declares an on/off setting (true, false, 1, 0).
+func (s *Set) Bool(p *bool, name, env string, def bool, usage string) {
+	*p = def
+	s.add(name, env, strconv.FormatBool(def), usage, true, func(v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*p = b
+		return nil
+	})
+}
+
+// Duration declares a duration setting ("90s", "10m").
+func (s *Set) Duration(p *time.Duration, name, env string, def time.Duration, usage string) {
+	*p = def
+	s.add(name, env, def.String(), usage, false, func(v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 90s or 10m", v)
+		}
+		*p = d
+		return nil
+	})
+}
+
+// ConfigFile declares the setting naming the config file (flag and
+// variable only): def is the default path, "" for none.
+func (s *Set) ConfigFile(p *string, name, env, def, usage string) {
+	s.String(p, name, env, def, usage)
+	s.config = s.byName[name]
+	s.config.text = def
+}
+
+// Table declares a file-only key holding a table or an array of tables
+// (`[[models]]`), decoded into p (a pointer) by Resolve. Keys inside it
+// that p has no field for are errors too.
+func (s *Set) Table(key string, p any) { s.tables[key] = p }
+
+// Source says where the value of setting name came from: "--name",
+// the variable's name, "config file PATH: name", or "default".
+func (s *Set) Source(name string) string {
+	if st, ok := s.byName[name]; ok {
+		return st.source
+	}
+	return "default"
+}
+
+// File is the config file Resolve read, "" if none.
+func (s *Set) File() string { return s.file }
+
+// Resolve gives every setting not set by a flag its value from the
+// environment, else the config file, else its default, after the flag set
+// was parsed. The first bad value is the error, naming its source.
+func (s *Set) Resolve(env Lookup) error {
+	get := func(name string) string {
+		if env == nil || name == "" {
+			return ""
+		}
+		v, _ := env(name)
+		return v
+	}
+	// The file's own setting first: flag, else variable, else default.
+	var keys map[string]toml.Primitive
+	var md toml.MetaData
+	if s.config != nil {
+		c := s.config
+		path, explicit := c.text, c.fromFlag // text: the flag's value, else the default
+		if v := get(c.env); !c.fromFlag && v != "" {
+			_ = c.set(v) // a text setting: never fails
+			path, explicit, c.source = v, true, c.env
+		}
+		var err error
+		keys, md, err = readFile(path, explicit)
+		if err != nil {
+			return err
+		}
+		if keys != nil {
+			s.file = path
+		}
+	}
+	for _, st := range s.list {
+		if st.fromFlag || st == s.config {
+			continue
+		}
+		if v := get(st.env); v != "" {
+			if err := st.set(v); err != nil {
+				return fmt.Errorf("%s: %w", st.env, err)
+			}
+			st.source = st.env
+			continue
+		}
+		prim, ok := keys[st.name]
+		if !ok {
+			continue
+		}
+		where := fmt.Sprintf("config file %s: %s", s.file, st.name)
+		var raw any
+		if err := md.PrimitiveDecode(prim, &raw); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		text, err := scalar(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err := st.set(text); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		st.source = where
+	}
+	for key, p := range s.tables {
+		prim, ok := keys[key]
+		if !ok {
+			continue
+		}
+		if err := md.PrimitiveDecode(prim, p); err != nil {
+			return fmt.Errorf("config file %s: %s: %w", s.file, key, err)
+		}
+	}
+	if keys != nil {
+		if err := s.unknown(keys, md); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknown reports the first key of the file nobody declared or decoded.
+func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
+	var bad []string
+	for k := range keys {
+		if _, ok := s.byName[k]; !ok || s.byName[k] == s.config {
+			if _, table := s.tables[k]; !table {
+				bad = append(bad, k)
+			}
+		}
+	}
+	for _, k := range md.Undecoded() {
+		if len(k) > 1 { // inside a table; top-level ones are counted above
+			bad = append(bad, k.String())
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	known := make([]string, 0, len(s.list)+len(s.tables))
+	for _, st := range s.list {
+		if st != s.config {
+			known = append(known, st.name)
+		}
+	}
+	for k := range s.tables {
+		known = append(known, "[["+k+"]]")
+	}
+	slices.Sort(known)
+	return fmt.Errorf("config file %s: unknown key %q (a typo?); known keys: %s", s.file, bad[0], strings.Join(known, ", "))
+}
+
+// readFile parses the config file at path; a missing file is no error
+// unless it was named explicitly (nil keys then).
+func readFile(path string, explicit bool) (map[string]toml.Primitive, toml.MetaData, error) {
+	if path == "" {
+		return nil, toml.MetaData{}, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, toml.MetaData{}, nil
+	}
+	if err != nil {
+		return nil, toml.MetaData{}, fmt.Errorf("read config file: %w", err)
+	}
+	keys := map[string]toml.Primitive{}
+	md, err := toml.Decode(string(b), &keys)
+	if err != nil {
+		// Only the position and the key: the parser's message quotes the
+		// text, which may be a secret pasted in the wrong place.
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			where := fmt.Sprintf("line %d", pe.Position.Line)
+			if pe.LastKey != "" {
+				where += fmt.Sprintf(" (after key %q)", pe.LastKey)
+			}
+			return nil, md, fmt.Errorf("config file %s: %s: not valid TOML; see https://toml.io", path, where)
+		}
+		return nil, md, fmt.Errorf("config file %s: not valid TOML", path)
+	}
+	return keys, md, nil
+}
+
+// scalar renders a single TOML value as the text the setting parses.
+func scalar(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	return "", fmt.Errorf("want a single value (text, number or true/false), not a %T", v)
+}

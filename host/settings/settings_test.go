@@ -1,0 +1,181 @@
+package settings
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type model struct {
+	Name          string   `toml:"name"`
+	ContextWindow int      `toml:"context-window"`
+	Efforts       []string `toml:"reasoning-efforts"`
+}
+
+type values struct {
+	Model  string
+	Steps  int
+	Watch  bool
+	Wall   time.Duration
+	Config string
+	Models []model
+}
+
+func bind(fs *flag.FlagSet, def string) (*Set, *values) {
+	v := &values{}
+	s := New(fs)
+	s.ConfigFile(&v.Config, "config", "T_CONFIG", def, "config file")
+	s.String(&v.Model, "model", "T_MODEL", "m-default", "model")
+	s.Int(&v.Steps, "max-steps", "T_STEPS", 100, "steps")
+	s.Bool(&v.Watch, "watch", "T_WATCH", true, "watch")
+	s.Duration(&v.Wall, "wall", "T_WALL", time.Minute, "wall")
+	s.Table("models", &v.Models)
+	return s, v
+}
+
+// TestPrecedence: flag > environment > config file > default, and a bad
+// value from each source is one error naming that source.
+func TestPrecedence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		file    string // "" = no file at the default path
+		want    values
+		source  map[string]string // setting → where it came from
+		wantErr string            // substring; "" = no error
+	}{
+		{name: "defaults", want: values{Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute},
+			source: map[string]string{"model": "default", "max-steps": "default"}},
+		{name: "file", file: "model = \"m-file\"\nmax-steps = 7\nwatch = false\nwall = \"2m\"\n",
+			want:   values{Model: "m-file", Steps: 7, Watch: false, Wall: 2 * time.Minute},
+			source: map[string]string{"model": "config file FILE: model", "max-steps": "config file FILE: max-steps"}},
+		{name: "file number as text", file: "max-steps = \"9\"\n",
+			want: values{Model: "m-default", Steps: 9, Watch: true, Wall: time.Minute}},
+		{name: "env over file", file: "model = \"m-file\"\nmax-steps = 7\n", env: map[string]string{"T_MODEL": "m-env", "T_STEPS": "8"},
+			want:   values{Model: "m-env", Steps: 8, Watch: true, Wall: time.Minute},
+			source: map[string]string{"model": "T_MODEL", "max-steps": "T_STEPS"}},
+		{name: "empty env is unset", file: "model = \"m-file\"\n", env: map[string]string{"T_MODEL": ""},
+			want: values{Model: "m-file", Steps: 100, Watch: true, Wall: time.Minute}},
+		{name: "flag over env and file", args: []string{"--model", "m-flag", "--max-steps=3", "--watch=false"},
+			file: "model = \"m-file\"\n", env: map[string]string{"T_MODEL": "m-env", "T_STEPS": "8", "T_WATCH": "true"},
+			want:   values{Model: "m-flag", Steps: 3, Watch: false, Wall: time.Minute},
+			source: map[string]string{"model": "--model", "max-steps": "--max-steps", "watch": "--watch"}},
+		{name: "table", file: "[[models]]\nname = \"a\"\ncontext-window = 64000\nreasoning-efforts = [\"low\", \"high\"]\n[[models]]\nname = \"b\"\n",
+			want: values{Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute,
+				Models: []model{{Name: "a", ContextWindow: 64000, Efforts: []string{"low", "high"}}, {Name: "b"}}}},
+
+		{name: "bad flag", args: []string{"--max-steps", "many"}, wantErr: `invalid value "many" for flag -max-steps`},
+		{name: "bad env", env: map[string]string{"T_STEPS": "many"}, wantErr: `T_STEPS: "many" is not a whole number`},
+		{name: "bad env bool", env: map[string]string{"T_WATCH": "yes please"}, wantErr: `T_WATCH: "yes please" is not true or false`},
+		{name: "bad env duration", env: map[string]string{"T_WALL": "10"}, wantErr: `T_WALL: "10" is not a duration`},
+		{name: "bad file", file: "max-steps = 1.5\n", wantErr: `config file FILE: max-steps: "1.5" is not a whole number`},
+		{name: "bad file array", file: "model = [\"a\"]\n", wantErr: `config file FILE: model: want a single value`},
+		{name: "bad file table type", file: "[[models]]\nname = \"a\"\ncontext-window = \"big\"\n", wantErr: `config file FILE: models:`},
+		{name: "unknown key", file: "modle = \"x\"\n", wantErr: `config file FILE: unknown key "modle" (a typo?); known keys: [[models]], max-steps, model, wall, watch`},
+		{name: "unknown key in table", file: "[[models]]\nname = \"a\"\ncontext-windw = 5\n", wantErr: `unknown key "models.context-windw"`},
+		{name: "config key is not a file key", file: "config = \"/x\"\n", wantErr: `unknown key "config"`},
+		{name: "syntax error hides the text", file: "model = sk-secret-123\n", wantErr: `config file FILE: line 1`},
+		{name: "bad env beats a good file", file: "max-steps = 5\n", env: map[string]string{"T_STEPS": "x"}, wantErr: "T_STEPS:"},
+		{name: "flag hides a bad env", args: []string{"--max-steps=4"}, env: map[string]string{"T_STEPS": "x"},
+			want: values{Model: "m-default", Steps: 4, Watch: true, Wall: time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			s, v := bind(fs, path)
+			err := fs.Parse(tt.args)
+			if err == nil {
+				err = s.Resolve(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			}
+			wantErr := strings.ReplaceAll(tt.wantErr, "FILE", path)
+			if wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, wantErr)
+				}
+				if strings.Contains(err.Error(), "sk-secret") {
+					t.Fatalf("the error echoes the file's text: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Config = path
+			if v.Model != tt.want.Model || v.Steps != tt.want.Steps || v.Watch != tt.want.Watch || v.Wall != tt.want.Wall ||
+				v.Config != tt.want.Config || len(v.Models) != len(tt.want.Models) {
+				t.Fatalf("got %+v, want %+v", *v, tt.want)
+			}
+			for i := range v.Models {
+				if v.Models[i].Name != tt.want.Models[i].Name || v.Models[i].ContextWindow != tt.want.Models[i].ContextWindow ||
+					strings.Join(v.Models[i].Efforts, ",") != strings.Join(tt.want.Models[i].Efforts, ",") {
+					t.Fatalf("models %+v, want %+v", v.Models, tt.want.Models)
+				}
+			}
+			for name, want := range tt.source {
+				if got := s.Source(name); got != strings.ReplaceAll(want, "FILE", path) {
+					t.Errorf("Source(%s) = %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigFile: the default file may be missing; one named by the flag
+// or the variable must exist; the variable names it, the flag wins.
+func TestConfigFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.toml"), filepath.Join(dir, "b.toml")
+	os.WriteFile(a, []byte("model = \"from-a\"\n"), 0o600)
+	os.WriteFile(b, []byte("model = \"from-b\"\n"), 0o600)
+	missing := filepath.Join(dir, "missing.toml")
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		def     string
+		want    string
+		wantErr string
+	}{
+		{name: "default missing", def: missing, want: "m-default"},
+		{name: "default", def: a, want: "from-a"},
+		{name: "env", def: a, env: map[string]string{"T_CONFIG": b}, want: "from-b"},
+		{name: "flag over env", args: []string{"--config", a}, env: map[string]string{"T_CONFIG": b}, def: missing, want: "from-a"},
+		{name: "env missing", env: map[string]string{"T_CONFIG": missing}, wantErr: "read config file"},
+		{name: "flag missing", args: []string{"--config=" + missing}, wantErr: "read config file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			s, v := bind(fs, tt.def)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			err := s.Resolve(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || v.Model != tt.want {
+				t.Fatalf("model %q (%v), want %q", v.Model, err, tt.want)
+			}
+		})
+	}
+}
