@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/harness-dev/harness/host/event"
 )
 
 // turnStream sends the updates of one live turn. Durable events reach it by
@@ -86,6 +88,11 @@ func (ts *turnStream) catchUpLocked() {
 		}
 		for _, u := range ups {
 			ts.b.send(ts.sess.ID(), u)
+		}
+		if ev.Type == event.TypeAssistantMessage { // a step's usage is in
+			if u, ok := usageUpdate(ts.sess); ok {
+				ts.b.send(ts.sess.ID(), u)
+			}
 		}
 	}
 }

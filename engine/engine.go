@@ -35,6 +35,14 @@ type Config struct {
 	// that only lists plugins). ModelName is the model to request.
 	Model     agent.Model
 	ModelName string
+	// Models are the models a session may switch to (SetOption), the
+	// default (ModelName) first, with their context windows, prices and
+	// reasoning efforts; nil: ModelName only.
+	Models []llm.ModelInfo
+	// OpenProvider opens the provider of a model in Models served by
+	// another provider than the default's, on first use; nil: Model
+	// serves them all.
+	OpenProvider func(provider string) (agent.Model, error)
 	// Instructions, when set, replace the default base instructions of the
 	// system prompt.
 	Instructions string
@@ -76,6 +84,8 @@ type Runtime struct {
 	subagents *subagent.Runner
 	// bg counts background work Close waits for.
 	bg sync.WaitGroup
+	// providers are those opened with Config.OpenProvider.
+	providers providers
 }
 
 // New checks cfg and returns a Runtime with no plugins started.
@@ -159,6 +169,10 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 		loop = l
 	}
 	turn := *loop // this turn's: its approver asks through this turn's asker
+	if tp, ok := turn.Model.(toolPrompt); ok {
+		tp.Model = sessionModel{r: r, s: s} // the session's model, as of each step
+		turn.Model = tp
+	}
 	checker := permission.Checker{Policy: r.cfg.Policy}
 	if asker != nil {
 		checker.Asker = asker

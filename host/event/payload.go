@@ -194,6 +194,16 @@ type Permission struct {
 	Scope []string `json:"scope,omitempty"`
 }
 
+// ConfigOption records that a session setting was switched for the steps
+// that follow: ID "model" (Value a model name) or "reasoning_effort"
+// (Value a level of the model). The last one of each ID in a log is the
+// session's current value, so a reloaded session keeps it; a log with none
+// uses the host's defaults.
+type ConfigOption struct {
+	ID    string `json:"id"`
+	Value string `json:"value"`
+}
+
 func (TurnStart) EventType() Type        { return TypeTurnStart }
 func (TurnEnd) EventType() Type          { return TypeTurnEnd }
 func (StepStart) EventType() Type        { return TypeStepStart }
@@ -204,3 +214,4 @@ func (ToolCall) EventType() Type         { return TypeToolCall }
 func (ToolResult) EventType() Type       { return TypeToolResult }
 func (TodoWrite) EventType() Type        { return TypeTodoWrite }
 func (Permission) EventType() Type       { return TypePermission }
+func (ConfigOption) EventType() Type     { return TypeConfigOption }

@@ -53,6 +53,9 @@ type Request struct {
 	Tools    []ToolSpec
 	// MaxTokens caps the answer; 0 leaves it to the provider.
 	MaxTokens int
+	// ReasoningEffort is the reasoning effort asked for (one of the
+	// model's ModelInfo.ReasoningEfforts); "" leaves it to the provider.
+	ReasoningEffort string
 }
 
 // Usage counts tokens of one response. InputTokens excludes cached input.

@@ -50,6 +50,9 @@ type Summary struct {
 	FirstPrompt string
 	// Turns counts the turns started.
 	Turns int
+	// Usage sums the usage of the ended turns, by the model current when
+	// each ended ("" = the host's default, before any config/option).
+	Usage map[string]event.Usage
 	// Err is set when the file could not be read; the other fields may
 	// then be partial.
 	Err error
@@ -245,11 +248,30 @@ func (st *Store) summary(id string) Summary {
 	sum := Summary{ID: id}
 	var last time.Time
 	prompted := false
+	model := ""
 	h, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
 		last = r.Time
 		switch event.Type(r.Type) {
 		case event.TypeTurnStart:
 			sum.Turns++
+		case event.TypeConfigOption, event.TypeTurnEnd:
+			p, err := decodePayload(event.Type(r.Type), r.Data)
+			if err != nil {
+				return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
+			}
+			switch p := p.(type) {
+			case event.ConfigOption:
+				if p.ID == "model" {
+					model = p.Value
+				}
+			case event.TurnEnd:
+				if p.Usage != nil {
+					if sum.Usage == nil {
+						sum.Usage = map[string]event.Usage{}
+					}
+					sum.Usage[model] = sum.Usage[model].Add(*p.Usage)
+				}
+			}
 		case event.TypeUserMessage:
 			if prompted {
 				break

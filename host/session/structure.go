@@ -96,6 +96,12 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 			return invalid(t, "unknown decision %q", p.Decision)
 		}
 		return s.inStep(t, p.Turn, p.Step)
+	case event.ConfigOption:
+		// A setting switched for the steps that follow: between turns, or
+		// during one (it applies from the next step).
+		if p.ID == "" || p.Value == "" {
+			return invalid(t, "no id or value")
+		}
 	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")

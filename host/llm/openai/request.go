@@ -16,6 +16,8 @@ type chatRequest struct {
 	Stream        bool          `json:"stream"`
 	StreamOptions streamOptions `json:"stream_options"`
 	MaxTokens     int           `json:"max_tokens,omitempty"`
+	// ReasoningEffort is sent only when asked for (low, medium, high, …).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 }
 
 type streamOptions struct {
@@ -66,6 +68,8 @@ func encodeRequest(model string, req llm.Request) ([]byte, error) {
 		Stream:        true,
 		StreamOptions: streamOptions{IncludeUsage: true},
 		MaxTokens:     max(req.MaxTokens, 0),
+
+		ReasoningEffort: req.ReasoningEffort,
 	}
 	if req.System != "" {
 		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: &req.System})

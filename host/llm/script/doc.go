@@ -17,7 +17,7 @@
 //	  "error": "provider failure",   // stream the deltas, then fail with this message
 //	  "hang": true,                  // stream the deltas, then block until the request is cancelled
 //	  "delayMs": 20,                 // sleep between chunks (cut short by cancellation)
-//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"]}
+//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"], "model": "deepseek-chat", "effort": "high"}
 //	}
 //
 // A tool call's arguments are "args", any JSON value (sent compacted), or
@@ -45,5 +45,6 @@
 // M)"; a line whose "expect" does not match the request fails with
 // "script: line L expected …, got …". lastRole and lastContains test the last
 // message of the request; toolsInclude lists tool names the request must
-// offer.
+// offer; model and effort are the model name and reasoning effort the
+// request must carry.
 package script

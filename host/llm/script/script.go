@@ -74,6 +74,10 @@ type expect struct {
 	LastRole     string   `json:"lastRole"`
 	LastContains string   `json:"lastContains"`
 	ToolsInclude []string `json:"toolsInclude"`
+	// Model and Effort, when set, must be the request's model name and
+	// reasoning effort.
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }
 
 // Open loads the script in the file at path.
@@ -305,6 +309,12 @@ func (a *answer) check(req llm.Request) error {
 	e := a.expect
 	if e == nil {
 		return nil
+	}
+	if e.Model != "" && req.Model != e.Model {
+		return fmt.Errorf("script: line %d expected model %q, got %q", a.line, e.Model, req.Model)
+	}
+	if e.Effort != "" && req.ReasoningEffort != e.Effort {
+		return fmt.Errorf("script: line %d expected reasoning effort %q, got %q", a.line, e.Effort, req.ReasoningEffort)
 	}
 	var last *llm.Message
 	if len(req.Messages) > 0 {

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// Session options a front end can switch (ACP config options); each
+// switch is a config/option event in the session's log, so a reloaded
+// session keeps it.
+const (
+	OptionModel  = "model"            // a model name of Runtime.Models
+	OptionEffort = "reasoning_effort" // a level of the current model
+)
+
+// ErrBadOption is returned, wrapped, by SetOption for an unknown option
+// or a value the option does not take.
+var ErrBadOption = errors.New("bad session option")
+
+// Models are the models a session may use; the first is the default.
+func (r *Runtime) Models() []llm.ModelInfo {
+	if len(r.cfg.Models) > 0 {
+		return r.cfg.Models
+	}
+	return []llm.ModelInfo{{Name: r.cfg.ModelName}}
+}
+
+// model returns the model named name among Models.
+func (r *Runtime) model(name string) (llm.ModelInfo, bool) {
+	ms := r.Models()
+	i := slices.IndexFunc(ms, func(m llm.ModelInfo) bool { return m.Name == name })
+	if i < 0 {
+		return llm.ModelInfo{}, false
+	}
+	return ms[i], true
+}
+
+// options returns the options the session's log set last, by id.
+func options(evs []event.Event) map[string]string {
+	out := map[string]string{}
+	for _, ev := range evs {
+		if ev.Type != event.TypeConfigOption {
+			continue
+		}
+		if p, err := ev.Decode(); err == nil {
+			o := p.(event.ConfigOption)
+			out[o.ID] = o.Value
+			if o.ID == OptionModel {
+				delete(out, OptionEffort) // an effort is the previous model's
+			}
+		}
+	}
+	return out
+}
+
+// SessionModel returns the model s's next step uses and its reasoning
+// effort ("" for a model without levels): the last ones its log chose,
+// else the defaults. A model the log names that is no longer configured
+// falls back to the default.
+func (r *Runtime) SessionModel(s *session.Session) (llm.ModelInfo, string) {
+	return r.modelOf(options(s.Events()))
+}
+
+func (r *Runtime) modelOf(opts map[string]string) (llm.ModelInfo, string) {
+	m, ok := r.model(opts[OptionModel])
+	if !ok {
+		m = r.Models()[0]
+	}
+	effort := opts[OptionEffort]
+	if !slices.Contains(m.ReasoningEfforts, effort) {
+		effort = m.Effort()
+	}
+	return m, effort
+}
+
+// SetOption switches option id of session s to value for the steps that
+// follow, and logs it. An unknown id or value is ErrBadOption; so is a
+// model whose context window the session no longer fits.
+func (r *Runtime) SetOption(s *session.Session, id, value string) error {
+	switch id {
+	case OptionModel:
+		m, ok := r.model(value)
+		if !ok {
+			names := make([]string, 0, len(r.Models()))
+			for _, m := range r.Models() {
+				names = append(names, m.Name)
+			}
+			return fmt.Errorf("%w: no model %q; configured: %s", ErrBadOption, value, strings.Join(names, ", "))
+		}
+		if u := r.Usage(s, 0); m.ContextWindow > 0 && u.Used > m.ContextWindow {
+			return fmt.Errorf("%w: the session holds %d tokens, more than %s's window of %d; start a new session to use it",
+				ErrBadOption, u.Used, m.Name, m.ContextWindow)
+		}
+	case OptionEffort:
+		m, _ := r.SessionModel(s)
+		if !slices.Contains(m.ReasoningEfforts, value) {
+			if len(m.ReasoningEfforts) == 0 {
+				return fmt.Errorf("%w: model %s has no reasoning effort levels", ErrBadOption, m.Name)
+			}
+			return fmt.Errorf("%w: model %s takes reasoning effort %s, not %q", ErrBadOption, m.Name, strings.Join(m.ReasoningEfforts, ", "), value)
+		}
+	default:
+		return fmt.Errorf("%w: unknown option %q: use %s or %s", ErrBadOption, id, OptionModel, OptionEffort)
+	}
+	if _, err := s.Append(event.ConfigOption{ID: id, Value: value}); err != nil {
+		return fmt.Errorf("log the %s switch: %w", id, err)
+	}
+	return nil
+}
+
+// Usage is the token usage of a session, with what it cost where the
+// models' prices are known.
+type Usage struct {
+	// Used is the tokens in the context now: the input, cached input and
+	// output of the last step that reported usage.
+	Used int
+	// Size is the context window of the session's current model; 0:
+	// unknown.
+	Size int
+	// Total sums the usage of the steps counted.
+	Total event.Usage
+	// Cost sums what the steps counted cost, in Currency; Priced is false
+	// when a step's model has no known prices (Cost then counts the
+	// others).
+	Cost     float64
+	Currency string
+	Priced   bool
+}
+
+// Usage reads s's log: Total and Cost count the steps from seq from on
+// (0: the whole session), Used and Size are as of now.
+func (r *Runtime) Usage(s *session.Session, from int64) Usage {
+	u := Usage{Priced: true}
+	opts := map[string]string{}
+	for _, ev := range s.Events() {
+		switch ev.Type {
+		case event.TypeConfigOption:
+			if p, err := ev.Decode(); err == nil {
+				o := p.(event.ConfigOption)
+				opts[o.ID] = o.Value
+			}
+		case event.TypeAssistantMessage:
+			p, err := ev.Decode()
+			if err != nil {
+				continue
+			}
+			am := p.(event.AssistantMessage)
+			if am.Usage == nil {
+				continue
+			}
+			step := *am.Usage
+			u.Used = step.InputTokens + step.CacheReadTokens + step.OutputTokens
+			if ev.Seq < from {
+				continue
+			}
+			u.Total = u.Total.Add(step)
+			m, _ := r.modelOf(opts)
+			if m.Prices == nil {
+				u.Priced = false
+				continue
+			}
+			u.Currency = m.Prices.CurrencyOrUSD()
+			u.Cost += m.Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens})
+		}
+	}
+	m, _ := r.modelOf(opts)
+	u.Size = m.ContextWindow
+	if u.Total.IsZero() && m.Prices == nil {
+		u.Priced = false
+	}
+	return u
+}
+
+// sessionModel sends every request of s with the model and reasoning
+// effort the session has chosen as of that request, so a switch during a
+// turn applies from the next step; the model's provider serves it.
+type sessionModel struct {
+	r *Runtime
+	s *session.Session
+}
+
+// Stream implements agent.Model.
+func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	info, effort := m.r.SessionModel(m.s)
+	if info.Name != "" {
+		req.Model = info.Name
+	}
+	req.ReasoningEffort = effort
+	p, err := m.r.provider(info.Provider)
+	if err != nil {
+		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }
+	}
+	return p.Stream(ctx, req)
+}
+
+// providers caches the providers opened for models of another provider
+// than the default's.
+type providers struct {
+	mu sync.Mutex
+	m  map[string]agent.Model
+}
+
+// provider returns the provider serving models of provider name: the
+// configured one for the default's provider (or when no opener is set),
+// else one opened once with Config.OpenProvider.
+func (r *Runtime) provider(name string) (agent.Model, error) {
+	if name == "" || name == r.Models()[0].Provider || r.cfg.OpenProvider == nil {
+		return r.cfg.Model, nil
+	}
+	r.providers.mu.Lock()
+	defer r.providers.mu.Unlock()
+	if p, ok := r.providers.m[name]; ok {
+		return p, nil
+	}
+	p, err := r.cfg.OpenProvider(name)
+	if err != nil {
+		return nil, err
+	}
+	if r.providers.m == nil {
+		r.providers.m = map[string]agent.Model{}
+	}
+	r.providers.m[name] = p
+	return p, nil
+}
