@@ -42,7 +42,7 @@ type Config struct {
 	// OpenProvider opens the provider of a model in Models served by
 	// another provider than the default's, on first use; nil: Model
 	// serves them all.
-	OpenProvider func(provider string) (agent.Model, error)
+	OpenProvider func(m llm.ModelInfo) (agent.Model, error)
 	// Instructions, when set, replace the default base instructions of the
 	// system prompt.
 	Instructions string

@@ -196,7 +196,7 @@ func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 		req.Model = info.Name
 	}
 	req.ReasoningEffort = effort
-	p, err := m.r.provider(info.Provider)
+	p, err := m.r.provider(info)
 	if err != nil {
 		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }
 	}
@@ -213,7 +213,8 @@ type providers struct {
 // provider returns the provider serving models of provider name: the
 // configured one for the default's provider (or when no opener is set),
 // else one opened once with Config.OpenProvider.
-func (r *Runtime) provider(name string) (agent.Model, error) {
+func (r *Runtime) provider(m llm.ModelInfo) (agent.Model, error) {
+	name := m.Provider
 	if name == "" || name == r.Models()[0].Provider || r.cfg.OpenProvider == nil {
 		return r.cfg.Model, nil
 	}
@@ -222,7 +223,7 @@ func (r *Runtime) provider(name string) (agent.Model, error) {
 	if p, ok := r.providers.m[name]; ok {
 		return p, nil
 	}
-	p, err := r.cfg.OpenProvider(name)
+	p, err := r.cfg.OpenProvider(m)
 	if err != nil {
 		return nil, err
 	}

@@ -56,14 +56,22 @@ func dash(s string) string {
 }
 
 // Sessions prints sessions as a table, each child session indented under
-// its parent.
-func Sessions(w io.Writer, list []session.Summary) error {
+// its parent; total, when set, renders a session's usage total column.
+func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	_, _ = io.WriteString(tw, "ID\tUPDATED\tTURNS\tCWD\tFIRST PROMPT\n")
+	head := "ID\tUPDATED\tTURNS\tCWD\tFIRST PROMPT\n"
+	if total != nil {
+		head = "ID\tUPDATED\tTURNS\tTOTAL\tCWD\tFIRST PROMPT\n"
+	}
+	_, _ = io.WriteString(tw, head)
 	for _, row := range sessionTree(list) {
 		s := row.Summary
-		fmt.Fprintf(tw, "%s%s\t%s\t%d\t%s\t%s\n", strings.Repeat("  ", row.depth), s.ID,
-			s.UpdatedAt.Local().Format(time.DateTime), s.Turns, s.Cwd, Clip(strings.Join(strings.Fields(s.FirstPrompt), " "), 60))
+		turns := fmt.Sprint(s.Turns)
+		if total != nil {
+			turns += "\t" + total(s)
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", row.depth), s.ID,
+			s.UpdatedAt.Local().Format(time.DateTime), turns, s.Cwd, Clip(strings.Join(strings.Fields(s.FirstPrompt), " "), 60))
 	}
 	return tw.Flush()
 }

@@ -41,7 +41,8 @@ const usage = `harness — an agent host with an event-sourced session log.
 
 Usage:
   harness run [flags] PROMPT     run one turn in the terminal
-  harness sessions [flags]       list sessions
+  harness sessions [flags]       list sessions and their token totals
+  harness models [--remote]      list the configured models (--remote: the server's)
   harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
   harness plugins [flags]        list the plugins found, their tools and failures
@@ -50,7 +51,9 @@ Usage:
   harness dev [flags] [DIR...]   rebuild plugins from source as you edit them
   harness version                print the version
 
-Flags go before PROMPT; every flag has an environment twin (see harness run -h).
+Flags go before PROMPT; every flag has an environment twin (see harness run -h)
+and a key in $XDG_CONFIG_HOME/harness/config.toml (--config to name another);
+a flag wins over its variable, which wins over the file.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped early (step or token
 limit, refusal), 130 cancelled (Ctrl-C); 129 and 143 when SIGHUP or SIGTERM
 ended it (the turn is logged as cancelled, the plugins are stopped).
@@ -73,6 +76,8 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdRun(ctx, args[1:], std, lookup)
 	case "sessions":
 		code, err = cmdSessions(ctx, args[1:], std, lookup)
+	case "models":
+		code, err = cmdModels(ctx, args[1:], std, lookup)
 	case "demo":
 		code, err = cmdDemo(ctx, args[1:], std, lookup)
 	case "dev":

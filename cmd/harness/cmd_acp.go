@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +22,7 @@ import (
 func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("acp", std.err, "harness acp [flags]   (an editor runs it: ACP on stdin/stdout, JSON log on stderr)")
 	c := bindConfig(fs, e)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	if len(fs.Args()) > 0 {
@@ -34,9 +33,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	// An editor keeps the agent's stderr as its log: under ACP the default
 	// level is info, so that reloads and recoveries are on record.
-	explicit := e.get("HARNESS_LOG_LEVEL") != ""
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "log-level" })
-	if !explicit {
+	if c.source("log-level") == "default" {
 		c.LogLevel = "info"
 	}
 	log, err := newLogger(std.err, c.LogLevel, true)

@@ -17,7 +17,7 @@ var demoScript []byte
 func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("demo", std.err, "harness demo [flags]")
 	c := bindConfig(fs, e)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	model, err := script.Load(bytes.NewReader(demoScript))

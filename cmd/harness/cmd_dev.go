@@ -17,7 +17,7 @@ import (
 func cmdDev(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("dev", std.err, "harness dev [flags] [SOURCE-DIR...]   (default: every plugin under ./plugins)")
 	c := bindConfig(fs, e)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	log, err := newLogger(std.err, c.LogLevel, false)

@@ -22,7 +22,7 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 		"       harness plugins check [flags] PATH...  run the conformance checks on plugin binaries\n"+
 		"       harness plugins pin [--dev] [flags]    pin the plugins' sha256 in a lock file next to each plugin dir")
 	c := bindConfig(fs, e)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	if err := c.check(); err != nil {

@@ -17,7 +17,7 @@ func cmdPluginsPin(_ context.Context, args []string, std stdio, e env) (int, err
 		"Run it again to trust new binaries")
 	c := bindConfig(fs, e)
 	dev := fs.Bool("dev", false, "mark the plugin dirs for development: plugins may change and are hot-reloaded; the sums are only recorded")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	if fs.NArg() > 0 {

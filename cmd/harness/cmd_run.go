@@ -16,7 +16,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("run", std.err, "harness run [flags] PROMPT   (PROMPT - reads it from stdin)")
 	c := bindConfig(fs, e)
 	sessionID := fs.String("session", "", "continue this session (ids: harness sessions)")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
@@ -43,7 +43,14 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		h.CloseSession(s)
 		return exitFailed, err
 	}
+	from := int64(s.Len())
 	code, err := h.turn(ctx, s, text, std)
+	if line := usageLine(h.Usage(s, from)); line != "" {
+		if h.color && isTerminal(std.err) {
+			line = "\x1b[2m" + line + "\x1b[0m"
+		}
+		fmt.Fprintln(std.err, line)
+	}
 	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
 	if cerr := h.CloseSession(s); cerr != nil && err == nil {
 		err = cerr

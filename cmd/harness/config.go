@@ -4,19 +4,22 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
-// config is every setting of the harness command, from flags with
-// environment twins. A flag given on the command line wins over its variable.
+// config is every setting of the harness command. Each is read one way
+// (host/settings): a flag given on the command line wins over its
+// environment variable, which wins over the config file
+// ($XDG_CONFIG_HOME/harness/config.toml, --config, HARNESS_CONFIG), which
+// wins over the default.
 type config struct {
 	Provider         string
 	Model            string
@@ -46,6 +49,33 @@ type config struct {
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
 	Reattach string
+	// ConfigFile is the config file (--config, HARNESS_CONFIG).
+	ConfigFile string
+	// Models are more model names of the provider a session may switch
+	// to (comma-separated); ContextWindow is the window of the models the
+	// built-in table does not know (0: unknown).
+	Models        string
+	ContextWindow int
+	// ModelTable is the config file's [[models]].
+	ModelTable []modelEntry
+
+	set      *settings.Set
+	env      env
+	resolved bool
+}
+
+// modelEntry is one [[models]] table of the config file. Prices are in
+// Currency (default USD) per million tokens.
+type modelEntry struct {
+	Provider         string   `toml:"provider"`
+	Name             string   `toml:"name"`
+	ContextWindow    int      `toml:"context-window"`
+	InputPrice       *float64 `toml:"input-price"`
+	CachedInputPrice *float64 `toml:"cached-input-price"`
+	OutputPrice      *float64 `toml:"output-price"`
+	Currency         string   `toml:"currency"`
+	ReasoningEfforts []string `toml:"reasoning-efforts"`
+	DefaultEffort    string   `toml:"default-reasoning-effort"`
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -56,70 +86,96 @@ func (e env) get(name string) string {
 	return v
 }
 
-// bindConfig registers the common flags on fs, their defaults taken from the
-// environment, and returns the config they fill when fs is parsed.
+// bindConfig registers the common settings on fs; parse (or check) reads
+// them once fs is parsed.
 func bindConfig(fs *flag.FlagSet, e env) *config {
-	c := &config{}
-	str := func(p *string, name, envName, def, usage string) {
-		if v := e.get(envName); v != "" {
-			def = v
-		}
-		fs.StringVar(p, name, def, usage+" (env "+envName+")")
-	}
-	str(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | script")
-	str(&c.Model, "model", "HARNESS_MODEL", "", "model name (deepseek: deepseek-chat by default)")
-	str(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1")
-	str(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
-	str(&c.StateDir, "state-dir", "HARNESS_STATE_DIR", "", "where sessions are kept (default $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
-	str(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
-	str(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
-	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
-	str(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
-	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
-	str(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
-	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
-	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
+	c := &config{env: e, set: settings.New(fs)}
+	s := c.set
+	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", defaultConfigFile(e.get), "settings file (TOML; keys are the flag names, plus [[models]])")
+	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | script")
+	s.String(&c.Model, "model", "HARNESS_MODEL", "", "the default model (deepseek: deepseek-chat)")
+	s.String(&c.Models, "models", "HARNESS_MODELS", "", "comma-separated model names of the provider a session may switch to (the editor's model picker); the first is the default unless --model says otherwise")
+	s.Int(&c.ContextWindow, "context-window", "HARNESS_CONTEXT_WINDOW", 0, "context window in tokens of the models the built-in table does not know")
+	s.String(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1")
+	s.String(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
+	s.String(&c.StateDir, "state-dir", "HARNESS_STATE_DIR", "", "where sessions are kept (default $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
+	s.String(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
+	s.String(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
+	s.String(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
+	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
+	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
+	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
+	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
+	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --permission allow-all)")
+	s.Int(&c.MaxSteps, "max-steps", "HARNESS_MAX_STEPS", 100, "most model steps in one turn")
+	s.Int(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
+	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
+	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
+	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
+	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
-	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
-	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
-	num := func(p *int, name, envName string, def int, usage string) {
-		if v := e.get(envName); v != "" {
-			if n, err := strconv.Atoi(v); err == nil {
-				def = n
-			} else {
-				def = -1 // reported by check
-			}
-		}
-		fs.IntVar(p, name, def, usage+" (env "+envName+")")
-	}
-	num(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
-	num(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
-	num(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
-	wall := subagent.DefaultWall
-	if v := e.get("HARNESS_SUBAGENT_TIME"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			wall = d
-		} else {
-			wall = -1 // reported by check
-		}
-	}
-	fs.DurationVar(&c.SubagentTime, "subagent-time", wall, "wall-time budget of each subagent (env HARNESS_SUBAGENT_TIME)")
-	if v := e.get("HARNESS_MAX_STEPS"); v != "" {
-		// An unparsable value is reported by check, not ignored.
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			n = -1
-		}
-		c.MaxSteps = n
-		fs.Lookup("max-steps").DefValue = v
-	}
 	return c
+}
+
+// defaultConfigFile is $XDG_CONFIG_HOME/harness/config.toml, else under
+// ~/.config; "" when there is no home to look in.
+func defaultConfigFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "harness", "config.toml")
+}
+
+// parse parses args into fs and resolves the settings. It returns done
+// when the command should stop: after -h (code 0), a bad flag (reported by
+// fs) or a bad setting (reported here, naming where it came from).
+func (c *config) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+	if code, done := parseFlags(fs, args); done {
+		return code, done
+	}
+	if err := c.resolve(); err != nil {
+		fmt.Fprintf(fs.Output(), "harness: %s\n", err)
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+// resolve reads the environment and the config file into the settings no
+// flag set; once.
+func (c *config) resolve() error {
+	if c.resolved || c.set == nil { // a config built as a literal (tests) is all set
+		return nil
+	}
+	c.resolved = true
+	return c.set.Resolve(settings.Lookup(c.env))
+}
+
+// source says where setting name's value came from (host/settings).
+func (c *config) source(name string) string {
+	if c.set == nil {
+		return "--" + name
+	}
+	return c.set.Source(name)
 }
 
 // check validates the parsed settings.
 func (c *config) check() error {
+	if err := c.resolve(); err != nil {
+		return err
+	}
 	if c.MaxSteps < 1 {
-		return fmt.Errorf("--max-steps (or HARNESS_MAX_STEPS) must be a whole number of at least 1")
+		return fmt.Errorf("%s: max-steps must be a whole number of at least 1", c.source("max-steps"))
+	}
+	if c.ContextWindow < 0 {
+		return fmt.Errorf("%s: context-window must be a number of tokens, 0 for unknown", c.source("context-window"))
+	}
+	if _, err := c.models(); err != nil {
+		return err
 	}
 	switch c.Provider {
 	case "deepseek", "openai", "script":
@@ -132,13 +188,16 @@ func (c *config) check() error {
 		}
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
-		return fmt.Errorf("--plugin-env (or HARNESS_PLUGIN_ENV): %w", err)
+		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
-		return fmt.Errorf("--subagent-depth (or HARNESS_SUBAGENT_DEPTH) must be 1, 2 or 3")
+		return fmt.Errorf("%s: subagent-depth must be 1, 2 or 3", c.source("subagent-depth"))
 	}
-	if c.SubagentSteps < 1 || c.SubagentTime <= 0 || c.SubagentTokens < 0 {
-		return fmt.Errorf("subagent budgets must be positive: --subagent-steps, --subagent-time (a duration like 10m), --subagent-tokens (0 for none)")
+	for _, n := range []string{"subagent-steps", "subagent-time", "subagent-tokens"} {
+		bad := n == "subagent-steps" && c.SubagentSteps < 1 || n == "subagent-time" && c.SubagentTime <= 0 || n == "subagent-tokens" && c.SubagentTokens < 0
+		if bad {
+			return fmt.Errorf("%s: subagent budgets must be positive: subagent-steps, subagent-time (a duration like 10m), subagent-tokens (0 for none)", c.source(n))
+		}
 	}
 	return nil
 }

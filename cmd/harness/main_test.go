@@ -259,7 +259,7 @@ func TestRunErrors(t *testing.T) {
 		},
 		"bad max steps": {
 			env:  map[string]string{"HARNESS_MAX_STEPS": "lots"},
-			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: "--max-steps",
+			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_MAX_STEPS: "lots" is not a whole number`,
 		},
 	}
 	for name, tc := range tests {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
 )
@@ -84,9 +85,20 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 	}
 	if model != nil {
 		rc.Model, rc.ModelName = model, c.Provider
-	} else if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.Model,
-		BaseURL: c.BaseURL, Script: c.Script, Getenv: e.get}, log); err != nil {
-		return nil, err
+	} else {
+		if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.defaultModel(),
+			BaseURL: c.BaseURL, Script: c.Script, Getenv: e.get}, log); err != nil {
+			return nil, err
+		}
+		if rc.Models, err = c.models(); err != nil {
+			return nil, err
+		}
+		// A model of another provider ([[models]] in the config file) is
+		// served by that provider, opened on first use.
+		rc.OpenProvider = func(m llm.ModelInfo) (agent.Model, error) {
+			p, _, err := engine.OpenModel(engine.Provider{Name: m.Provider, Model: m.Name, Getenv: e.get}, log)
+			return p, err
+		}
 	}
 	rc.MaxSteps, rc.SubagentDepth = c.MaxSteps, c.SubagentDepth
 	rc.SubagentBudget = subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}
