@@ -23,9 +23,18 @@ const (
 	OptionEffort = "reasoning_effort" // a level of the current model
 )
 
-// ErrBadOption is returned, wrapped, by SetOption for an unknown option
-// or a value the option does not take.
+// ErrBadOption is what SetOption's error matches (errors.Is) for an
+// unknown option or a value the option does not take; its message is the
+// reason alone.
 var ErrBadOption = errors.New("bad session option")
+
+// badOption is a SetOption refusal.
+type badOption struct{ msg string }
+
+func (e badOption) Error() string        { return e.msg }
+func (e badOption) Is(target error) bool { return target == ErrBadOption }
+
+func refuse(format string, args ...any) error { return badOption{fmt.Sprintf(format, args...)} }
 
 // Models are the models a session may use; the first is the default.
 func (r *Runtime) Models() []llm.ModelInfo {
@@ -95,22 +104,22 @@ func (r *Runtime) SetOption(s *session.Session, id, value string) error {
 			for _, m := range r.Models() {
 				names = append(names, m.Name)
 			}
-			return fmt.Errorf("%w: no model %q; configured: %s", ErrBadOption, value, strings.Join(names, ", "))
+			return refuse("no model %q; configured: %s", value, strings.Join(names, ", "))
 		}
 		if u := r.Usage(s, 0); m.ContextWindow > 0 && u.Used > m.ContextWindow {
-			return fmt.Errorf("%w: the session holds %d tokens, more than %s's window of %d; start a new session to use it",
-				ErrBadOption, u.Used, m.Name, m.ContextWindow)
+			return refuse("the session holds %d tokens, more than %s's window of %d; start a new session to use it",
+				u.Used, m.Name, m.ContextWindow)
 		}
 	case OptionEffort:
 		m, _ := r.SessionModel(s)
 		if !slices.Contains(m.ReasoningEfforts, value) {
 			if len(m.ReasoningEfforts) == 0 {
-				return fmt.Errorf("%w: model %s has no reasoning effort levels", ErrBadOption, m.Name)
+				return refuse("model %s has no reasoning effort levels", m.Name)
 			}
-			return fmt.Errorf("%w: model %s takes reasoning effort %s, not %q", ErrBadOption, m.Name, strings.Join(m.ReasoningEfforts, ", "), value)
+			return refuse("model %s takes reasoning effort %s, not %q", m.Name, strings.Join(m.ReasoningEfforts, ", "), value)
 		}
 	default:
-		return fmt.Errorf("%w: unknown option %q: use %s or %s", ErrBadOption, id, OptionModel, OptionEffort)
+		return refuse("unknown option %q: use %s or %s", id, OptionModel, OptionEffort)
 	}
 	if _, err := s.Append(event.ConfigOption{ID: id, Value: value}); err != nil {
 		return fmt.Errorf("log the %s switch: %w", id, err)

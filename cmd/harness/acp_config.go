@@ -40,10 +40,15 @@ func (s *acpSession) ConfigOptions() []acpbridge.ConfigOption {
 func (s *acpSession) SetConfigOption(_ context.Context, id, value string) error {
 	err := s.h.SetOption(s.Session, id, value)
 	if errors.Is(err, engine.ErrBadOption) {
-		return fmt.Errorf("%w: %w", acpbridge.ErrInvalidOption, err)
+		return invalidOption{err}
 	}
 	return err
 }
+
+// invalidOption is an engine refusal as the bridge knows it (-32602).
+type invalidOption struct{ error }
+
+func (e invalidOption) Is(target error) bool { return target == acpbridge.ErrInvalidOption }
 
 // Usage implements acpbridge.Configurable.
 func (s *acpSession) Usage() acpbridge.Usage {

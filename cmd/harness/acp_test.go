@@ -49,6 +49,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "stream"},
 		{name: "toolcall"},
 		{name: "load"},
+		{name: "models"},
 		{name: "notfound"},
 		{name: "cancel"},
 		{name: "badinput"},

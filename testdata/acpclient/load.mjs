@@ -29,7 +29,9 @@ await run("load", async (h) => {
   const b = h.start({ label: "reload", env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("load-continue") } });
   await b.initialize();
   const r = await b.request("session/load", { sessionId, cwd, mcpServers: [] });
-  assert.deepEqual(r ?? {}, {});
+  const { configOptions, ...rest } = r ?? {};
+  assert.deepEqual(rest, {});
+  assert.equal(configOptions?.find((o) => o.id === "model")?.currentValue, "script");
   const replayed = b.updatesOf(sessionId);
   const replay = coalesce(replayed).map((u) => (u.sessionUpdate === "user_message_chunk" ? { sessionUpdate: u.sessionUpdate, content: u.content } : u));
   assert.deepEqual(replay, expected);
