@@ -98,7 +98,7 @@ func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario, e
 		"HARNESS_PLUGIN_DIR="+pluginDir,
 		"HARNESS_LOG_LEVEL=info",
 		"HARNESS_PERMISSIONS_FILE="+filepath.Join(t.TempDir(), "no-rules.json"), // not the user's rules
-		"XDG_CONFIG_HOME="+t.TempDir(), // not the user's config file
+		"XDG_CONFIG_HOME="+t.TempDir(),                                          // not the user's config file
 		"ACPCLIENT_TIMEOUT_MS=60000",
 	)
 	cmd.Env = append(cmd.Env, env...)
