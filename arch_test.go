@@ -117,6 +117,8 @@ func importRules() []importRule {
 		{dir: "host/plugincache", allowInternal: []string{"host/pluginlock"}, allowExternal: true},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
+		// the one way settings are read: flags, environment, the TOML file.
+		{dir: "host/settings", allowModules: []string{"github.com/BurntSushi/toml"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side

@@ -134,7 +134,9 @@ func (s *Set) ConfigFile(p *string, name, env, def, usage string) {
 
 // Table declares a file-only key holding a table or an array of tables
 // (`[[models]]`), decoded into p (a pointer) by Resolve. Keys inside it
-// that p has no field for are errors too.
+// that p has no field for are errors too. A setting may have the same
+// name: the file's value goes to the table when it is one, to the
+// setting when it is a single value.
 func (s *Set) Table(key string, p any) { s.tables[key] = p }
 
 // Source says where the value of setting name came from: "--name",
@@ -199,6 +201,9 @@ func (s *Set) Resolve(env Lookup) error {
 		if err := md.PrimitiveDecode(prim, &raw); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+		if _, table := s.tables[st.name]; table && isTable(raw) {
+			continue // the table of the same name: decoded below
+		}
 		text, err := scalar(raw)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
@@ -212,6 +217,12 @@ func (s *Set) Resolve(env Lookup) error {
 		prim, ok := keys[key]
 		if !ok {
 			continue
+		}
+		if _, setting := s.byName[key]; setting {
+			var raw any
+			if err := md.PrimitiveDecode(prim, &raw); err != nil || !isTable(raw) {
+				continue // the setting of the same name took it
+			}
 		}
 		if err := md.PrimitiveDecode(prim, p); err != nil {
 			return fmt.Errorf("config file %s: %s: %w", s.file, key, err)
@@ -286,6 +297,16 @@ func readFile(path string, explicit bool) (map[string]toml.Primitive, toml.MetaD
 		return nil, md, fmt.Errorf("config file %s: not valid TOML", path)
 	}
 	return keys, md, nil
+}
+
+// isTable reports whether a decoded TOML value is a table or an array of
+// tables.
+func isTable(v any) bool {
+	switch v.(type) {
+	case map[string]any, []map[string]any:
+		return true
+	}
+	return false
 }
 
 // scalar renders a single TOML value as the text the setting parses.

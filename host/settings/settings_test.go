@@ -17,6 +17,7 @@ type model struct {
 }
 
 type values struct {
+	Names  string
 	Model  string
 	Steps  int
 	Watch  bool
@@ -33,6 +34,7 @@ func bind(fs *flag.FlagSet, def string) (*Set, *values) {
 	s.Int(&v.Steps, "max-steps", "T_STEPS", 100, "steps")
 	s.Bool(&v.Watch, "watch", "T_WATCH", true, "watch")
 	s.Duration(&v.Wall, "wall", "T_WALL", time.Minute, "wall")
+	s.String(&v.Names, "models", "T_MODELS", "", "model names")
 	s.Table("models", &v.Models)
 	return s, v
 }
@@ -70,6 +72,8 @@ func TestPrecedence(t *testing.T) {
 			want: values{Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute,
 				Models: []model{{Name: "a", ContextWindow: 64000, Efforts: []string{"low", "high"}}, {Name: "b"}}}},
 
+		{name: "same name as a setting", file: "models = \"a,b\"\n",
+			want: values{Names: "a,b", Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute}},
 		{name: "bad flag", args: []string{"--max-steps", "many"}, wantErr: `invalid value "many" for flag -max-steps`},
 		{name: "bad env", env: map[string]string{"T_STEPS": "many"}, wantErr: `T_STEPS: "many" is not a whole number`},
 		{name: "bad env bool", env: map[string]string{"T_WATCH": "yes please"}, wantErr: `T_WATCH: "yes please" is not true or false`},
@@ -77,7 +81,7 @@ func TestPrecedence(t *testing.T) {
 		{name: "bad file", file: "max-steps = 1.5\n", wantErr: `config file FILE: max-steps: "1.5" is not a whole number`},
 		{name: "bad file array", file: "model = [\"a\"]\n", wantErr: `config file FILE: model: want a single value`},
 		{name: "bad file table type", file: "[[models]]\nname = \"a\"\ncontext-window = \"big\"\n", wantErr: `config file FILE: models:`},
-		{name: "unknown key", file: "modle = \"x\"\n", wantErr: `config file FILE: unknown key "modle" (a typo?); known keys: [[models]], max-steps, model, wall, watch`},
+		{name: "unknown key", file: "modle = \"x\"\n", wantErr: `config file FILE: unknown key "modle" (a typo?); known keys: [[models]], max-steps, model, models, wall, watch`},
 		{name: "unknown key in table", file: "[[models]]\nname = \"a\"\ncontext-windw = 5\n", wantErr: `unknown key "models.context-windw"`},
 		{name: "config key is not a file key", file: "config = \"/x\"\n", wantErr: `unknown key "config"`},
 		{name: "syntax error hides the text", file: "model = sk-secret-123\n", wantErr: `config file FILE: line 1`},
@@ -115,7 +119,7 @@ func TestPrecedence(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.Config = path
-			if v.Model != tt.want.Model || v.Steps != tt.want.Steps || v.Watch != tt.want.Watch || v.Wall != tt.want.Wall ||
+			if v.Names != tt.want.Names || v.Model != tt.want.Model || v.Steps != tt.want.Steps || v.Watch != tt.want.Watch || v.Wall != tt.want.Wall ||
 				v.Config != tt.want.Config || len(v.Models) != len(tt.want.Models) {
 				t.Fatalf("got %+v, want %+v", *v, tt.want)
 			}
@@ -178,4 +182,33 @@ func TestConfigFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzResolve: whatever the file holds, Resolve returns or fails with an
+// error naming the file, and never quotes the file's text on a syntax
+// error.
+func FuzzResolve(f *testing.F) {
+	f.Add("model = \"x\"\nmax-steps = 3\n[[models]]\nname = \"a\"\n")
+	f.Add("max-steps = 1.5")
+	f.Add("[[models]]\nname = 5")
+	f.Add("model = sk-SECRET")
+	f.Fuzz(func(t *testing.T, file string) {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		s, _ := bind(fs, path)
+		err := s.Resolve(nil)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Fatalf("the error does not name the file: %v", err)
+		}
+		if strings.Contains(file, "sk-SECRET") && strings.Contains(err.Error(), "sk-SECRET") && strings.Contains(err.Error(), "TOML") {
+			t.Fatalf("a syntax error quotes the file: %v", err)
+		}
+	})
 }
