@@ -4,7 +4,8 @@
 // the session's cost from the config file's prices); set_config_option to b is
 // answered with the full list and a config_option_update, and the next
 // request carries b (the script refuses any other model); unknown ids and
-// values are -32602; a fresh process loads the session still on b.
+// values are -32602; b's reasoning effort (thought_level) switches the
+// same way; a fresh process loads the session still on b, effort low.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +20,8 @@ await run("models", async (h) => {
   writeFileSync(config, [
     "# prices in USD per million tokens; a's cached input costs as input",
     "[[models]]", 'provider = "script"', 'name = "a"', "input-price = 0.5", "output-price = 1.0",
-    "[[models]]", 'provider = "script"', 'name = "b"', "input-price = 1.0", "cached-input-price = 0.5", "output-price = 2.0", ""].join("\n"));
+    "[[models]]", 'provider = "script"', 'name = "b"', "input-price = 1.0", "cached-input-price = 0.5", "output-price = 2.0",
+    'reasoning-efforts = ["low", "high"]', ""].join("\n"));
   const env = { HARNESS_PROVIDER: "script", HARNESS_MODELS: "a,b", HARNESS_CONTEXT_WINDOW: "64000", HARNESS_CONFIG: config };
 
   const a = h.start({ label: "live", env: { ...env, HARNESS_SCRIPT: script("models") } });
@@ -53,6 +55,14 @@ await run("models", async (h) => {
   const notes = a.updatesOf(sessionId, 0).slice(before).filter((u) => u.sessionUpdate === "config_option_update");
   assert.equal(notes.length, 1, "one config_option_update");
   assert.equal(modelOption(notes[0].configOptions)?.currentValue, "b");
+  // b has reasoning effort levels: the option appears, at b's default.
+  const effortOf = (opts) => opts?.find((o) => o.category === "thought_level");
+  assert.equal(effortOf(set.configOptions)?.id, "reasoning_effort");
+  assert.deepEqual(effortOf(set.configOptions).options.map((o) => o.value), ["low", "high"]);
+  assert.equal(effortOf(set.configOptions).currentValue, "high");
+  await expectError(a.request("session/set_config_option", { sessionId, configId: "reasoning_effort", value: "max" }), -32602, "takes reasoning effort low, high");
+  const low = await a.request("session/set_config_option", { sessionId, configId: "reasoning_effort", value: "low" });
+  assert.equal(effortOf(low.configOptions)?.currentValue, "low");
 
   const second = await a.prompt(sessionId, "second");
   assert.equal(second.stopReason, "end_turn", "the second request carried model b");
@@ -70,6 +80,7 @@ await run("models", async (h) => {
   await b.initialize();
   const loaded = await b.request("session/load", { sessionId, cwd, mcpServers: [] });
   assert.equal(modelOption(loaded?.configOptions)?.currentValue, "b", "the loaded session keeps b");
+  assert.equal(loaded.configOptions.find((o) => o.id === "reasoning_effort")?.currentValue, "low", "and its effort");
   const third = await b.prompt(sessionId, "third");
   assert.equal(third.stopReason, "end_turn", "the loaded session's request carried model b");
   const resumed = h.start({ label: "resume", env: { ...env, HARNESS_SCRIPT: script("models-continue") } });
