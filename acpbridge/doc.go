@@ -24,6 +24,21 @@
 // open on the connection (prompt, close) or unknown to the host (load,
 // resume) is answered -32002 with data.sessionId.
 //
+// # Config options and usage
+//
+// A Session that implements [Configurable] has config options: session/new,
+// session/load and session/resume answer configOptions (select options:
+// the model, category "model"; the reasoning effort, category
+// "thought_level", for a model with levels). session/set_config_option
+// switches one for the session's next step (the Session logs it), sends
+// config_option_update with the full list, then answers with it; an
+// unknown option or value ([ErrInvalidOption]), a boolean value, or a
+// session without options is answered -32602. After every step of a live
+// turn (each assistant/message) the bridge sends usage_update: used (the
+// tokens in the context now), size (the model's window; nothing is sent
+// while it is unknown) and cost (the session's so far, when every step's
+// model has prices).
+//
 // # Turns
 //
 // session/prompt runs one turn with Session.Prompt. Text and reasoning

@@ -26,6 +26,18 @@
 // nothing to stdout; it logs to Config.Logger.
 //
 // What a front end needs to fill Config the way harness does is here too:
-// OpenModel (the providers: deepseek, openai, script), DefaultStateDir,
+// OpenModel (the providers: deepseek, openai, script), ListRemoteModels (an
+// OpenAI-compatible server's GET /models), DefaultStateDir,
 // DefaultPermissionsFile, PluginDirs and Version.
+//
+// # Models per session
+//
+// Config.Models are the models a session may use, the default first. A
+// session's model and reasoning effort are derived from its log (the last
+// config/option events; SetOption validates and logs a switch), and every
+// request of a turn is sent with the session's choice as of that request,
+// to the provider serving that model (Config.OpenProvider opens another
+// provider's on first use). Usage reads a session's token use, its
+// context now against the model's window, and its cost at the prices of
+// the model each step ran on.
 package engine

@@ -31,4 +31,7 @@
 //
 // Every event sits inside an open turn: between a turn/start and its turn/end.
 // Steps (step/start, step/end) nest inside turns and are numbered from 1.
+// The exception is config/option ([ConfigOption]): a session setting (its
+// model, its reasoning effort) switched between turns or during one, for
+// the steps that follow.
 package event

@@ -15,5 +15,14 @@
 // [*Error]) and ends the stream; a cancelled context ends it with ctx.Err().
 // Tool-call deltas carry an Index; the first delta of an index carries the
 // call's ID and Name, later ones append to its Arguments. [Assembler] folds a
-// stream into a [Response].
+// stream into a [Response]. Usage keeps the provider's cached-input count
+// apart from the uncached input.
+//
+// # Models
+//
+// [ModelInfo] describes a model a user can choose (provider, name, context
+// window, [Prices] per million tokens, reasoning effort levels);
+// [BuiltinModels] is harness's own table (DeepSeek's published windows and
+// prices), to which the config file and the flags add. A request names its
+// model and, for a model with levels, its ReasoningEffort.
 package llm
