@@ -151,3 +151,16 @@ func TestReasoningSentBack(t *testing.T) {
 		t.Errorf("follow-up messages (-want +got):\n%s", diff)
 	}
 }
+
+// TestReasoningEffort: a request's reasoning effort goes out as
+// reasoning_effort; none is sent when unset (TestRequestWithoutTools).
+func TestReasoningEffort(t *testing.T) {
+	body, err := encodeRequest("m", llm.Request{ReasoningEffort: "high", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high"}`
+	if diff := cmp.Diff(want, string(body)); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+}
