@@ -5,7 +5,7 @@ code protoc generates from pluginapi/proto. It is what
 
     protoc --python_out=DIR -I pluginapi/proto/... plugin.proto goplugin.proto health.proto
     cp csvstat.py harness_plugin.py DIR
-    python3 -m zipapp DIR -p /usr/bin/python3 -m csvstat:main -o OUT
+    python3 -m zipapp DIR -p "/usr/bin/python3 -I" -m csvstat:main -o OUT
 
 does, in a temp dir. The host runs a content-addressed copy of a plugin
 file, away from this folder, so a plugin dir needs this one file.
@@ -30,7 +30,9 @@ PROTO = os.path.normpath(os.path.join(HERE, "..", "..", "..", "pluginapi", "prot
 # and its folder grpc/ would hide the grpc library.
 PROTOS = ["harness/plugin/v1/plugin.proto", "plugin/goplugin.proto", "grpc/health/v1/health.proto"]
 SOURCES = ["csvstat.py", "harness_plugin.py"]
-INTERPRETER = "/usr/bin/python3"
+# -I: isolated from PYTHON* variables and the user's site-packages, so
+# that only the system's packages (python3-grpcio, python3-protobuf) load.
+INTERPRETER = "/usr/bin/python3 -I"
 
 
 def main(argv):

@@ -393,8 +393,14 @@ class Plugin:
         socket = os.path.join(socket_dir, f"{self.name}-{os.getpid()}-{secrets.token_hex(4)}.sock")
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), handlers=self.handlers(),
                              options=GRPC_OPTIONS)
-        if server.add_insecure_port("unix:" + socket) == 0:
-            self.log.log("error", "cannot listen", socket=socket)
+        if len(socket.encode()) > 107:
+            self.log.log("error", "cannot listen: the socket path is longer than 107 bytes; "
+                         "set PLUGIN_UNIX_SOCKET_DIR to a shorter folder", socket=socket)
+            return 1
+        try:
+            server.add_insecure_port("unix:" + socket)
+        except RuntimeError as err:
+            self.log.log("error", "cannot listen", socket=socket, error=str(err))
             return 1
         server.start()
         # The go-plugin handshake: CORE|APP|NETWORK|ADDRESS|PROTOCOL, one
