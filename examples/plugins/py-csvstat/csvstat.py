@@ -12,6 +12,7 @@ import csv
 import io
 import math
 import os
+import stat
 import sys
 
 import harness_plugin
@@ -75,6 +76,22 @@ def resolve(call, path):
     return real
 
 
+class Stats:
+    """A numeric column's count, range and sum, kept as the rows go by."""
+
+    def __init__(self):
+        self.count = 0
+        self.total = 0.0
+        self.min = math.inf
+        self.max = -math.inf
+
+    def add(self, x):
+        self.count += 1
+        self.total += x
+        self.min = min(self.min, x)
+        self.max = max(self.max, x)
+
+
 def number(cell):
     try:
         x = float(cell.replace("_", "x"))  # 1_000 is not a number in a CSV
@@ -108,7 +125,7 @@ def summarize(name, text, delimiter, cancelled):
     if len(header) > MAX_COLUMNS:
         raise harness_plugin.ToolError(f"{name} has {len(header)} columns; csv_stats handles at most {MAX_COLUMNS}")
     filled = [0] * len(header)
-    numbers = [[] for _ in header]
+    numbers = [Stats() for _ in header]
     texts = [collections.Counter() for _ in header]
     rows = ragged = 0
     try:
@@ -127,7 +144,7 @@ def summarize(name, text, delimiter, cancelled):
                 filled[i] += 1
                 x = number(cell)
                 if x is not None:
-                    numbers[i].append(x)
+                    numbers[i].add(x)
                 else:
                     texts[i][cell] += 1
     except csv.Error as err:
@@ -142,11 +159,11 @@ def summarize(name, text, delimiter, cancelled):
         counts = f"{filled[i]} filled" + (f", {empty} empty" if empty else "")
         if filled[i] and not texts[i]:
             xs = numbers[i]
-            lines.append(f"- {label}: number, {counts}; min {fmt(min(xs))}, max {fmt(max(xs))}, "
-                         f"mean {fmt(sum(xs) / len(xs))}")
+            lines.append(f"- {label}: number, {counts}; min {fmt(xs.min)}, max {fmt(xs.max)}, "
+                         f"mean {fmt(xs.total / xs.count)}")
             continue
         top = ", ".join(f"{clip(v)} ({n})" for v, n in texts[i].most_common(TOP_VALUES))
-        kinds = f"{len(texts[i])} distinct" + (f", {len(numbers[i])} numbers" if numbers[i] else "")
+        kinds = f"{len(texts[i])} distinct" + (f", {numbers[i].count} numeric" if numbers[i].count else "")
         lines.append(f"- {label}: text, {counts}; {kinds}" + (f"; top: {top}" if top else ""))
     return "\n".join(lines)
 
@@ -158,10 +175,14 @@ def csv_stats(call):
         raise harness_plugin.ToolError("invalid arguments: delimiter: want one character, not a quote or a newline")
     real = resolve(call, path)
     try:
+        st = os.stat(real)
+        if stat.S_ISDIR(st.st_mode):
+            raise harness_plugin.ToolError(f"{path} is a folder; name a CSV file in it")
+        if not stat.S_ISREG(st.st_mode):
+            # A FIFO would block the open; a device never ends.
+            raise harness_plugin.ToolError(f"{path} is not a regular file")
         with open(real, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
-    except IsADirectoryError:
-        raise harness_plugin.ToolError(f"{path} is a folder; name a CSV file in it") from None
     except OSError as err:
         raise harness_plugin.ToolError(f"cannot read {path}: {err.strerror}") from None
     if len(data) > MAX_FILE_BYTES:
