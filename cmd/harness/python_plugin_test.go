@@ -236,9 +236,24 @@ func TestPythonPluginProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = cmd.Process.Kill() }()
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil {
-				t.Fatalf("no handshake line: %v\nstderr: %s", err, stderr.String())
+			type read struct {
+				line string
+				err  error
+			}
+			handshake := make(chan read, 1)
+			go func() {
+				line, err := bufio.NewReader(stdout).ReadString('\n')
+				handshake <- read{line, err}
+			}()
+			var line string
+			select {
+			case r := <-handshake:
+				if r.err != nil {
+					t.Fatalf("no handshake line: %v\nstderr: %s", r.err, stderr.String())
+				}
+				line = r.line
+			case <-time.After(time.Minute):
+				t.Fatalf("no handshake line within a minute\nstderr: %s", stderr.String())
 			}
 			m := regexp.MustCompile(`^1\|1\|unix\|(` + regexp.QuoteMeta(sockets) + `/[^|]+)\|grpc\n$`).FindStringSubmatch(line)
 			if m == nil {
