@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ type Config struct {
 
 // Build is one build of a plugin.
 type Build struct {
-	Plugin string // the output's file name: the source folder's base name
+	Plugin string // the output's file name, as go build -o DIR/ names it
 	Source string // the source folder (cleaned, absolute)
 	Output string // OutDir/Plugin
 	// Trigger is the file whose change caused the build ("" for BuildAll).
@@ -87,10 +88,10 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // source is one plugin source folder.
 type source struct {
 	dir  string // cleaned, absolute
-	name string // the plugin's name: the folder's base name
+	name string // the binary's name, as go build -o DIR/ names it
 }
 
-func (c Config) withDefaults() (Config, []source, error) {
+func (c Config) withDefaults(ctx context.Context) (Config, []source, error) {
 	if len(c.Sources) == 0 {
 		return c, nil, errors.New("no plugin source folder")
 	}
@@ -137,7 +138,10 @@ func (c Config) withDefaults() (Config, []source, error) {
 		if slices.ContainsFunc(srcs, func(x source) bool { return x.dir == dir }) {
 			continue
 		}
-		name := filepath.Base(dir)
+		name, err := binaryName(ctx, c, dir)
+		if err != nil {
+			return c, nil, err
+		}
 		if other, ok := names[name]; ok {
 			return c, nil, fmt.Errorf("plugin sources %s and %s would both build %s", other, dir, name)
 		}
@@ -150,11 +154,65 @@ func (c Config) withDefaults() (Config, []source, error) {
 	return c, srcs, nil
 }
 
+// binaryName returns the name that `go build -o DIR/` gives the binary of
+// the main package in dir: the last element of the package's import path
+// (asked of go list, so that it is the module's path at a module root,
+// whatever the folder is called), or the element before it when that is
+// a major version suffix (example.com/tool/v2 builds tool), as the go
+// command's DefaultExecName does. harness dev and a plugin's documented
+// go build then never put two files for one plugin in a plugin dir.
+func binaryName(ctx context.Context, cfg Config, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, cfg.Go, "list", "-e", "-f", "{{.ImportPath}}", ".")
+	cmd.Dir = dir
+	cmd.Env = append(buildEnv(os.Environ()), cfg.Env...)
+	cmd.WaitDelay = 2 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		why := strings.TrimSpace(stderr.String())
+		if why == "" {
+			why = err.Error()
+		}
+		first, _, _ := strings.Cut(why, "\n")
+		return "", fmt.Errorf("plugin source %s: find its package (go list): %s", dir, first)
+	}
+	importPath := strings.TrimSpace(string(out))
+	if importPath == "" || importPath == "." || strings.ContainsAny(importPath, " \n") {
+		return "", fmt.Errorf("plugin source %s: no Go package in it (go list says %q); name the folder of the plugin's main package", dir, importPath)
+	}
+	return execName(importPath), nil
+}
+
+// execName is the go command's name for the binary of the package
+// importPath (cmd/go/internal/load.DefaultExecName, in module mode).
+func execName(importPath string) string {
+	elem := path.Base(importPath)
+	if elem != importPath && isVersionElement(elem) {
+		elem = path.Base(path.Dir(importPath))
+	}
+	return elem
+}
+
+// isVersionElement reports whether s is a major version suffix: v2, v3,
+// … (not v0 or v1), as the go command decides it.
+func isVersionElement(s string) bool {
+	if len(s) < 2 || s[0] != 'v' || s[1] == '0' || s[1] == '1' && len(s) == 2 {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // BuildAll builds every source once, one after the other, and returns the
 // builds in the order of cfg.Sources. Its error is for a bad Config; a
 // failed build is a Build with Err set (and reported like one of Watch).
 func BuildAll(ctx context.Context, cfg Config) ([]Build, error) {
-	cfg, srcs, err := cfg.withDefaults()
+	cfg, srcs, err := cfg.withDefaults(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("build plugins: %w", err)
 	}
@@ -294,7 +352,7 @@ func trimHeaders(out string) string {
 // once if the config is bad or a source folder cannot be watched. It does
 // not build at the start: see BuildAll.
 func Watch(ctx context.Context, cfg Config) error {
-	cfg, srcs, err := cfg.withDefaults()
+	cfg, srcs, err := cfg.withDefaults(ctx)
 	if err != nil {
 		return fmt.Errorf("watch plugin sources: %w", err)
 	}

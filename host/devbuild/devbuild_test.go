@@ -170,22 +170,99 @@ func TestBuildAll(t *testing.T) {
 	}
 }
 
+// mainModule writes a module with the path module whose package at pkg
+// (relative to dir, "" for the root) is an empty main package.
+func mainModule(t *testing.T, dir, module, pkg string) string {
+	t.Helper()
+	src := filepath.Join(dir, pkg)
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), "module "+module+"\n\ngo 1.26\n")
+	writeFile(t, filepath.Join(src, "main.go"), "package main\n\nfunc main() {}\n")
+	return src
+}
+
+var moduleEnv = []string{"GOWORK=off", "GOFLAGS=-mod=mod"}
+
 func TestConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for name, cfg := range map[string]devbuild.Config{
-		"no sources":     {OutDir: dir},
-		"no out dir":     {Sources: []string{dir}},
-		"missing source": {Sources: []string{filepath.Join(dir, "nope")}, OutDir: dir},
-		"same names":     {Sources: []string{filepath.Join(dir, "a", "x"), filepath.Join(dir, "b", "x")}, OutDir: dir},
+	// Two folders of other names whose packages both build "tool".
+	one := mainModule(t, filepath.Join(dir, "alpha"), "example.com/tool", "")
+	two := mainModule(t, filepath.Join(dir, "beta"), "example.com/other/tool/v2", "")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(empty, "go.mod"), "module example.com/empty\n")
+	for _, tc := range []struct {
+		name string
+		cfg  devbuild.Config
+		want string
+	}{
+		{"no sources", devbuild.Config{OutDir: dir}, "no plugin source folder"},
+		{"no out dir", devbuild.Config{Sources: []string{dir}}, "no plugin dir to build into"},
+		{"missing source", devbuild.Config{Sources: []string{filepath.Join(dir, "nope")}, OutDir: dir}, "no such file"},
+		{"same names", devbuild.Config{Sources: []string{one, two}, OutDir: dir, Env: moduleEnv},
+			"plugin sources " + one + " and " + two + " would both build tool"},
+		{"no package", devbuild.Config{Sources: []string{empty}, OutDir: dir, Env: moduleEnv}, "plugin source " + empty + ": "},
 	} {
-		os.MkdirAll(filepath.Join(dir, "a", "x"), 0o755)
-		os.MkdirAll(filepath.Join(dir, "b", "x"), 0o755)
-		if err := devbuild.Watch(context.Background(), cfg); err == nil {
-			t.Errorf("%s: Watch succeeded", name)
+		err := devbuild.Watch(context.Background(), tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Watch: %v, want an error with %q", tc.name, err, tc.want)
 		} else {
-			t.Logf("%s: %v", name, err)
+			t.Logf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// TestBinaryNameIsGoBuilds: harness dev names a plugin's binary exactly
+// as `go build -o DIR/ .` in its folder does — for the module root, after
+// the module's path (without a major version suffix), not after the
+// folder it was checked out in — so that the two never put two files for
+// one plugin in a plugin dir. Each case runs the real go build to compare.
+func TestBinaryNameIsGoBuilds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, folder, module, pkg, want string
+	}{
+		{"module root in a folder of another name", "jsonq-checkout", "example.com/jsonq", "", "jsonq"},
+		{"major version suffix", "src", "example.com/csvtool/v2", "", "csvtool"},
+		{"v1 is not a suffix", "x", "example.com/tool/v1", "", "v1"},
+		{"package in a module", "kit", "example.com/kit", "cmd/plug", "plug"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := mainModule(t, filepath.Join(t.TempDir(), tc.folder), tc.module, tc.pkg)
+
+			byGo := t.TempDir()
+			cmd := exec.Command("go", "build", "-o", byGo+string(filepath.Separator), ".")
+			cmd.Dir = src
+			cmd.Env = append(os.Environ(), moduleEnv...)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("go build: %v\n%s", err, b)
+			}
+			entries, err := os.ReadDir(byGo)
+			if err != nil || len(entries) != 1 {
+				t.Fatalf("go build -o DIR/ wrote %v (%v)", entries, err)
+			}
+			if entries[0].Name() != tc.want {
+				t.Fatalf("go build -o DIR/ named it %s; the case expects %s", entries[0].Name(), tc.want)
+			}
+
+			out := t.TempDir()
+			got, err := devbuild.BuildAll(context.Background(), devbuild.Config{Sources: []string{src}, OutDir: out, Env: moduleEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0].Err != nil || got[0].Plugin != tc.want || got[0].Output != filepath.Join(out, tc.want) {
+				t.Fatalf("builds = %+v, want the plugin %s", got, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, tc.want)); err != nil {
+				t.Errorf("harness dev's binary: %v", err)
+			}
+		})
 	}
 }
 
@@ -245,7 +322,9 @@ func TestWatchRebuildsAndTheToolboxReloads(t *testing.T) {
 			t.Errorf("Watch: %v", err)
 		}
 	})
-	time.Sleep(100 * time.Millisecond) // the watches are in place
+	// Watch logs this line once its watches are in place (it asks go list
+	// for the binary's name first, which takes a while on a busy machine).
+	waitFor(t, "Watch to watch", 60*time.Second, func() bool { return strings.Contains(logs.String(), "watching plugin sources") })
 
 	// An edit: rebuilt, reloaded.
 	begin := time.Now()

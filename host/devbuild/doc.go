@@ -6,8 +6,14 @@
 // # Sources and outputs
 //
 // Each of Config.Sources is a Go main package folder, such as
-// ./plugins/todo. Its plugin is named for the folder's base name and built
-// into Config.OutDir/<name> by running, in the folder,
+// ./plugins/todo. Its binary is named as `go build -o DIR/` names it: the
+// last element of the package's import path (go list tells it), so a
+// module root is named for its module path (example.com/jsonq builds
+// jsonq, example.com/tool/v2 builds tool), not for the folder it was
+// checked out in; harness dev and a plugin's documented go build then put
+// one file per plugin in a plugin dir. Two sources that would build the
+// same name are a Config error. The plugin is built into
+// Config.OutDir/<name> by running, in the folder,
 //
 //	go build -o <OutDir>/.<name>.build .
 //

@@ -77,3 +77,23 @@ func TestSourceOf(t *testing.T) {
 		t.Errorf("skippedDirBelow wrong")
 	}
 }
+
+func TestExecName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"example.com/jsonq":      "jsonq",
+		"example.com/tool/v2":    "tool",
+		"example.com/tool/v10":   "tool",
+		"example.com/tool/v1":    "v1",
+		"example.com/tool/v0":    "v0",
+		"example.com/tool/v2x":   "v2x",
+		"gopkg.in/yaml.v3":       "yaml.v3",
+		"v2":                     "v2",
+		"_/home/me/src/myplugin": "myplugin",
+		"example.com":            "example.com",
+	} {
+		if got := execName(in); got != want {
+			t.Errorf("execName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,5 +1,6 @@
 // node build.mjs OUT bundles the digest plugin into OUT: one executable
-// file holding plugin.cjs, its packages and the .proto texts, which is
+// file holding plugin.cjs, its packages and the .proto texts of
+// pluginapi/proto (the proto folder for every language), which is
 // what a plugin dir needs (the host runs a content-addressed copy of the
 // file, away from any node_modules). Run `npm ci` first.
 import { build } from 'esbuild';
@@ -25,8 +26,8 @@ await build({
   define: {
     HARNESS_PROTOS: JSON.stringify({
       'harness/plugin/v1/plugin.proto': read('../../../pluginapi/proto/harness/plugin/v1/plugin.proto'),
-      'goplugin.proto': read('proto/goplugin.proto'),
-      'health.proto': read('proto/health.proto'),
+      'plugin/goplugin.proto': read('../../../pluginapi/proto/plugin/goplugin.proto'),
+      'grpc/health/v1/health.proto': read('../../../pluginapi/proto/grpc/health/v1/health.proto'),
     }),
   },
   legalComments: 'none',

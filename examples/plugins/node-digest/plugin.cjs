@@ -4,14 +4,14 @@
 // protocol v1 with no Go involved: the go-plugin handshake line on stdout,
 // gRPC on a Unix socket, gRPC health, go-plugin's controller (Shutdown),
 // stdio and broker services, and harness.plugin.v1.ToolProvider, loaded at
-// run time from the committed .proto files with @grpc/proto-loader (no
-// generated code).
+// run time with @grpc/proto-loader (no generated code) from the proto
+// folder for every language, pluginapi/proto (see its README.md).
 //
 // The host runs a content-addressed copy of a plugin file, so a plugin
 // must be one self-contained file: `node build.mjs OUT` bundles this
 // script, its packages and the .proto texts into one executable. Run
 // from the source tree (harness plugins check ./plugin.cjs), it reads the
-// .proto files and node_modules next to it.
+// .proto files from pluginapi/proto and its packages from node_modules.
 'use strict';
 
 const crypto = require('node:crypto');
@@ -105,16 +105,14 @@ function errorResult(message) {
 // --- the protocol
 
 // protoSources returns the .proto texts: inlined by the bundler (build.mjs
-// defines HARNESS_PROTOS), else read from the source tree.
+// defines HARNESS_PROTOS), else read from pluginapi/proto in the source
+// tree.
 function protoSources() {
   // eslint-disable-next-line no-undef
   if (typeof HARNESS_PROTOS !== 'undefined') return HARNESS_PROTOS;
-  const read = (p) => fs.readFileSync(path.join(__dirname, p), 'utf8');
-  return {
-    'harness/plugin/v1/plugin.proto': read('../../../pluginapi/proto/harness/plugin/v1/plugin.proto'),
-    'goplugin.proto': read('proto/goplugin.proto'),
-    'health.proto': read('proto/health.proto'),
-  };
+  const read = (p) => fs.readFileSync(path.join(__dirname, '../../../pluginapi/proto', p), 'utf8');
+  const files = ['harness/plugin/v1/plugin.proto', 'plugin/goplugin.proto', 'grpc/health/v1/health.proto'];
+  return Object.fromEntries(files.map((f) => [f, read(f)]));
 }
 
 function loadServices() {
