@@ -29,6 +29,7 @@
 //
 // # Turns
 //
-// Every event sits inside an open turn: between a turn/start and its turn/end.
-// Steps (step/start, step/end) nest inside turns and are numbered from 1.
+// Every event sits inside an open turn: between a turn/start and its turn/end
+// — but permission/mode, which may come anywhere (a session is created with
+// one, and the editor may switch modes between turns or during one). Steps (step/start, step/end) nest inside turns and are numbered from 1.
 package event

@@ -32,6 +32,8 @@ func samples() []Payload {
 		ToolResult{Turn: 1, Step: 1, CallID: "c1", Content: "Updated todo list: 1 pending, 1 in progress, 0 completed."},
 		StepEnd{Turn: 1, Step: 1},
 		TurnEnd{Turn: 1, Reason: ReasonError, Error: "deepseek: rate limited"},
+		PermissionMode{Mode: "accept-edits", By: "client"},
+		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
 	}
 }
 

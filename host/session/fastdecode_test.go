@@ -13,6 +13,7 @@ import (
 var hostTypes = []event.Type{
 	event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd, event.TypeUserMessage,
 	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite, event.TypePermission,
+	event.TypePermissionMode,
 }
 
 // samplePayloads are one or more payloads of every host type, in the shapes
@@ -37,6 +38,8 @@ func samplePayloads() []event.Payload {
 		event.TodoWrite{},
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.AllowAlways, Source: "user", Scope: []string{"git status", "ls"}},
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.RejectOnce, Source: "rule"},
+		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "write", Decision: event.AllowAlways, Source: "user", Kind: "edit"},
+		event.PermissionMode{Mode: "read-only", By: "client"},
 	}
 }
 

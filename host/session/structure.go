@@ -96,6 +96,11 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 			return invalid(t, "unknown decision %q", p.Decision)
 		}
 		return s.inStep(t, p.Turn, p.Step)
+	case event.PermissionMode:
+		// Anywhere: at creation, between turns, or while a turn runs.
+		if p.Mode == "" {
+			return invalid(t, "no mode")
+		}
 	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")
