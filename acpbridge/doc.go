@@ -24,6 +24,18 @@
 // open on the connection (prompt, close) or unknown to the host (load,
 // resume) is answered -32002 with data.sessionId.
 //
+// # Modes
+//
+// When Options.Modes lists modes and the session implements [ModeSession]
+// (harness: its permission modes), session/new, session/load and
+// session/resume answer modes {currentModeId, availableModes with names
+// and descriptions}. session/set_mode switches the session's mode (the
+// session records it; a turn running applies it to what it has not
+// decided yet), sends current_mode_update, then answers; an unknown mode
+// id is answered -32602 naming the modes, a session not open -32002.
+// Without modes set_mode is answered -32601. A replay shows no mode
+// changes: the load answer carries the current mode.
+//
 // # Turns
 //
 // session/prompt runs one turn with Session.Prompt. Text and reasoning
