@@ -27,9 +27,12 @@ type config struct {
 	MaxSteps         int
 	LogLevel         string
 	SystemPromptFile string
-	// Permission is the permission mode: ask | allow-all ("" = the
-	// command's default); --yes sets allow-all.
-	Permission      string
+	// Mode is the permission mode: read-only | ask | accept-edits |
+	// allow-all ("" = ask); --yes sets allow-all. ModeSet says it was
+	// given (a flag or its variable): harness run then sets it on a
+	// continued session, which otherwise keeps its own.
+	Mode            string
+	ModeSet         bool
 	Yes             bool
 	PermissionsFile string
 	// Subagents: how deep children may nest, and each child's budgets.
@@ -74,13 +77,21 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	str(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
 	str(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
 	str(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
-	str(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
+	// --mode, and --permission/HARNESS_PERMISSION its deprecated alias.
+	c.Mode = e.get("HARNESS_PERMISSION")
+	if v := e.get("HARNESS_MODE"); v != "" {
+		c.Mode = v
+	}
+	c.ModeSet = c.Mode != ""
+	setMode := func(v string) error { c.Mode, c.ModeSet = v, true; return nil }
+	fs.Func("mode", "permission mode: read-only | ask | accept-edits | allow-all (default ask; env HARNESS_MODE)", setMode)
+	fs.Func("permission", "deprecated: use --mode (env HARNESS_PERMISSION)", setMode)
 	str(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	str(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
 	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
 	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
 	c.Reattach = e.get(pluginapi.EnvReattach)
-	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
+	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --mode allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
 	num := func(p *int, name, envName string, def int, usage string) {
 		if v := e.get(envName); v != "" {
@@ -126,9 +137,9 @@ func (c *config) check() error {
 	default:
 		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
 	}
-	if c.Permission != "" {
-		if _, err := permission.ParseMode(c.Permission); err != nil {
-			return err
+	if c.Mode != "" {
+		if _, err := permission.ParseMode(c.Mode); err != nil {
+			return fmt.Errorf("--mode (or HARNESS_MODE): %w", err)
 		}
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
@@ -154,12 +165,12 @@ func (c *config) pluginEnv() []string {
 	return names
 }
 
-// policy returns the permission policy: the mode (--yes wins) and the rules
-// of the permissions file.
+// policy returns the permission policy: the mode new sessions get (--yes
+// wins) and the rules of the permissions file.
 func (c *config) policy(e env) (permission.Policy, error) {
 	p := permission.Policy{Mode: permission.ModeAsk, File: c.PermissionsFile}
-	if c.Permission != "" {
-		p.Mode = permission.Mode(c.Permission)
+	if c.Mode != "" {
+		p.Mode = permission.Mode(c.Mode)
 	}
 	if c.Yes {
 		p.Mode = permission.ModeAllowAll

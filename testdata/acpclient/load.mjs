@@ -29,7 +29,8 @@ await run("load", async (h) => {
   const b = h.start({ label: "reload", env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("load-continue") } });
   await b.initialize();
   const r = await b.request("session/load", { sessionId, cwd, mcpServers: [] });
-  assert.deepEqual(r ?? {}, {});
+  assert.deepEqual(Object.keys(r ?? {}), ["modes"], "session/load answers the session's modes and nothing else");
+  assert.equal(r.modes.currentModeId, "ask");
   const replayed = b.updatesOf(sessionId);
   const replay = coalesce(replayed).map((u) => (u.sessionUpdate === "user_message_chunk" ? { sessionUpdate: u.sessionUpdate, content: u.content } : u));
   assert.deepEqual(replay, expected);
