@@ -22,7 +22,9 @@ import (
 // askFunc is a permission.Asker.
 type askFunc func(ctx context.Context, req permission.Request) (event.Decision, error)
 
-func (f askFunc) Ask(ctx context.Context, req permission.Request) (event.Decision, error) { return f(ctx, req) }
+func (f askFunc) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
+	return f(ctx, req)
+}
 
 type quiet struct{}
 
