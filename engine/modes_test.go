@@ -168,3 +168,66 @@ func TestModeSwitchMidTurn(t *testing.T) {
 		t.Errorf("reopened: mode %q, edit answers %v", r.Mode(), r.AlwaysKind("edit"))
 	}
 }
+
+// TestAcceptEditsOutsideAsksTwice, with the real fs plugin: in
+// accept-edits a write outside the cwd is asked about by the host, and
+// the plugin's own question ("outside the project") is asked too, with no
+// "always" — accept-edits answers neither. In allow-all neither is asked.
+func TestAcceptEditsOutsideAsksTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode  permission.Mode
+		asked int
+	}{{permission.ModeAcceptEdits, 2}, {permission.ModeAllowAll, 0}} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			t.Parallel()
+			cwd, outside, state := t.TempDir(), t.TempDir(), t.TempDir()
+			target := filepath.Join(outside, "new.txt")
+			args, _ := json.Marshal(map[string]string{"file_path": target, "content": "x\n"})
+			model, err := script.Load(strings.NewReader(fmt.Sprintf(`{"toolCalls":[{"id":"w","name":"write","args":%s}]}`, args) + "\n" + `{"text":"done"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: "script",
+				MaxSteps: 5, Policy: permission.Policy{Mode: tc.mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			ctx := context.Background()
+			if err := rt.StartTools(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s, err := rt.CreateSession(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.CloseSession(s)
+			var mu sync.Mutex
+			var asked []permission.Request
+			out := rt.Run(ctx, s, nil, event.Text("go"), quiet{}, askFunc(func(_ context.Context, req permission.Request) (event.Decision, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, req)
+				return event.AllowOnce, nil
+			}))
+			if out.Err != nil || out.Reason != event.ReasonCompleted {
+				t.Fatalf("turn: %v %v", out.Reason, out.Err)
+			}
+			if len(asked) != tc.asked {
+				t.Fatalf("asked %d times (%+v), want %d", len(asked), asked, tc.asked)
+			}
+			if tc.asked == 2 {
+				if a := asked[0].AlwaysCovers(); a != "" {
+					t.Errorf("the host's question about an edit outside the cwd offers always for %q", a)
+				}
+				if a := asked[1].AlwaysCovers(); a != "" || !strings.Contains(asked[1].Title, "outside the project") {
+					t.Errorf("the plugin's question: title %q, always %q", asked[1].Title, a)
+				}
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("the allowed write did not happen: %v", err)
+			}
+		})
+	}
+}

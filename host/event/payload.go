@@ -208,9 +208,9 @@ type Permission struct {
 type PermissionMode struct {
 	Mode string `json:"mode"`
 	// By says who set it: host (the host's setting when the session was
-	// created: its flag, environment or default), flag (a command-line
-	// flag given when the session was continued) or client (the editor,
-	// through ACP session/set_mode).
+	// created: its flag, environment or default), flag (a mode given —
+	// --mode, --yes or HARNESS_MODE — when the session was continued) or
+	// client (the editor, through ACP session/set_mode).
 	By string `json:"by"`
 }
 
