@@ -205,3 +205,28 @@ func TestParseMode(t *testing.T) {
 		t.Errorf("ParseMode(yolo) = %v, want an error naming the modes", err)
 	}
 }
+
+// TestNobodyToAskSaysHow: with no one to ask, the refusal names the mode
+// that would let the call run: accept-edits only for an edit inside the
+// cwd.
+func TestNobodyToAskSaysHow(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	for _, tc := range []struct {
+		req        Request
+		acceptEdit bool
+	}{
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"a.go"}`)}, true},
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"/etc/passwd"}`)}, false},
+		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`)}, false},
+	} {
+		v, err := Checker{Policy: Policy{Mode: ModeAsk}}.Check(context.Background(), tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Decision != event.RejectOnce || !strings.Contains(v.Reason, "--yes") ||
+			strings.Contains(v.Reason, "accept-edits") != tc.acceptEdit {
+			t.Errorf("%s %s: %+v, want a refusal naming --yes (and accept-edits: %v)", tc.req.Tool, tc.req.Args, v, tc.acceptEdit)
+		}
+	}
+}

@@ -272,8 +272,12 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
 	if c.Asker == nil {
+		how := "--yes (or HARNESS_MODE=allow-all)"
+		if inside {
+			how = "--mode accept-edits (edits inside the project only) or " + how
+		}
 		reason := fmt.Sprintf("permission denied: %s needs permission and there is no one to ask; "+
-			"the user can run with --mode accept-edits (edits only) or --yes (or HARNESS_MODE=allow-all), or allow it in %s", req.Tool, c.fileName())
+			"the user can run with %s or allow it in %s", req.Tool, how, c.fileName())
 		if d.unknown != "" {
 			reason = fmt.Sprintf("permission denied: the permission rules in %s cannot be applied to this command line (%s) "+
 				"and there is no one to ask; spell out every command name and its arguments", c.fileName(), d.unknown)
