@@ -32,6 +32,9 @@ type Options struct {
 	// ShutdownGrace bounds the wait for running turns when the client goes;
 	// 0 means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+	// Modes are the modes a session may be in (see ModeSession); none:
+	// sessions have no modes.
+	Modes []SessionMode
 }
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
@@ -217,7 +220,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.sessions[s.ID()] = newLiveSession(s)
 	b.mu.Unlock()
 	b.log.Debug("session created", "session", s.ID(), "cwd", s.Cwd())
-	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID()), ConfigOptions: configOptions(s)}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID()), ConfigOptions: configOptions(s), Modes: b.modeState(s)}, nil
 }
 
 // LoadSession opens a session and replays its whole conversation, then
@@ -241,7 +244,7 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 		return acp.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
 	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
-	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s)}, nil
+	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 
 // ResumeSession opens a session without replaying it.
@@ -251,7 +254,7 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s)}, nil
+	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 
 // open returns the session id, opening it on this connection unless it
@@ -393,11 +396,6 @@ func (b *bridge) Cancel(_ context.Context, p acp.CancelNotification) error {
 		ls.cancelTurn()
 	}
 	return nil
-}
-
-// SetSessionMode is not served: sessions have no modes.
-func (b *bridge) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
 }
 
 func (b *bridge) ignoreMCP(servers []acp.McpServer) {

@@ -38,6 +38,17 @@
 // tokens in the context now), size (the model's window; nothing is sent
 // while it is unknown) and cost (the session's so far, when every step's
 // model has prices).
+// # Modes
+//
+// When Options.Modes lists modes and the session implements [ModeSession]
+// (harness: its permission modes), session/new, session/load and
+// session/resume answer modes {currentModeId, availableModes with names
+// and descriptions}. session/set_mode switches the session's mode (the
+// session records it; a turn running applies it to what it has not
+// decided yet), sends current_mode_update, then answers; an unknown mode
+// id is answered -32602 naming the modes, a session not open -32002.
+// Without modes set_mode is answered -32601. A replay shows no mode
+// changes: the load answer carries the current mode.
 //
 // # Turns
 //

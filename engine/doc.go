@@ -21,7 +21,11 @@
 // can answer for them; CloseSession forgets one and tells the plugins. Run
 // runs one turn with the caller's live sink and asker: the Runtime's policy
 // decides, the asker answers what the policy asks, and the turn's approver
-// also answers its subagents' and plugins' questions while it runs. Close
+// also answers its subagents' and plugins' questions while it runs. Each
+// session has a permission mode: CreateSession logs the configured one
+// (Config.Policy.Mode) as the session's first event, SessionMode reads it
+// from the log, SetSessionMode switches and logs it — also while a turn
+// runs, whose approver reads the mode at every decision. Close
 // waits for background work and stops the plugins. A Runtime writes
 // nothing to stdout; it logs to Config.Logger.
 //

@@ -48,7 +48,9 @@ type Config struct {
 	Instructions string
 	// MaxSteps bounds the model steps of one turn (0: the loop's default).
 	MaxSteps int
-	// Policy decides on tools that need permission.
+	// Policy decides on tools that need permission. Its Mode is the mode
+	// a new session is created with (logged as permission/mode); a session
+	// keeps the mode its log holds (see SessionMode).
 	Policy permission.Policy
 	// SubagentDepth and SubagentBudget bound child sessions.
 	SubagentDepth  int
@@ -177,26 +179,86 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	if asker != nil {
 		checker.Asker = asker
 	}
-	turn.Approver = loopApprover{checker}
+	turn.Approver = loopApprover{c: checker, s: s, r: r}
 	defer r.approvers.set(s.ID(), turn.Approver)()
 	return turn.Run(ctx, s, prompt, live)
 }
 
-// loopApprover adapts a permission checker to the loop's Approver.
-type loopApprover struct{ c permission.Checker }
+// loopApprover adapts a permission checker to the loop's Approver. It
+// decides with the session's mode as the log holds it when the call is
+// decided, so a switch during a turn applies to the calls not yet decided.
+type loopApprover struct {
+	c permission.Checker
+	s *session.Session
+	r *Runtime
+}
 
 // Approve implements agent.Approver.
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
-	v, err := a.c.Check(ctx, permission.Request{SessionID: req.SessionID, CallID: req.CallID,
-		Tool: req.Tool, Args: []byte(req.Args), Title: req.Title, Always: req.Always, NoAlways: req.Once})
-	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope}, err
+	c := a.c
+	c.Policy.Mode = a.r.SessionMode(a.s)
+	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,
+		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: req.Title, Always: req.Always, Once: req.Once, NoAlways: req.Once}
+	if req.Kind != "" {
+		preq.AlwaysKind = a.s.AlwaysKind(req.Kind)
+	}
+	v, err := c.Check(ctx, preq)
+	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope, Kind: v.Kind}, err
+}
+
+// Who set a session's mode (event.PermissionMode.By).
+const (
+	ModeByHost   = "host"   // the host's setting when the session was created
+	ModeByFlag   = "flag"   // a flag given when the session was continued
+	ModeByClient = "client" // the editor (ACP session/set_mode)
+)
+
+// SessionMode is the permission mode of s: the last one its log holds,
+// else (a log written before modes) the configured one. A mode this host
+// does not know (a newer host's) is taken as ask.
+func (r *Runtime) SessionMode(s *session.Session) permission.Mode {
+	m := s.Mode()
+	if m == "" {
+		if r.cfg.Policy.Mode == "" {
+			return permission.ModeAsk
+		}
+		return r.cfg.Policy.Mode
+	}
+	pm, err := permission.ParseMode(m)
+	if err != nil {
+		r.log.Warn("session has an unknown permission mode; asking", "session", s.ID(), "mode", m)
+		return permission.ModeAsk
+	}
+	return pm
+}
+
+// SetSessionMode switches s to mode m, set by by (ModeByClient, …), and
+// logs it; a mode the log already holds is not logged again. It may be
+// called while a turn runs: the calls not yet decided get the new mode.
+func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by string) error {
+	if _, err := permission.ParseMode(string(m)); err != nil {
+		return err
+	}
+	if s.Mode() == string(m) {
+		return nil
+	}
+	if _, err := s.Append(event.PermissionMode{Mode: string(m), By: by}); err != nil {
+		return fmt.Errorf("set the mode of session %s: %w", s.ID(), err)
+	}
+	return nil
 }
 
 // CreateSession creates a session whose cwd is cwd, known to the host
-// services until CloseSession.
+// services until CloseSession, and logs its permission mode: the
+// configured one.
 func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 	s, err := r.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
+		return nil, err
+	}
+	// The log alone tells the mode: the configured one is its first event.
+	if err := r.SetSessionMode(s, r.SessionMode(s), ModeByHost); err != nil {
+		s.Close()
 		return nil, err
 	}
 	r.sessions.add(s)

@@ -26,9 +26,30 @@ func agentTools(list []toolbox.Tool) []agent.Tool {
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		p := t.Plugin
-		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Plugin: &p}
+		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission,
+			Kind: builtinToolKind(t.Spec.Name), Plugin: &p}
 	}
 	return out
+}
+
+// builtinToolKind is a STOPGAP until plugins declare their tools' kinds in
+// Describe (issue 13 part 3): the kind of the built-in tools, by name;
+// "" (unknown) for any other tool. Permission modes decide by kind.
+// Replace it with the kind the plugin declares.
+func builtinToolKind(name string) string {
+	switch name {
+	case "read":
+		return permission.KindRead
+	case "write", "edit":
+		return permission.KindEdit
+	case "grep", "glob":
+		return permission.KindSearch
+	case "bash":
+		return "execute"
+	case "todo_write":
+		return permission.KindThink
+	}
+	return ""
 }
 
 // HoldTools implements agent.ToolHolder: the processes the list names

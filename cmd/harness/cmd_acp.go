@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/acpbridge"
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
@@ -56,7 +57,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ah.toolsErr = h.StartTools(toolsCtx)
 	}()
 	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
-		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp")})
+		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpModes()})
 	stopStarting() // if the editor left while they were starting
 	<-ah.toolsReady
 	if cerr := h.Close(); cerr != nil {
@@ -188,6 +189,28 @@ type editorAsker struct{ a acpbridge.Asker }
 // Ask implements permission.Asker.
 func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
 	return e.a.AskPermission(ctx, req.CallID, req.Tool, req.Title, req.AlwaysCovers())
+}
+
+// acpModes are the permission modes, as ACP session modes.
+func acpModes() []acpbridge.SessionMode {
+	var out []acpbridge.SessionMode
+	for _, m := range permission.Modes() {
+		out = append(out, acpbridge.SessionMode{ID: string(m.ID), Name: m.Name, Description: m.Description})
+	}
+	return out
+}
+
+// Mode implements acpbridge.ModeSession: the session's permission mode.
+func (s *acpSession) Mode() string { return string(s.h.SessionMode(s.Session)) }
+
+// SetMode implements acpbridge.ModeSession: the switch is logged, and the
+// running turn, if any, decides its next calls with it.
+func (s *acpSession) SetMode(_ context.Context, id string) error {
+	m, err := permission.ParseMode(id)
+	if err != nil {
+		return err
+	}
+	return s.h.SetSessionMode(s.Session, m, engine.ModeByClient)
 }
 
 // Close implements acpbridge.Session.

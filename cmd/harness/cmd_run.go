@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
@@ -38,6 +39,13 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	s, err := h.openSession(*sessionID)
 	if err != nil {
 		return exitFailed, err
+	}
+	// A continued session keeps its mode unless one is given.
+	if *sessionID != "" && (c.ModeSet || c.Yes) {
+		if err := h.SetSessionMode(s, h.Policy().Mode, engine.ModeByFlag); err != nil {
+			h.CloseSession(s)
+			return exitFailed, err
+		}
 	}
 	if err := h.StartTools(ctx); err != nil {
 		h.CloseSession(s)

@@ -30,8 +30,14 @@ type config struct {
 	MaxSteps         int
 	LogLevel         string
 	SystemPromptFile string
-	// Permission is the permission mode: ask | allow-all ("" = the
-	// command's default); --yes sets allow-all.
+	// Mode is the permission mode: read-only | ask | accept-edits |
+	// allow-all ("" = ask); --yes sets allow-all. ModeSet says it was
+	// given (a flag or its variable): harness run then sets it on a
+	// continued session, which otherwise keeps its own.
+	Mode    string
+	ModeSet bool
+	// Permission is --permission / HARNESS_PERMISSION, the deprecated
+	// alias of --mode; resolve folds it into Mode.
 	Permission      string
 	Yes             bool
 	PermissionsFile string
@@ -60,6 +66,7 @@ type config struct {
 	ModelTable []modelEntry
 
 	set      *settings.Set
+	modeFrom string // "mode" or "permission": the setting Mode came from
 	env      env
 	resolved bool
 }
@@ -102,11 +109,12 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
 	s.String(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
 	s.String(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
-	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "permission mode for tools that need it: ask | allow-all (default ask)")
+	s.String(&c.Mode, "mode", "HARNESS_MODE", "", "permission mode: read-only | ask | accept-edits | allow-all (default ask)")
+	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "deprecated: use --mode")
 	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
 	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
-	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --permission allow-all)")
+	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --mode allow-all)")
 	s.Int(&c.MaxSteps, "max-steps", "HARNESS_MAX_STEPS", 100, "most model steps in one turn")
 	s.Int(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
@@ -152,7 +160,39 @@ func (c *config) resolve() error {
 		return nil
 	}
 	c.resolved = true
-	return c.set.Resolve(settings.Lookup(c.env))
+	if err := c.set.Resolve(settings.Lookup(c.env)); err != nil {
+		return err
+	}
+	c.resolveMode()
+	return nil
+}
+
+// resolveMode folds --permission, the deprecated alias, into --mode: the
+// one given the stronger way wins (a flag over a variable over the
+// file), --mode on a tie. ModeSet says the mode was given for this run
+// (a flag or a variable), not taken from the file or the default: only
+// such a mode switches a continued session.
+func (c *config) resolveMode() {
+	src := "mode"
+	if c.Permission != "" && (c.Mode == "" || sourceRank(c.source("permission")) > sourceRank(c.source("mode"))) {
+		c.Mode, src = c.Permission, "permission"
+	}
+	c.ModeSet = c.Mode != "" && sourceRank(c.source(src)) >= 2
+	c.modeFrom = src
+}
+
+// sourceRank orders the sources of host/settings: a flag (3), a variable
+// (2), the config file (1), the default (0).
+func sourceRank(src string) int {
+	switch {
+	case strings.HasPrefix(src, "--"):
+		return 3
+	case src == "default":
+		return 0
+	case strings.HasPrefix(src, "config file"):
+		return 1
+	}
+	return 2
 }
 
 // source says where setting name's value came from (host/settings).
@@ -182,9 +222,13 @@ func (c *config) check() error {
 	default:
 		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
 	}
-	if c.Permission != "" {
-		if _, err := permission.ParseMode(c.Permission); err != nil {
-			return err
+	if c.Mode != "" {
+		from := c.modeFrom
+		if from == "" {
+			from = "mode"
+		}
+		if _, err := permission.ParseMode(c.Mode); err != nil {
+			return fmt.Errorf("%s: %w", c.source(from), err)
 		}
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
@@ -213,12 +257,12 @@ func (c *config) pluginEnv() []string {
 	return names
 }
 
-// policy returns the permission policy: the mode (--yes wins) and the rules
-// of the permissions file.
+// policy returns the permission policy: the mode new sessions get (--yes
+// wins) and the rules of the permissions file.
 func (c *config) policy(e env) (permission.Policy, error) {
 	p := permission.Policy{Mode: permission.ModeAsk, File: c.PermissionsFile}
-	if c.Permission != "" {
-		p.Mode = permission.Mode(c.Permission)
+	if c.Mode != "" {
+		p.Mode = permission.Mode(c.Mode)
 	}
 	if c.Yes {
 		p.Mode = permission.ModeAllowAll

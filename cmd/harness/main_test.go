@@ -185,7 +185,8 @@ func TestRunScript(t *testing.T) {
 		t.Errorf("stdout lacks the streamed answer:\n%s", out)
 	}
 	evs, path := logtest.ReadLog(t, state)
-	want := []string{"session", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
+	// The session's permission mode first: the log alone tells it.
+	want := []string{"session", "permission/mode", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
 	if got := logtest.Types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("log types = %v, want %v", got, want)
 	}

@@ -50,6 +50,10 @@ type Tool struct {
 	ConcurrencySafe bool
 	// NeedsPermission tools run only once the Approver allows the call.
 	NeedsPermission bool
+	// Kind is what the tool does, in ACP's ToolKind vocabulary: read,
+	// edit, delete, move, search, execute, think, fetch or other ("" when
+	// unknown). Permission modes decide by it.
+	Kind string
 	// Plugin names the binary serving the tool when the list was taken; the
 	// loop records it on each tool/call.
 	Plugin *event.Plugin
@@ -114,6 +118,8 @@ type ApprovalRequest struct {
 	Step      int
 	CallID    string
 	Tool      string
+	// Kind is the tool's kind (Tool.Kind).
+	Kind string
 	// Args is the model's raw JSON text.
 	Args string
 	// Title, when set, is how the question names the call (a subagent's
@@ -136,8 +142,10 @@ type Approval struct {
 	// event.Permission).
 	Source string
 	// Scope is what a user's "always" answer covers (event.Permission's
-	// Scope); the loop records it.
+	// Scope); the loop records it. Kind, when set, says the answer covers
+	// every call of that kind (event.Permission's Kind).
 	Scope []string
+	Kind  string
 	// Reason is what the model is told when the call is rejected; empty
 	// means "permission denied by user".
 	Reason string

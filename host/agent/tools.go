@@ -135,7 +135,7 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, 
 	// they cover the call, after its deny rules: an answer about one
 	// command never lets a forbidden one through.
 	a, err := t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-		CallID: c.ID, Tool: c.Name, Args: c.Arguments, Always: t.s.Always(c.Name)})
+		CallID: c.ID, Tool: c.Name, Kind: tool.Kind, Args: c.Arguments, Always: t.s.Always(c.Name)})
 	if ctx.Err() != nil {
 		return nil, nil
 	}
@@ -144,7 +144,7 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, 
 		a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + shorten.OneLine(err.Error())}
 	}
 	if err := t.append(event.Permission{Turn: t.n, Step: st.k, CallID: c.ID, Tool: c.Name,
-		Decision: a.Decision, Source: a.Source, Scope: a.Scope}); err != nil {
+		Decision: a.Decision, Source: a.Source, Scope: a.Scope, Kind: a.Kind}); err != nil {
 		return nil, err
 	}
 	if a.Decision.Allows() {

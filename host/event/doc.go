@@ -31,7 +31,9 @@
 //
 // Every event sits inside an open turn: between a turn/start and its turn/end.
 // Steps (step/start, step/end) nest inside turns and are numbered from 1.
-// The exception is config/option ([ConfigOption]): a session setting (its
-// model, its reasoning effort) switched between turns or during one, for
-// the steps that follow.
+// Two session settings are the exceptions and may come anywhere, between
+// turns or during one, for what follows: config/option ([ConfigOption]:
+// the session's model, its reasoning effort) and permission/mode
+// ([PermissionMode]: a session is created with one, and the editor may
+// switch modes).
 package event

@@ -24,6 +24,7 @@ const (
 	TypeTodoWrite        Type = "todo/write"
 	TypePermission       Type = "permission/decision"
 	TypeConfigOption     Type = "config/option"
+	TypePermissionMode   Type = "permission/mode"
 )
 
 // IsSurface reports whether events of type t derive the model's history.
@@ -40,7 +41,7 @@ func IsKnown(t Type) bool {
 	switch t {
 	case TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
 		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission,
-		TypeConfigOption:
+		TypeConfigOption, TypePermissionMode:
 		return true
 	}
 	return false
@@ -92,6 +93,8 @@ func (e Event) Decode() (Payload, error) {
 		p = new(Permission)
 	case TypeConfigOption:
 		p = new(ConfigOption)
+	case TypePermissionMode:
+		p = new(PermissionMode)
 	default:
 		return nil, fmt.Errorf("decode event %d: %w %q", e.Seq, ErrUnknownType, e.Type)
 	}
@@ -125,6 +128,8 @@ func deref(p Payload) Payload {
 	case *Permission:
 		return *v
 	case *ConfigOption:
+		return *v
+	case *PermissionMode:
 		return *v
 	}
 	return p

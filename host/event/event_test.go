@@ -33,6 +33,8 @@ func samples() []Payload {
 		StepEnd{Turn: 1, Step: 1},
 		TurnEnd{Turn: 1, Reason: ReasonError, Error: "deepseek: rate limited"},
 		ConfigOption{ID: "model", Value: "deepseek-reasoner"},
+		PermissionMode{Mode: "accept-edits", By: "client"},
+		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
 	}
 }
 

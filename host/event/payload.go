@@ -192,6 +192,26 @@ type Permission struct {
 	// prefixes it covers, as bash words ("git status"); see
 	// host/permission. Logs written before it have none.
 	Scope []string `json:"scope,omitempty"`
+	// Kind, on an "always" answer the user gave about a call of that kind
+	// ("edit"), says the answer covers every call of the kind in the
+	// session ("always allow edits in this session"), whatever the tool;
+	// host/permission says where it applies. Empty otherwise.
+	Kind string `json:"kind,omitempty"`
+}
+
+// PermissionMode records the session's permission mode from here on:
+// read-only, ask, accept-edits or allow-all (host/permission defines
+// them). The last one in a log is the session's mode; a session is
+// created with one, so the log alone tells the mode. Unlike every other
+// event it may come outside a turn, and inside one (a switch while a turn
+// runs applies to the calls not yet decided).
+type PermissionMode struct {
+	Mode string `json:"mode"`
+	// By says who set it: host (the host's setting when the session was
+	// created: its flag, environment or default), flag (a mode given —
+	// --mode, --yes or HARNESS_MODE — when the session was continued) or
+	// client (the editor, through ACP session/set_mode).
+	By string `json:"by"`
 }
 
 // ConfigOption records that a session setting was switched for the steps
@@ -215,3 +235,4 @@ func (ToolResult) EventType() Type       { return TypeToolResult }
 func (TodoWrite) EventType() Type        { return TypeTodoWrite }
 func (Permission) EventType() Type       { return TypePermission }
 func (ConfigOption) EventType() Type     { return TypeConfigOption }
+func (PermissionMode) EventType() Type   { return TypePermissionMode }

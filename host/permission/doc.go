@@ -2,6 +2,31 @@
 // run: allow, deny, or ask the user — the asker is the editor (ACP
 // session/request_permission) or the terminal.
 //
+// # Modes
+//
+// A session has a mode ([Mode]; [Modes] lists them with names and
+// descriptions), logged as permission/mode; the caller puts the session's
+// current mode in Policy.Mode for each check, so a switch applies to the
+// next call decided. A tool's kind (Request.Kind, ACP's ToolKind) says
+// what the mode does with it:
+//
+//   - read-only: tools of kind read, search and think go on as in ask;
+//     every other call that needs permission (edits, bash, fetch, unknown
+//     kinds) is rejected with a result saying the session is read-only
+//     and how to switch. Allow rules and "always allow" answers do not
+//     lift it.
+//   - ask (the default): what no rule or answer decides is asked.
+//   - accept-edits: an edit-kind call whose file_path (absolute, or
+//     relative to Request.Cwd) is inside the cwd — compared without "..",
+//     with the symlinks of the part that exists resolved; two file_path
+//     arguments, none, or a dangling symlink count as outside — runs
+//     without asking; everything else is asked as in ask.
+//   - allow-all (--yes): what no rule decides runs.
+//
+// Deny rules win over every mode. A plugin's own question about its
+// running call (Request.Once: fs reaching outside the project) is asked in
+// every mode but allow-all — accept-edits never answers it.
+//
 // # Policy
 //
 // A [Policy] has a mode and rules. Rules are read from a JSON file:
@@ -67,7 +92,7 @@
 //     or a for loop's variable, and a line that redirects output to a file
 //     (other than /dev/null, /dev/stdout, /dev/stderr) are never allowed
 //     by a prefix or an "always" answer.
-//  6. Otherwise the mode: allow-all allows, ask asks.
+//  6. Otherwise the mode (see Modes): allow-all allows, ask asks.
 //
 // A call without a command line (bash_kill) has only tool-wide rules:
 // deny, then "always reject", "always allow", ask, allow, mode.
@@ -88,7 +113,12 @@
 // (event.Permission.Scope) and the session projects them, so they hold
 // after a restart. A line that cannot be scoped (unknown, writing to a
 // file, only assignments) offers no "always"; an "always" answer to it
-// counts once. For other tools an answer covers the tool. An "always
+// counts once. For an edit-kind call inside the cwd an answer covers every
+// edit-kind call of the session inside the cwd, whatever the tool ("Always
+// allow edits in this session", recorded with event.Permission.Kind and
+// handed back in Request.AlwaysKind; an "always reject" of edits rejects
+// them everywhere); for one outside the cwd it counts once. For other
+// tools an answer covers the tool. An "always
 // allow" without a scope for a command-line tool (logs written before
 // scopes) is ignored: the user is asked again; an "always reject" without
 // a scope still rejects every call of the tool.

@@ -7,28 +7,57 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
 )
 
-// Mode is the default answer when no rule matches.
+// Mode is a session's permission mode: what happens to a call no rule and
+// no "always" answer decides (see the package doc).
 type Mode string
 
-// Modes.
+// Modes, from the most to the least careful.
 const (
-	ModeAsk      Mode = "ask"
-	ModeAllowAll Mode = "allow-all"
+	ModeReadOnly    Mode = "read-only"
+	ModeAsk         Mode = "ask"
+	ModeAcceptEdits Mode = "accept-edits"
+	ModeAllowAll    Mode = "allow-all"
 )
+
+// ModeInfo describes a mode for a user choosing one (ACP session modes).
+type ModeInfo struct {
+	ID          Mode
+	Name        string
+	Description string
+}
+
+// Modes lists the modes, from the most to the least careful.
+func Modes() []ModeInfo {
+	return []ModeInfo{
+		{ModeReadOnly, "Read-only", "Reads and searches run; edits, commands and every other tool that needs permission are refused."},
+		{ModeAsk, "Ask", "Reads and searches run; edits and commands ask first."},
+		{ModeAcceptEdits, "Accept edits", "Edits inside the project run without asking; commands and anything outside the project ask first."},
+		{ModeAllowAll, "Allow all", "Every tool call runs without asking; deny rules still apply."},
+	}
+}
 
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
-	case ModeAsk, ModeAllowAll:
+	case ModeReadOnly, ModeAsk, ModeAcceptEdits, ModeAllowAll:
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("unknown permission mode %q: use ask or allow-all", s)
+	return "", fmt.Errorf("unknown permission mode %q: use read-only, ask, accept-edits or allow-all", s)
 }
+
+// Tool kinds the modes treat apart (ACP's ToolKind vocabulary).
+const (
+	KindRead   = "read"
+	KindSearch = "search"
+	KindThink  = "think"
+	KindEdit   = "edit"
+)
 
 // Action is what a rule says.
 type Action string
@@ -111,9 +140,21 @@ type Request struct {
 	Args      json.RawMessage
 	// Title, when set, is how the question names the call.
 	Title string
+	// Kind is the tool's kind (ACP ToolKind: read, edit, search, execute,
+	// think, …; "" when unknown). Cwd is the session's working folder: an
+	// edit's file_path is resolved against it.
+	Kind string
+	Cwd  string
 	// Always holds the session's "always" answers about Tool, in log order
 	// (event.Permission with an always decision).
 	Always []event.Permission
+	// AlwaysKind holds the session's "always" answers about every call of
+	// Kind (event.Permission.Kind), in log order.
+	AlwaysKind []event.Permission
+	// Once marks a plugin's own question about its running call (fs asking
+	// before it reaches outside the project): the answer holds for this
+	// request only, and only allow-all answers it without asking.
+	Once bool
 
 	// Scope is what an "always" answer covers, set by the Checker before
 	// it asks: the command prefixes of a command line, or nil for the
@@ -124,14 +165,22 @@ type Request struct {
 	// counts once.
 	Scope    []string
 	NoAlways bool
+	// ScopeKind, set by the Checker, says that an "always" answer covers
+	// every call of this kind in the session (edit: "edits in this
+	// session"), not the tool alone.
+	ScopeKind string
 }
 
 // AlwaysCovers says what an "always" answer to req covers, for the
-// question: "`git status …`, `git diff …`" for a command line, the tool's
-// name otherwise, "" when "always" is not offered.
+// question: "`git status …`, `git diff …`" for a command line, "edits in
+// this session" for an edit, the tool's name otherwise, "" when "always"
+// is not offered.
 func (req Request) AlwaysCovers() string {
 	if req.NoAlways {
 		return ""
+	}
+	if req.ScopeKind != "" {
+		return req.ScopeKind + "s in this session"
 	}
 	if len(req.Scope) == 0 {
 		return req.Tool
@@ -159,8 +208,11 @@ type Verdict struct {
 	// default "permission denied by user".
 	Reason string
 	// Scope is what the user's "always" answer covers (see
-	// Request.Scope); the caller records it with the decision.
+	// Request.Scope); the caller records it with the decision. Kind, on a
+	// user's "always" answer about an edit, says it covers every call of
+	// that kind (event.Permission.Kind).
 	Scope []string
+	Kind  string
 }
 
 // Checker applies a policy and asks its Asker when the policy says ask.
@@ -174,7 +226,35 @@ type Checker struct {
 // reject" answers, then (for a line that can be checked) ask rules, the
 // session's "always allow" answers and allow rules, then the mode.
 func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
-	d := c.Policy.decide(req.Tool, req.Args, req.Always)
+	mode := c.Policy.Mode
+	if mode == "" {
+		mode = ModeAsk
+	}
+	// An edit inside the cwd is what accept-edits and an "always allow
+	// edits" answer cover; outside it, only a rejection of edits applies.
+	edit := req.Kind == KindEdit && !req.Once
+	inside := edit && insideCwd(req.Cwd, req.Args)
+	always := req.Always
+	if edit {
+		for _, g := range req.AlwaysKind {
+			if inside || g.Decision == event.RejectAlways {
+				always = append(always, g)
+			}
+		}
+	}
+	p := c.Policy
+	switch {
+	case mode == ModeAllowAll:
+		p.Mode = ModeAllowAll
+	case mode == ModeAcceptEdits && inside:
+		p.Mode = ModeAllowAll
+	default: // read-only, ask, accept-edits for the rest, plugins' own questions
+		p.Mode = ModeAsk
+	}
+	d := p.decide(req.Tool, req.Args, always)
+	if mode == ModeReadOnly && d.action != Deny && !req.Once && !readKind(req.Kind) {
+		return Verdict{Decision: event.RejectOnce, Source: "mode", Reason: readOnlyReason(req)}, nil
+	}
 	switch d.action {
 	case Allow:
 		if d.source == "session" {
@@ -192,15 +272,25 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
 	if c.Asker == nil {
+		how := "--yes (or HARNESS_MODE=allow-all)"
+		if inside {
+			how = "--mode accept-edits (edits inside the project only) or " + how
+		}
 		reason := fmt.Sprintf("permission denied: %s needs permission and there is no one to ask; "+
-			"the user can run with --yes (or HARNESS_PERMISSION=allow-all) or allow it in %s", req.Tool, c.fileName())
+			"the user can run with %s or allow it in %s", req.Tool, how, c.fileName())
 		if d.unknown != "" {
 			reason = fmt.Sprintf("permission denied: the permission rules in %s cannot be applied to this command line (%s) "+
 				"and there is no one to ask; spell out every command name and its arguments", c.fileName(), d.unknown)
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
-	req.Scope, req.NoAlways = d.scope, d.noAlways || req.NoAlways
+	req.Scope, req.NoAlways = d.scope, d.noAlways || req.NoAlways || req.Once
+	switch {
+	case inside && d.scope == nil:
+		req.ScopeKind = KindEdit
+	case edit:
+		req.NoAlways = true // outside the project: this call only
+	}
 	dec, err := c.Asker.Ask(ctx, req)
 	if err != nil {
 		return Verdict{}, err
@@ -214,10 +304,87 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		case req.NoAlways:
 			v.Decision = event.RejectOnce
 		default:
-			v.Scope = req.Scope
+			v.Scope, v.Kind = req.Scope, req.ScopeKind
 		}
 	}
 	return v, nil
+}
+
+// readKind reports whether a tool of kind k only looks: read-only lets
+// it run (asking as ask does, when it needs permission).
+func readKind(k string) bool { return k == KindRead || k == KindSearch || k == KindThink }
+
+// readOnlyReason is what the model is told of a call refused in
+// read-only mode.
+func readOnlyReason(req Request) string {
+	what := req.Tool
+	if req.Kind != "" {
+		what += " (kind " + req.Kind + ")"
+	}
+	return fmt.Sprintf("the session is in read-only mode: %s was not run. Only reads and searches run in this mode; "+
+		"the user can switch the session's mode (the editor's mode menu, or harness run --mode ask, accept-edits or allow-all)", what)
+}
+
+// insideCwd reports whether the file_path argument of an edit names a
+// path inside cwd: absolute, or relative to cwd (which must be absolute),
+// without "..", its symlinks (of the part that exists) resolved. Anything
+// else — no cwd, no file_path or more than one (in any case), a path that
+// is not a string — is not inside.
+func insideCwd(cwd string, args json.RawMessage) bool {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return false
+	}
+	var p string
+	n := 0
+	for k, v := range m {
+		if !strings.EqualFold(k, "file_path") {
+			continue
+		}
+		n++
+		if json.Unmarshal(v, &p) != nil {
+			return false
+		}
+	}
+	if n != 1 || p == "" || strings.ContainsRune(p, 0) {
+		return false
+	}
+	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
+		if el == ".." {
+			return false
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	root, ok1 := resolveExisting(filepath.Clean(cwd))
+	real, ok2 := resolveExisting(filepath.Clean(p))
+	return ok1 && ok2 && real != root &&
+		strings.HasPrefix(real, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// resolveExisting resolves the symlinks of the longest part of the clean
+// absolute path p that exists, and appends the rest. It fails on a part
+// that exists but cannot be resolved (a dangling symlink, a loop).
+func resolveExisting(p string) (string, bool) {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), true
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return "", false
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest), true
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 func (c Checker) fileName() string {

@@ -50,6 +50,7 @@ var payloadPlans = buildPlans(
 	event.TurnStart{}, event.TurnEnd{}, event.StepStart{}, event.StepEnd{}, event.UserMessage{},
 	event.AssistantMessage{}, event.ToolCall{}, event.ToolResult{}, event.TodoWrite{}, event.Permission{},
 	event.ConfigOption{},
+	event.PermissionMode{},
 )
 
 // plans maps each host type to its plan; errs says why a type has none

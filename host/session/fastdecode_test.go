@@ -14,6 +14,7 @@ var hostTypes = []event.Type{
 	event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd, event.TypeUserMessage,
 	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite, event.TypePermission,
 	event.TypeConfigOption,
+	event.TypePermissionMode,
 }
 
 // samplePayloads are one or more payloads of every host type, in the shapes
@@ -40,6 +41,8 @@ func samplePayloads() []event.Payload {
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.RejectOnce, Source: "rule"},
 		event.ConfigOption{ID: "model", Value: "deepseek-reasoner"},
 		event.ConfigOption{},
+		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "write", Decision: event.AllowAlways, Source: "user", Kind: "edit"},
+		event.PermissionMode{Mode: "read-only", By: "client"},
 	}
 }
 

@@ -37,6 +37,13 @@ type Session struct {
 	// wake is closed and cleared on every append and on Close, to wake
 	// followers waiting for the next event; nil while none waits.
 	wake chan struct{}
+
+	// alwaysKind holds the "always" answers that cover a kind of call
+	// (event.Permission.Kind), by kind, in log order.
+	alwaysKind map[string][]event.Permission
+	// mode is the permission mode of the last permission/mode, "" before
+	// any.
+	mode string
 }
 
 // Turn is one turn as the log records it.
@@ -245,7 +252,15 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 				s.always = make(map[string][]event.Permission)
 			}
 			s.always[p.Tool] = append(s.always[p.Tool], p)
+			if p.Kind != "" {
+				if s.alwaysKind == nil {
+					s.alwaysKind = make(map[string][]event.Permission)
+				}
+				s.alwaysKind[p.Kind] = append(s.alwaysKind[p.Kind], p)
+			}
 		}
+	case event.PermissionMode:
+		s.mode = p.Mode
 	case event.TodoWrite:
 		s.todos = p.Todos
 		if s.todos == nil {
@@ -307,6 +322,23 @@ func (s *Session) Always(tool string) []event.Permission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.always[tool])
+}
+
+// AlwaysKind returns the "always" answers recorded in this session that
+// cover every call of a kind of tool (event.Permission.Kind, such as
+// "edit"), in log order. The slice is the caller's.
+func (s *Session) AlwaysKind(kind string) []event.Permission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.alwaysKind[kind])
+}
+
+// Mode returns the permission mode the log holds (its last
+// permission/mode), "" when it holds none (a log written before modes).
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
 }
 
 // Turns returns every turn of the session in order. The slice is the

@@ -102,6 +102,11 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 		if p.ID == "" || p.Value == "" {
 			return invalid(t, "no id or value")
 		}
+	case event.PermissionMode:
+		// Anywhere: at creation, between turns, or while a turn runs.
+		if p.Mode == "" {
+			return invalid(t, "no mode")
+		}
 	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")

@@ -29,9 +29,10 @@ await run("load", async (h) => {
   const b = h.start({ label: "reload", env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("load-continue") } });
   await b.initialize();
   const r = await b.request("session/load", { sessionId, cwd, mcpServers: [] });
-  const { configOptions, ...rest } = r ?? {};
-  assert.deepEqual(rest, {});
+  const { configOptions, modes, ...rest } = r ?? {};
+  assert.deepEqual(rest, {}, "session/load answers the session's config options and modes and nothing else");
   assert.equal(configOptions?.find((o) => o.id === "model")?.currentValue, "script");
+  assert.equal(modes?.currentModeId, "ask");
   const replayed = b.updatesOf(sessionId);
   const replay = coalesce(replayed).map((u) => (u.sessionUpdate === "user_message_chunk" ? { sessionUpdate: u.sessionUpdate, content: u.content } : u));
   assert.deepEqual(replay, expected);
