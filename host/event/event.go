@@ -23,6 +23,7 @@ const (
 	TypeToolResult       Type = "tool/result"
 	TypeTodoWrite        Type = "todo/write"
 	TypePermission       Type = "permission/decision"
+	TypeCompact          Type = "context/compact"
 )
 
 // IsSurface reports whether events of type t derive the model's history.
@@ -38,7 +39,7 @@ func IsSurface(t Type) bool {
 func IsKnown(t Type) bool {
 	switch t {
 	case TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
-		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission:
+		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission, TypeCompact:
 		return true
 	}
 	return false
@@ -88,6 +89,8 @@ func (e Event) Decode() (Payload, error) {
 		p = new(TodoWrite)
 	case TypePermission:
 		p = new(Permission)
+	case TypeCompact:
+		p = new(Compact)
 	default:
 		return nil, fmt.Errorf("decode event %d: %w %q", e.Seq, ErrUnknownType, e.Type)
 	}
@@ -119,6 +122,8 @@ func deref(p Payload) Payload {
 	case *TodoWrite:
 		return *v
 	case *Permission:
+		return *v
+	case *Compact:
 		return *v
 	}
 	return p

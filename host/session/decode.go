@@ -43,7 +43,7 @@ func normalize(p event.Payload) (event.Payload, error) {
 	case nil:
 		return nil, errors.New("nil payload")
 	case event.TurnStart, event.TurnEnd, event.StepStart, event.StepEnd, event.UserMessage,
-		event.AssistantMessage, event.ToolCall, event.ToolResult, event.TodoWrite, event.Permission:
+		event.AssistantMessage, event.ToolCall, event.ToolResult, event.TodoWrite, event.Permission, event.Compact:
 		return p, nil
 	case *event.TurnStart:
 		return deref(v)
@@ -64,6 +64,8 @@ func normalize(p event.Payload) (event.Payload, error) {
 	case *event.TodoWrite:
 		return deref(v)
 	case *event.Permission:
+		return deref(v)
+	case *event.Compact:
 		return deref(v)
 	}
 	return nil, fmt.Errorf("payload type %T is not a host event; use AppendRaw", p)

@@ -49,6 +49,7 @@ func fastDecode(t event.Type, data []byte) (p event.Payload, ok bool) {
 var payloadPlans = buildPlans(
 	event.TurnStart{}, event.TurnEnd{}, event.StepStart{}, event.StepEnd{}, event.UserMessage{},
 	event.AssistantMessage{}, event.ToolCall{}, event.ToolResult{}, event.TodoWrite{}, event.Permission{},
+	event.Compact{},
 )
 
 // plans maps each host type to its plan; errs says why a type has none

@@ -13,6 +13,7 @@ import (
 var hostTypes = []event.Type{
 	event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd, event.TypeUserMessage,
 	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite, event.TypePermission,
+	event.TypeCompact,
 }
 
 // samplePayloads are one or more payloads of every host type, in the shapes
@@ -37,6 +38,8 @@ func samplePayloads() []event.Payload {
 		event.TodoWrite{},
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.AllowAlways, Source: "user", Scope: []string{"git status", "ls"}},
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "bash", Decision: event.RejectOnce, Source: "rule"},
+		event.Compact{Turn: 3, Summary: "the user wants \"x\"\n- done", From: 0, Keep: 41, Reason: event.CompactAuto, TokensBefore: 6600, TokensAfter: 1200, Window: 8192, Limit: 8192},
+		event.Compact{Turn: 1, Reason: event.CompactCommand},
 	}
 }
 

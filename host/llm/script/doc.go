@@ -17,7 +17,8 @@
 //	  "error": "provider failure",   // stream the deltas, then fail with this message
 //	  "hang": true,                  // stream the deltas, then block until the request is cancelled
 //	  "delayMs": 20,                 // sleep between chunks (cut short by cancellation)
-//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"]}
+//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"],
+//	             "contains": ["text some message holds"], "maxTokens": 8192}
 //	}
 //
 // A tool call's arguments are "args", any JSON value (sent compacted), or
@@ -45,5 +46,15 @@
 // M)"; a line whose "expect" does not match the request fails with
 // "script: line L expected …, got …". lastRole and lastContains test the last
 // message of the request; toolsInclude lists tool names the request must
-// offer.
+// offer; contains lists texts that some message of the request must hold;
+// maxTokens bounds the request's size as llm.EstimateRequest counts it.
+//
+// # Compaction and overflow
+//
+// A compaction's summary request is an ordinary request: script it as a
+// line with the summary as "text" (its last message holds the transcript,
+// so "expect": {"lastContains": "<transcript>"} pins it). A provider's
+// overflow error is a line with "error" in the provider's wording, e.g.
+// "This model's maximum context length is 8192 tokens. However, you
+// requested 9000 tokens."; the loop recognizes it (llm.ContextOverflow).
 package script

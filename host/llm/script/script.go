@@ -74,6 +74,10 @@ type expect struct {
 	LastRole     string   `json:"lastRole"`
 	LastContains string   `json:"lastContains"`
 	ToolsInclude []string `json:"toolsInclude"`
+	// Contains lists texts some message of the request must hold.
+	Contains []string `json:"contains"`
+	// MaxTokens bounds the request's size as llm.EstimateRequest counts it.
+	MaxTokens int `json:"maxTokens"`
 }
 
 // Open loads the script in the file at path.
@@ -324,6 +328,16 @@ func (a *answer) check(req llm.Request) error {
 		}
 		if !strings.Contains(last.Text, e.LastContains) {
 			return fmt.Errorf("script: line %d expected the last message to contain %q, got %q", a.line, e.LastContains, shorten.Bytes(last.Text, 120))
+		}
+	}
+	for _, want := range e.Contains {
+		if !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return strings.Contains(m.Text, want) }) {
+			return fmt.Errorf("script: line %d expected a message containing %q, got none", a.line, shorten.Bytes(want, 120))
+		}
+	}
+	if e.MaxTokens > 0 {
+		if n := llm.EstimateRequest(req); n > e.MaxTokens {
+			return fmt.Errorf("script: line %d expected a request of at most %d tokens, got %d", a.line, e.MaxTokens, n)
 		}
 	}
 	for _, name := range e.ToolsInclude {
