@@ -42,6 +42,10 @@ type config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv (comma-separated; a trailing * is a prefix).
 	PluginEnv string
+	// ContextWindow is the model's context window in tokens (0: unknown);
+	// CompactAt the percent of it a request may fill before compaction.
+	ContextWindow int
+	CompactAt     int
 	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
@@ -95,6 +99,8 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	num(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
 	num(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	num(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
+	num(&c.ContextWindow, "context-window", "HARNESS_CONTEXT_WINDOW", 0, "the model's context window in tokens; 0: unknown (no automatic compaction; an overflow error still compacts)")
+	num(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
 	wall := subagent.DefaultWall
 	if v := e.get("HARNESS_SUBAGENT_TIME"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
@@ -133,6 +139,9 @@ func (c *config) check() error {
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("--plugin-env (or HARNESS_PLUGIN_ENV): %w", err)
+	}
+	if c.ContextWindow < 0 || c.CompactAt < 1 || c.CompactAt > 100 {
+		return fmt.Errorf("--context-window must be a number of tokens (0: unknown) and --compact-at a percent from 1 to 100")
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
 		return fmt.Errorf("--subagent-depth (or HARNESS_SUBAGENT_DEPTH) must be 1, 2 or 3")
