@@ -123,14 +123,22 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 		r.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
 	}
 	var tools agent.Toolbox
+	system := res.Text
 	if r.tools != nil {
 		tools = loopTools{r.tools}
+		// The prompt as the requests will carry it (see toolPrompt), so
+		// that the loop's token accounting counts it as sent.
+		var names []string
+		for _, t := range r.tools.Tools() {
+			names = append(names, t.Spec.Name)
+		}
+		system = res.ForTools(names)
 	}
 	return &agent.Loop{
 		Tools:     tools,
 		Model:     toolPrompt{Model: r.cfg.Model, prompt: res},
 		ModelName: r.cfg.ModelName,
-		System:    res.Text,
+		System:    system,
 		MaxSteps:  r.cfg.MaxSteps,
 		Logger:    r.log.Named("agent"),
 

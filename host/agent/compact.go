@@ -83,6 +83,14 @@ func (t *turn) window() int {
 	return t.l.ContextWindow
 }
 
+// compactAt is the threshold in percent of the window.
+func (t *turn) compactAt() int {
+	if at := t.l.CompactAt; at > 0 && at <= 100 {
+		return at
+	}
+	return DefaultCompactAt
+}
+
 // contextTokens estimates the input tokens of the next request: the usage
 // the provider reported for the history up to its last answer, plus the
 // estimate (llm.BytesPerToken) of the messages appended since; the
@@ -105,11 +113,12 @@ func (t *turn) maybeCompact(ctx context.Context, specs []llm.ToolSpec) error {
 	if w <= 0 || t.autoCompactions >= maxAutoCompactions {
 		return nil
 	}
-	at := t.l.CompactAt
-	if at <= 0 || at > 100 {
-		at = DefaultCompactAt
-	}
+	at := t.compactAt()
 	est := t.contextTokens(specs)
+	if t.log.IsDebug() {
+		t.log.Debug("context size", "session", t.s.ID(), "turn", t.n, "estimate", est, "window", w,
+			"system", llm.EstimateText(t.l.System), "tools", llm.EstimateTools(specs))
+	}
 	if est*100 <= w*at {
 		return nil
 	}
@@ -143,6 +152,7 @@ func (t *turn) compact(ctx context.Context, reason string, specs []llm.ToolSpec,
 		return errors.New("the session's messages changed while compacting")
 	}
 	w := t.window()
+	t.fixed = llm.EstimateText(t.l.System) + llm.EstimateTools(specs)
 	keepIdx := t.keepFrom(msgs, seqs, w, before)
 	if keepIdx == 0 {
 		return errNothingToCompact
@@ -195,7 +205,7 @@ func (t *turn) keepFrom(msgs []llm.Message, seqs []int64, w, before int) int {
 	if budget <= 0 {
 		budget = before / 4
 		if w > 0 {
-			budget = w / 4
+			budget = (w*t.compactAt()/100 - t.fixed) / 3
 		}
 	}
 	keepIdx, acc := len(msgs), 0

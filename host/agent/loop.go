@@ -41,7 +41,8 @@ type Loop struct {
 	// may fill before the loop compacts first; 0 means DefaultCompactAt.
 	CompactAt int
 	// KeepTokens is the budget of recent messages a compaction keeps
-	// verbatim; 0 means a quarter of the window.
+	// verbatim; 0 means a third of the room the threshold leaves besides
+	// the system prompt and the tools.
 	KeepTokens int
 	// Logger may be nil.
 	Logger hclog.Logger
@@ -83,6 +84,7 @@ type turn struct {
 	overflowed      bool
 	overflowErr     error
 	autoCompactions int
+	fixed           int // the estimate of the system prompt and tools
 }
 
 // step is the state of one step.
