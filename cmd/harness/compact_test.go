@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
@@ -236,5 +238,84 @@ func TestCompactionOverflow(t *testing.T) {
 	}
 	if s.ContextLimit() != compactWindow {
 		t.Errorf("the session believes a limit of %d, want %d", s.ContextLimit(), compactWindow)
+	}
+}
+
+// TestCompactionKilled kills the harness (SIGKILL) while the summary of
+// `harness run --compact` streams: the compaction event is never half
+// written, the reopened log is valid (the compaction's turn closed as
+// interrupted, no context/compact), and the session continues — and then
+// compacts on demand.
+func TestCompactionKilled(t *testing.T) {
+	t.Parallel()
+	bin, pluginDir := buildHarness(t)
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
+	if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	evs, path := logtest.ReadLog(t, state)
+	id := evs[0]["id"].(string)
+
+	slow := writeScript(t, `{"text":"`+strings.Repeat("summary ", 400)+`","delayMs":20}`)
+	cmd := exec.Command(bin, "run", "--compact", "--session", id)
+	cmd.Env = append(installedEnv(state), "HARNESS_PLUGIN_DIR="+pluginDir, "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+slow)
+	var out logtest.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "Compacting context") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no compaction started:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // well into the summary's stream
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for _, e := range logtest.ReadJSONL(t, path) {
+		if e["type"] == string(event.TypeCompact) {
+			t.Fatalf("a compaction was logged though the process died while summarizing: %v", e)
+		}
+	}
+
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"two","expect":{"contains":["first","second"]}}`)
+	if code, out, errOut := harness(t, env, "run", "--session", id, "second"); code != 0 {
+		t.Fatalf("the session does not continue after the kill: exit %d\n%s\n%s", code, out, errOut)
+	}
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first and second.","expect":{"lastContains":"<transcript>"}}`)
+	code, outText, errOut := harness(t, env, "run", "--compact", "--session", id)
+	if code != 0 || !strings.Contains(outText, "Compacting context") || !strings.Contains(outText, "done: ~") {
+		t.Fatalf("compact: exit %d\n%s\n%s", code, outText, errOut)
+	}
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var reasons []event.Reason
+	compacts := 0
+	for _, ev := range s.Events() {
+		switch ev.Type {
+		case event.TypeTurnEnd:
+			p, _ := ev.Decode()
+			reasons = append(reasons, p.(event.TurnEnd).Reason)
+		case event.TypeCompact:
+			compacts++
+		}
+	}
+	want := []event.Reason{event.ReasonCompleted, event.ReasonInterrupted, event.ReasonCompleted, event.ReasonCompleted}
+	if fmt.Sprint(reasons) != fmt.Sprint(want) || compacts != 1 {
+		t.Errorf("turns ended %v with %d compactions; want %v and 1", reasons, compacts, want)
+	}
+	if m := s.Messages(); !strings.Contains(m[0].Text, "We said first and second.") {
+		t.Errorf("history after compact starts %q", m[0].Text)
 	}
 }
