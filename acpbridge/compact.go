@@ -1,7 +1,9 @@
 package acpbridge
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -160,6 +162,13 @@ func (ts *turnStream) CompactionEnded(_ string, id int64, err error) {
 		return
 	}
 	sid, msg := ts.sess.ID(), shorten.OneLine(err.Error())
+	if errors.Is(err, context.Canceled) {
+		msg = "cancelled"
+		if ts.b.compaction.Load() {
+			ts.b.sendRaw(sid, compactionUpdate{SessionUpdate: "compaction_update", CompactionID: compactionID(id), Status: "cancelled"})
+			return
+		}
+	}
 	if ts.b.compaction.Load() {
 		ts.b.sendRaw(sid, compactionUpdate{SessionUpdate: "compaction_update", CompactionID: compactionID(id), Status: "failed", Error: &msg})
 		return

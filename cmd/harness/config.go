@@ -140,8 +140,8 @@ func (c *config) check() error {
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("--plugin-env (or HARNESS_PLUGIN_ENV): %w", err)
 	}
-	if c.ContextWindow < 0 || c.CompactAt < 1 || c.CompactAt > 100 {
-		return fmt.Errorf("--context-window must be a number of tokens (0: unknown) and --compact-at a percent from 1 to 100")
+	if c.ContextWindow < 0 || c.CompactAt < 0 || c.CompactAt > 100 {
+		return fmt.Errorf("--context-window (or HARNESS_CONTEXT_WINDOW) must be a number of tokens (0: unknown) and --compact-at (or HARNESS_COMPACT_AT) a percent from 1 to 100")
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
 		return fmt.Errorf("--subagent-depth (or HARNESS_SUBAGENT_DEPTH) must be 1, 2 or 3")

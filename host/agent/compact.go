@@ -338,6 +338,9 @@ func renderTranscript(msgs []llm.Message, max int) string {
 // compaction.
 func (l *Loop) Compact(ctx context.Context, s SessionLog, live Live) Outcome {
 	t := l.newTurn(s, live)
+	if len(s.Messages()) < 2 { // no turn logged for nothing
+		return Outcome{Reason: event.ReasonError, Err: errNothingToCompact}
+	}
 	var specs []llm.ToolSpec
 	if l.Tools != nil {
 		for _, tool := range l.Tools.Tools() {
