@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -67,7 +68,7 @@ func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts O
 	sdkLog, stopSDKLog := newSlogger(opts.Logger.Named("jsonrpc"))
 	defer stopSDKLog()
 	b.conn.SetLogger(sdkLog)
-	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn}
+	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn, onInitialize: b.noteCapabilities}
 	readErr := make(chan error, 1)
 	go func() {
 		err := g.copy()
@@ -109,6 +110,9 @@ type bridge struct {
 	openMu   sync.Mutex
 	mu       sync.Mutex // guards sessions
 	sessions map[string]*liveSession
+	// compaction is set when the client advertised the session.compaction
+	// capability (see compact.go).
+	compaction atomic.Bool
 }
 
 // liveSession is a session open on this connection.

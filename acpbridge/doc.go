@@ -78,7 +78,12 @@
 //   - tool/result → tool_call_update completed or failed, the result as
 //     text content and rawOutput {content, isError};
 //   - todo/write → plan, the complete list, every entry of priority
-//     "medium" (priority exists only at this boundary).
+//     "medium" (priority exists only at this boundary);
+//   - context/compact → compaction_update completed with the summary when
+//     the client advertised clientCapabilities.session.compaction (live, the
+//     summary streams before as compaction_summary_chunk after an
+//     in_progress compaction_update); for any other client an agent message
+//     "Compacting context (auto)… done: ~N → ~M tokens." (compact.go).
 //
 // Tools are shown as: bash → kind execute, the command as title;
 // todo_write → "Update todo list", kind other; any other tool → its name,

@@ -50,6 +50,9 @@ type guard struct {
 	out  io.Writer
 	max  int
 	warn func(msg string, args ...any)
+	// onInitialize, when set, sees the line of each initialize request
+	// before the SDK does (for the capabilities the SDK does not decode).
+	onInitialize func(line []byte)
 }
 
 // copy hands the client's messages to the SDK until in ends or the SDK
@@ -134,6 +137,9 @@ func (g *guard) pass(line []byte) error {
 	case env.Method == nil && len(env.ID) == 0:
 		g.reject(nil, codeInvalidRequest, "Invalid request: a message needs a method or an id")
 		return nil
+	}
+	if g.onInitialize != nil && env.Method != nil && *env.Method == "initialize" {
+		g.onInitialize(line)
 	}
 	buf := make([]byte, len(line)+1)
 	copy(buf, line)

@@ -81,6 +81,9 @@ func (ts *turnStream) catchUpLocked() {
 	evs := ts.sess.Events()
 	for ; ts.cursor < int64(len(evs)); ts.cursor++ {
 		ev := evs[ts.cursor]
+		if ts.b.sendCompaction(ts.sess.ID(), ev) {
+			continue
+		}
 		ups, err := ts.tr.updates(ev)
 		if err != nil {
 			ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
@@ -105,6 +108,15 @@ func (b *bridge) replay(ctx context.Context, sess Session) error {
 	evs := sess.Events()
 	ups := make([]acp.SessionUpdate, 0, len(evs))
 	for _, ev := range evs {
+		if ev.Type == event.TypeCompact && b.compaction.Load() {
+			// written by the bridge itself: flush what precedes it
+			if err := b.sendAll(ctx, sess.ID(), ups); err != nil {
+				return err
+			}
+			ups = ups[:0]
+			b.sendCompaction(sess.ID(), ev)
+			continue
+		}
 		u, err := tr.updates(ev)
 		if err != nil {
 			b.log.Warn("event not replayed", "session", sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)

@@ -73,6 +73,8 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 		return []acp.SessionUpdate{toolCallEnd(p)}, nil
 	case event.TodoWrite:
 		return []acp.SessionUpdate{plan(p.Todos)}, nil
+	case event.Compact:
+		return []acp.SessionUpdate{t.compacted(ev.Seq, p)}, nil
 	}
 	return nil, nil
 }

@@ -69,6 +69,15 @@ type Config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv.
 	PluginEnv []string
+	// ContextWindow is the model's context window in tokens (0: unknown, no
+	// automatic compaction); CompactAt the share of it, in percent, a
+	// request may fill before the history is compacted first (0: 80);
+	// KeepTokens the budget of recent messages a compaction keeps verbatim
+	// (0: a quarter of the window). Child sessions compact the same way.
+	// See agent.Loop.
+	ContextWindow int
+	CompactAt     int
+	KeepTokens    int
 }
 
 // Runtime runs turns of sessions with the plugins' tools. Build it with New.
@@ -126,17 +135,45 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 		r.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
 	}
 	var tools agent.Toolbox
+	system := res.Text
 	if r.tools != nil {
 		tools = loopTools{r.tools}
+		// The prompt as the requests will carry it (see toolPrompt), so
+		// that the loop's token accounting counts it as sent.
+		var names []string
+		for _, t := range r.tools.Tools() {
+			names = append(names, t.Spec.Name)
+		}
+		system = res.ForTools(names)
 	}
 	return &agent.Loop{
 		Tools:     tools,
 		Model:     toolPrompt{Model: r.cfg.Model, prompt: res},
 		ModelName: r.cfg.ModelName,
-		System:    res.Text,
+		System:    system,
 		MaxSteps:  r.cfg.MaxSteps,
 		Logger:    r.log.Named("agent"),
+
+		ContextWindow: r.cfg.ContextWindow,
+		WindowOf:      r.windowOf,
+		CompactAt:     r.cfg.CompactAt,
+		KeepTokens:    r.cfg.KeepTokens,
 	}, nil
+}
+
+// Compact compacts the history of s now, in a turn of its own, with loop
+// (nil: a loop built now for s's cwd), streaming the summary to live (a
+// Live that implements agent.CompactionLive shows it). The editor's
+// /compact and `harness run --compact` use it.
+func (r *Runtime) Compact(ctx context.Context, s *session.Session, loop *agent.Loop, live agent.Live) agent.Outcome {
+	if loop == nil {
+		l, err := r.Loop(s.Cwd())
+		if err != nil {
+			return agent.Outcome{Reason: event.ReasonError, Err: err}
+		}
+		loop = l
+	}
+	return loop.Compact(ctx, s, live)
 }
 
 // toolPrompt sends every request with the system prompt naming the tools

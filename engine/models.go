@@ -80,6 +80,17 @@ func (r *Runtime) SessionModel(s *session.Session) (llm.ModelInfo, string) {
 	return r.modelOf(options(s.Events()))
 }
 
+// windowOf is the context window of the model s uses now (0: unknown);
+// the loop compacts against it.
+func (r *Runtime) windowOf(s agent.SessionLog) int {
+	ss, ok := s.(*session.Session)
+	if !ok {
+		return 0
+	}
+	m, _ := r.SessionModel(ss)
+	return m.ContextWindow
+}
+
 func (r *Runtime) modelOf(opts map[string]string) (llm.ModelInfo, string) {
 	m, ok := r.model(opts[OptionModel])
 	if !ok {

@@ -62,6 +62,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "permission", needs: []string{"bash"}},
 		{name: "subagent", needs: []string{"subagent", "todo"}},
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
+		{name: "compaction", needs: []string{"todo"}},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

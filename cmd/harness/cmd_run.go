@@ -17,10 +17,17 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("run", std.err, "harness run [flags] PROMPT   (PROMPT - reads it from stdin)")
 	c := bindConfig(fs, e)
 	sessionID := fs.String("session", "", "continue this session (ids: harness sessions)")
+	compact := fs.Bool("compact", false, "compact the history of --session now (a summary by the model replaces the older messages; the log keeps them) instead of running a turn")
 	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if *compact {
+		if *sessionID == "" || text != "" {
+			return exitUsage, fmt.Errorf("--compact takes a session and no prompt: harness run --compact --session ID: %w", errUsage)
+		}
+		return compactSession(ctx, c, e, std, *sessionID)
+	}
 	if text == "-" {
 		b, err := io.ReadAll(std.in)
 		if err != nil {
@@ -98,4 +105,29 @@ func (h *app) turn(ctx context.Context, s *session.Session, text string, std std
 		}
 		return exitFailed, fmt.Errorf("the turn ended: %s", out.Reason)
 	}
+}
+
+// compactSession compacts a stored session's history: harness run --compact.
+func compactSession(ctx context.Context, c *config, e env, std stdio, id string) (int, error) {
+	h, err := newTermApp(c, e, std, nil)
+	if err != nil {
+		return exitFailed, err
+	}
+	defer h.Close()
+	s, err := h.openSession(id)
+	if err != nil {
+		return exitFailed, err
+	}
+	defer h.CloseSession(s)
+	view := termview.New(std.out, s, isTerminal(std.out) && h.color)
+	stop := view.Follow()
+	out := h.Compact(ctx, s, nil, view)
+	stop()
+	switch {
+	case out.Reason == event.ReasonCancelled:
+		return exitCancelled, fmt.Errorf("cancelled: the compaction was stopped; the history is unchanged")
+	case out.Err != nil:
+		return exitFailed, fmt.Errorf("compact session %s: %w", id, out.Err)
+	}
+	return exitOK, nil
 }

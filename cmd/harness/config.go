@@ -51,6 +51,9 @@ type config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv (comma-separated; a trailing * is a prefix).
 	PluginEnv string
+	// CompactAt is the percent of the context window a request may fill
+	// before compaction.
+	CompactAt int
 	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
@@ -119,6 +122,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentDepth, "subagent-depth", "HARNESS_SUBAGENT_DEPTH", subagent.DefaultMaxDepth, "how deep subagents may nest, 1 to 3")
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
+	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -233,6 +237,9 @@ func (c *config) check() error {
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
+	}
+	if c.CompactAt < 0 || c.CompactAt > 100 {
+		return fmt.Errorf("%s: compact-at must be a percent from 1 to 100", c.source("compact-at"))
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
 		return fmt.Errorf("%s: subagent-depth must be 1, 2 or 3", c.source("subagent-depth"))

@@ -101,6 +101,7 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 		}
 	}
 	rc.MaxSteps, rc.SubagentDepth = c.MaxSteps, c.SubagentDepth
+	rc.ContextWindow, rc.CompactAt = c.ContextWindow, c.CompactAt
 	rc.SubagentBudget = subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}
 	rt, err := engine.New(rc)
 	if err != nil {

@@ -30,6 +30,47 @@
 // closed; Run leaves no turn open on any path it controls. The loop keeps no
 // state between turns: everything comes from the SessionLog.
 //
+// # Context and compaction
+//
+// Before each step the loop estimates the request's input tokens: the usage
+// the provider reported for the last answer that carried usage (input,
+// cached input and output) plus, for the messages appended since, the
+// llm.BytesPerToken estimate (3 bytes a token; see its doc for how far off
+// it can be); the estimate of the whole request (system prompt, messages,
+// tools) when no reported usage counts the history (none yet, or a
+// compaction since). The window is the limit a provider stated in an
+// overflow error — this turn's, else the one the session's last
+// context/compact recorded — else Loop.ContextWindow (0: unknown).
+//
+// When the estimate passes CompactAt percent of a known window (80 by
+// default), the loop compacts before step/start: it keeps the most recent
+// messages verbatim within KeepTokens (default: a third of what the
+// threshold leaves besides the system prompt and tools; never starting at a
+// tool result, which must follow its call), and asks the model — the same
+// Model, the system prompt and one user message holding a transcript of the
+// older messages followed by [CompactPrompt], no tools — for a summary. The
+// transcript is cut to fit the window (tool results and arguments to 2,000
+// bytes each, then the oldest messages left out, saying so). The summary
+// streams to a Live that implements [CompactionLive]; then one
+// context/compact is appended (event.Compact: the summary, Keep, the reason,
+// the token estimates before and after, the window and any provider-stated
+// limit), and the session derives the model's history from it. A failed
+// automatic compaction is logged and the step goes on; at most three run in
+// a turn.
+//
+// When the provider refuses a request as too long (llm.ContextOverflow: "maximum
+// context length is N tokens", "prompt is too long: N tokens > M maximum",
+// context_length_exceeded, …) before any text arrived, the step ends, the
+// loop compacts once with reason overflow — fitting the limit the error
+// stated, which it then believes for the rest of the session (the
+// context/compact records it) — and retries in the next step. If
+// compacting fails, or the retry overflows again, the turn fails with one
+// line saying so. [Loop.Compact] compacts on demand, in a turn of its own
+// (turn/start, context/compact with reason command, turn/end): `harness run
+// --compact` and the editor's /compact. A compaction is one event, appended
+// whole or not at all: a crash while the summary streams leaves no trace
+// but the turn, which the next Open closes as interrupted.
+//
 // # Tool calls
 //
 // Each call gets a tool/call before it is dispatched. Adjacent calls to

@@ -33,6 +33,21 @@ type Loop struct {
 	// MaxParallel caps concurrent calls of ConcurrencySafe tools; 0 means
 	// DefaultMaxParallel.
 	MaxParallel int
+	// ContextWindow is the model's context window in tokens; 0 means
+	// unknown: no automatic compaction (an overflow error from the provider
+	// still compacts once, and its stated limit is believed).
+	ContextWindow int
+	// WindowOf, when set, gives the context window of the model the
+	// session uses now (a session may switch models); 0 from it means
+	// ContextWindow.
+	WindowOf func(SessionLog) int
+	// CompactAt is the share of the window, in percent, the next request
+	// may fill before the loop compacts first; 0 means DefaultCompactAt.
+	CompactAt int
+	// KeepTokens is the budget of recent messages a compaction keeps
+	// verbatim; 0 means a third of the room the threshold leaves besides
+	// the system prompt and the tools.
+	KeepTokens int
 	// Logger may be nil.
 	Logger hclog.Logger
 }
@@ -67,6 +82,13 @@ type turn struct {
 	usage       event.Usage
 	hasUsage    bool
 	text        string
+	// limit is the context length the provider stated in this turn's
+	// overflow error; overflowed says the turn had one and compacted.
+	limit           int
+	overflowed      bool
+	overflowErr     error
+	autoCompactions int
+	fixed           int // the estimate of the system prompt and tools
 }
 
 // step is the state of one step.
@@ -87,6 +109,13 @@ type callState struct {
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to
 // live, which may be nil. See the package doc for the contract.
 func (l *Loop) Run(ctx context.Context, s SessionLog, prompt []event.Content, live Live) Outcome {
+	t := l.newTurn(s, live)
+	reason, err := t.run(ctx, prompt)
+	return t.close(reason, err)
+}
+
+// newTurn returns the state of the next turn of s.
+func (l *Loop) newTurn(s SessionLog, live Live) *turn {
 	t := &turn{l: l, s: s, live: live, log: l.Logger, n: s.LastTurn() + 1,
 		maxSteps: l.MaxSteps, maxParallel: l.MaxParallel}
 	if t.log == nil {
@@ -98,8 +127,7 @@ func (l *Loop) Run(ctx context.Context, s SessionLog, prompt []event.Content, li
 	if t.maxParallel <= 0 {
 		t.maxParallel = DefaultMaxParallel
 	}
-	reason, err := t.run(ctx, prompt)
-	return t.close(reason, err)
+	return t
 }
 
 // run appends everything of the turn but its turn/end.
@@ -174,6 +202,22 @@ func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool,
 			st.tools[tool.Spec.Name] = tool
 		}
 	}
+	if t.overflowErr != nil {
+		// The last step overflowed the window: compact once, then retry.
+		cause := t.overflowErr
+		t.overflowErr = nil
+		if cerr := t.compact(ctx, event.CompactOverflow, st.specs, 0); cerr != nil {
+			if ctx.Err() != nil {
+				return event.ReasonCancelled, false, nil
+			}
+			return event.ReasonError, false, fmt.Errorf("the conversation is longer than the model's context window and compacting it failed (%v): %w", shorten.OneLine(cerr.Error()), cause)
+		}
+	} else if err := t.maybeCompact(ctx, st.specs); err != nil {
+		if ctx.Err() != nil {
+			return event.ReasonCancelled, false, nil
+		}
+		return event.ReasonError, false, err
+	}
 	if err := t.append(event.StepStart{Turn: t.n, Step: k}); err != nil {
 		return event.ReasonError, false, err
 	}
@@ -195,6 +239,17 @@ func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, erro
 		}
 		if ctx.Err() != nil {
 			return event.ReasonCancelled, false, nil
+		}
+		if limit, over := llm.ContextOverflow(serr); over && resp.Text == "" && resp.Reasoning == "" {
+			if t.overflowed {
+				return event.ReasonError, false, fmt.Errorf("the conversation is still longer than the model's context window after compacting: %w; start a new session", serr)
+			}
+			t.overflowed, t.overflowErr = true, serr
+			if limit > 0 {
+				t.limit = limit
+			}
+			t.log.Info("context overflow: compacting and retrying", "session", t.s.ID(), "turn", t.n, "step", st.k, "limit", limit)
+			return "", true, nil
 		}
 		return event.ReasonError, false, serr
 	}

@@ -25,7 +25,10 @@
 //
 // user/message, assistant/message and tool/result are the surface: they alone
 // derive the model's history ([IsSurface]). Every other event is durable UI and
-// replay state that never reaches the model.
+// replay state that never reaches the model — except context/compact
+// ([Compact]), which changes how the history is derived from there on: its
+// summary (with the todo list current then, [Compact.ContextText]) replaces
+// the surface events before its Keep seq for the model; the log keeps them.
 //
 // # Turns
 //

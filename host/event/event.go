@@ -25,6 +25,7 @@ const (
 	TypePermission       Type = "permission/decision"
 	TypeConfigOption     Type = "config/option"
 	TypePermissionMode   Type = "permission/mode"
+	TypeCompact          Type = "context/compact"
 )
 
 // IsSurface reports whether events of type t derive the model's history.
@@ -41,7 +42,7 @@ func IsKnown(t Type) bool {
 	switch t {
 	case TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
 		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission,
-		TypeConfigOption, TypePermissionMode:
+		TypeConfigOption, TypePermissionMode, TypeCompact:
 		return true
 	}
 	return false
@@ -95,6 +96,8 @@ func (e Event) Decode() (Payload, error) {
 		p = new(ConfigOption)
 	case TypePermissionMode:
 		p = new(PermissionMode)
+	case TypeCompact:
+		p = new(Compact)
 	default:
 		return nil, fmt.Errorf("decode event %d: %w %q", e.Seq, ErrUnknownType, e.Type)
 	}
@@ -130,6 +133,8 @@ func deref(p Payload) Payload {
 	case *ConfigOption:
 		return *v
 	case *PermissionMode:
+		return *v
+	case *Compact:
 		return *v
 	}
 	return p

@@ -1,5 +1,7 @@
 package event
 
+import "strings"
+
 // Reason says why a turn ended.
 type Reason string
 
@@ -224,6 +226,62 @@ type ConfigOption struct {
 	Value string `json:"value"`
 }
 
+// Why a compaction was made.
+const (
+	CompactAuto     = "auto"     // the next request would have passed the threshold of the window
+	CompactCommand  = "command"  // the user asked (harness run --compact, the editor's /compact)
+	CompactOverflow = "overflow" // the provider refused a request as too long
+)
+
+// Compact records a compaction of the model's history. Nothing is deleted:
+// the model's history is derived, from here on, as the system prompt, this
+// summary (restated as a context message with the todo list current at this
+// event, verbatim), the surface events of seqs Keep up to this event
+// verbatim, then the events after it. Events From..Keep-1 are the ones the
+// summary replaces (From is 0: a summary covers the one before it). It sits
+// in a turn, outside any step; it is appended whole, as one line, or not at
+// all.
+type Compact struct {
+	Turn    int    `json:"turn"`
+	Summary string `json:"summary"`
+	From    int64  `json:"from"`
+	Keep    int64  `json:"keep"`
+	// Reason is CompactAuto, CompactCommand or CompactOverflow.
+	Reason string `json:"reason"`
+	// TokensBefore and TokensAfter estimate the history's size (system
+	// prompt, messages, tools) before and after, in tokens.
+	TokensBefore int `json:"tokensBefore"`
+	TokensAfter  int `json:"tokensAfter"`
+	// Window is the context window the compaction fitted (0: unknown).
+	Window int `json:"window,omitempty"`
+	// Limit is the context length the provider stated in its overflow
+	// error, when it stated one; the host believes it over its
+	// configuration for the rest of the session.
+	Limit int `json:"limit,omitempty"`
+}
+
+// ContextText is the context message c's summary becomes in the model's
+// history: the summary, then todos — the todo list current at the
+// compaction — each item verbatim with its status (no list section when
+// todos is nil: no todo/write before).
+func (c Compact) ContextText(todos []Todo) string {
+	var b strings.Builder
+	b.WriteString("<context>\nThe earlier part of this session was compacted to save context; this summary replaces it.\n\n")
+	b.WriteString(strings.TrimSpace(c.Summary))
+	b.WriteString("\n")
+	if todos != nil {
+		b.WriteString("\nThe current todo list (from the last todo_write, verbatim):\n")
+		if len(todos) == 0 {
+			b.WriteString("(empty)\n")
+		}
+		for _, t := range todos {
+			b.WriteString("- [" + string(t.Status) + "] " + t.Content + "\n")
+		}
+	}
+	b.WriteString("</context>")
+	return b.String()
+}
+
 func (TurnStart) EventType() Type        { return TypeTurnStart }
 func (TurnEnd) EventType() Type          { return TypeTurnEnd }
 func (StepStart) EventType() Type        { return TypeStepStart }
@@ -236,3 +294,4 @@ func (TodoWrite) EventType() Type        { return TypeTodoWrite }
 func (Permission) EventType() Type       { return TypePermission }
 func (ConfigOption) EventType() Type     { return TypeConfigOption }
 func (PermissionMode) EventType() Type   { return TypePermissionMode }
+func (Compact) EventType() Type          { return TypeCompact }

@@ -6,6 +6,23 @@
 // also walks a child session's ancestry through its headers
 // (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs.
 //
+// # History and compaction
+//
+// Messages() is the model's history, derived from the surface events. A
+// context/compact (event.Compact) changes the derivation from there on: the
+// history becomes its context message (event.Compact.ContextText: the
+// summary and the todo list current at the compaction — the last
+// todo/write — each item verbatim), then the last user message if it came
+// before Keep, then the messages of the surface events from seq Keep on,
+// verbatim, then those appended after it. Nothing is deleted: Events()
+// still holds every event, and replaying the log derives the same history.
+// MessageSeqs() says which event each message comes from (-1 for the
+// compaction's), ContextUsage() the usage the provider last reported and
+// how many messages it covers (none after a compaction), ContextLimit() the
+// limit a provider stated in an overflow error, as the last compaction
+// recorded it. A context/compact must sit in a turn, outside any step, with
+// a summary, a reason and 0 ≤ From ≤ Keep ≤ its own seq.
+//
 // # The store contract
 //
 // A [Store] keeps its sessions in a [Backend], the session store as a

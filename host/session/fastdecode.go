@@ -51,6 +51,7 @@ var payloadPlans = buildPlans(
 	event.AssistantMessage{}, event.ToolCall{}, event.ToolResult{}, event.TodoWrite{}, event.Permission{},
 	event.ConfigOption{},
 	event.PermissionMode{},
+	event.Compact{},
 )
 
 // plans maps each host type to its plan; errs says why a type has none

@@ -28,7 +28,20 @@ type Session struct {
 	closed bool
 	events []event.Event
 	msgs   []llm.Message
-	todos  []event.Todo
+	// seqs holds, for each message of msgs, the seq of the surface event
+	// it derives from; -1 for the messages a compaction puts first.
+	seqs  []int64
+	todos []event.Todo
+	// lastUser is the last user/message's message and seq (-1 if none).
+	lastUser    llm.Message
+	lastUserSeq int64
+	// usage is the prompt and answer tokens the provider reported for the
+	// last step whose answer is in msgs; usageAt is len(msgs) right after
+	// that answer, -1 when no usage counts the current history.
+	usage, usageAt int
+	// limit is the context length a provider stated in an overflow error,
+	// as the last compaction recorded it; 0 if none.
+	limit int
 	// always holds the "always" permission answers the user gave, by tool
 	// name, in log order.
 	always map[string][]event.Permission
@@ -269,7 +282,17 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 	case event.UserMessage, event.AssistantMessage, event.ToolResult:
 		if m, ok := message(p); ok {
 			s.msgs = append(s.msgs, m)
+			s.seqs = append(s.seqs, ev.Seq)
+			if _, user := p.(event.UserMessage); user {
+				s.lastUser, s.lastUserSeq = m, ev.Seq
+			}
 		}
+		if a, ok := p.(event.AssistantMessage); ok && a.Usage != nil {
+			s.usage = a.Usage.InputTokens + a.Usage.CacheReadTokens + a.Usage.OutputTokens
+			s.usageAt = len(s.msgs)
+		}
+	case event.Compact:
+		s.compact(p)
 	}
 }
 
@@ -289,6 +312,38 @@ func (s *Session) Messages() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.msgs[:len(s.msgs):len(s.msgs)]
+}
+
+// MessageSeqs returns, for each message of Messages() at the time of the
+// call, the seq of the surface event it derives from, or -1 for the
+// messages a compaction puts first (its summary, the restated last user
+// message). The slice is the caller's.
+func (s *Session) MessageSeqs() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.seqs)
+}
+
+// ContextUsage returns the tokens the provider reported for the history up
+// to and including the last answer that carried usage — its prompt (input
+// plus cached input) and its answer — and counted, how many of Messages()
+// that covers. ok is false when no reported usage counts the current
+// history (none reported yet, or a compaction since).
+func (s *Session) ContextUsage() (tokens, counted int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.usageAt < 0 {
+		return 0, 0, false
+	}
+	return s.usage, s.usageAt, true
+}
+
+// ContextLimit returns the context length a provider stated in an overflow
+// error, as the last compaction recorded it; 0 if none did.
+func (s *Session) ContextLimit() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limit
 }
 
 // Events returns every event of the session so far. The caller must not

@@ -9,10 +9,11 @@ import (
 // structure is the turn and step structure of a log as it stands. check
 // says whether an event may come next; apply advances past it.
 type structure struct {
-	lastTurn int // the last turn started, 0 if none
-	turn     int // the open turn, 0 if none
-	step     int // the open step, 0 if none
-	lastStep int // the last step started in the open turn
+	next     int64 // the seq of the next event
+	lastTurn int   // the last turn started, 0 if none
+	turn     int   // the open turn, 0 if none
+	step     int   // the open step, 0 if none
+	lastStep int   // the last step started in the open turn
 	// calls are the tool calls of the open turn that have no result yet,
 	// in the order they were made.
 	calls []pendingCall
@@ -112,6 +113,19 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 			return invalid(t, "no turn is open")
 		}
 		return checkTodos(t, p.Todos)
+	case event.Compact:
+		if err := s.inTurn(t, p.Turn); err != nil {
+			return err
+		}
+		if s.step != 0 {
+			return invalid(t, "step %d is open; compact between steps", s.step)
+		}
+		if p.Summary == "" || p.Reason == "" {
+			return invalid(t, "no summary or no reason")
+		}
+		if p.From < 0 || p.From > p.Keep || p.Keep > s.next {
+			return invalid(t, "range %d..%d is not within the log before it (%d events)", p.From, p.Keep, s.next)
+		}
 	default: // user/message, plugin-declared types
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")
@@ -173,6 +187,7 @@ func (s *structure) inStep(t event.Type, turn, step int) error {
 
 // apply advances past a checked event.
 func (s *structure) apply(p event.Payload) {
+	s.next++
 	switch p := p.(type) {
 	case event.TurnStart:
 		s.turn, s.lastTurn = p.Turn, p.Turn

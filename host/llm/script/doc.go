@@ -17,7 +17,10 @@
 //	  "error": "provider failure",   // stream the deltas, then fail with this message
 //	  "hang": true,                  // stream the deltas, then block until the request is cancelled
 //	  "delayMs": 20,                 // sleep between chunks (cut short by cancellation)
-//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"], "model": "deepseek-chat", "effort": "high"}
+//	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"],
+//	             "model": "deepseek-chat", "effort": "high",
+//	             "contains": ["text some message holds"], "maxTokens": 8192},
+//	  "when": {"lastContains": "<transcript>"}  // answer the first request that matches, out of order
 //	}
 //
 // A tool call's arguments are "args", any JSON value (sent compacted), or
@@ -46,5 +49,25 @@
 // "script: line L expected …, got …". lastRole and lastContains test the last
 // message of the request; toolsInclude lists tool names the request must
 // offer; model and effort are the model name and reasoning effort the
-// request must carry.
+// request must carry; contains lists texts that some message of the
+// request must hold (in its text or a tool call's arguments);
+// maxTokens bounds the request's size as llm.EstimateRequest counts it.
+//
+// # Answers out of order
+//
+// A line with "when" (the same fields as "expect") is not played in order:
+// it answers the first request that matches it, once, before the in-order
+// lines are considered; one never matched is simply left over (Remaining
+// counts in-order lines only). Use it for requests a test cannot place in
+// advance, such as a compaction's summary request.
+//
+// # Compaction and overflow
+//
+// A compaction's summary request is an ordinary request: script it as a
+// line with the summary as "text" (its last message holds the transcript,
+// so "expect": {"lastContains": "<transcript>"} pins it, and
+// "when": {"lastContains": "<transcript>"} answers it whenever it comes). A provider's
+// overflow error is a line with "error" in the provider's wording, e.g.
+// "This model's maximum context length is 8192 tokens. However, you
+// requested 9000 tokens."; the loop recognizes it (llm.ContextOverflow).
 package script

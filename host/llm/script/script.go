@@ -41,6 +41,10 @@ type answer struct {
 	hang   bool   // end by waiting for cancellation instead of usage and finish
 	delay  time.Duration
 	expect *expect
+	// when, if set, makes the answer match-driven: it answers the first
+	// request it matches, out of order.
+	when *expect
+	used bool
 }
 
 // line is the JSON shape of one script line.
@@ -54,6 +58,7 @@ type line struct {
 	Hang      bool       `json:"hang"`
 	DelayMs   int        `json:"delayMs"`
 	Expect    *expect    `json:"expect"`
+	When      *expect    `json:"when"`
 }
 
 type toolCall struct {
@@ -78,6 +83,10 @@ type expect struct {
 	// reasoning effort.
 	Model  string `json:"model"`
 	Effort string `json:"effort"`
+	// Contains lists texts some message of the request must hold.
+	Contains []string `json:"contains"`
+	// MaxTokens bounds the request's size as llm.EstimateRequest counts it.
+	MaxTokens int `json:"maxTokens"`
 }
 
 // Open loads the script in the file at path.
@@ -159,15 +168,18 @@ func decodeLine(b []byte, n int) (answer, error) {
 	if u := l.Usage; u != nil && (u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.Reasoning < 0) {
 		return answer{}, errors.New("negative usage")
 	}
-	if e := l.Expect; e != nil {
+	for name, e := range map[string]*expect{"expect": l.Expect, "when": l.When} {
+		if e == nil {
+			continue
+		}
 		switch llm.Role(e.LastRole) {
 		case "", llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
 		default:
-			return answer{}, fmt.Errorf("unknown expect.lastRole %q: use user, assistant or tool", e.LastRole)
+			return answer{}, fmt.Errorf("unknown %s.lastRole %q: use user, assistant or tool", name, e.LastRole)
 		}
 	}
 
-	a := answer{line: n, err: l.Error, hang: l.Hang, delay: time.Duration(l.DelayMs) * time.Millisecond, expect: l.Expect}
+	a := answer{line: n, err: l.Error, hang: l.Hang, delay: time.Duration(l.DelayMs) * time.Millisecond, expect: l.Expect, when: l.When}
 	for _, w := range words(l.Reasoning) {
 		a.chunks = append(a.chunks, llm.Chunk{Kind: llm.ChunkReasoning, Text: w})
 	}
@@ -266,9 +278,20 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 	p.reqs = append(p.reqs, req)
 	n, total := len(p.reqs), len(p.answers)
 	var a *answer
-	if p.next < total {
-		a = &p.answers[p.next]
+	for i := range p.answers {
+		if w := &p.answers[i]; w.when != nil && !w.used && w.matches(req) {
+			a = w
+			break
+		}
+	}
+	for a == nil && p.next < total {
+		if c := &p.answers[p.next]; c.when == nil && !c.used {
+			a = c
+		}
 		p.next++
+	}
+	if a != nil {
+		a.used = true
 	}
 	p.mu.Unlock()
 
@@ -305,8 +328,13 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 }
 
 // check tests the answer's expectations against the request.
-func (a *answer) check(req llm.Request) error {
-	e := a.expect
+func (a *answer) check(req llm.Request) error { return a.test(a.expect, req) }
+
+// matches reports whether req matches the answer's "when".
+func (a *answer) matches(req llm.Request) bool { return a.test(a.when, req) == nil }
+
+// test tests expectations e against the request.
+func (a *answer) test(e *expect, req llm.Request) error {
 	if e == nil {
 		return nil
 	}
@@ -336,6 +364,16 @@ func (a *answer) check(req llm.Request) error {
 			return fmt.Errorf("script: line %d expected the last message to contain %q, got %q", a.line, e.LastContains, shorten.Bytes(last.Text, 120))
 		}
 	}
+	for _, want := range e.Contains {
+		if !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return holds(m, want) }) {
+			return fmt.Errorf("script: line %d expected a message containing %q, got none", a.line, shorten.Bytes(want, 120))
+		}
+	}
+	if e.MaxTokens > 0 {
+		if n := llm.EstimateRequest(req); n > e.MaxTokens {
+			return fmt.Errorf("script: line %d expected a request of at most %d tokens, got %d", a.line, e.MaxTokens, n)
+		}
+	}
 	for _, name := range e.ToolsInclude {
 		if !slices.ContainsFunc(req.Tools, func(t llm.ToolSpec) bool { return t.Name == name }) {
 			names := make([]string, len(req.Tools))
@@ -346,6 +384,20 @@ func (a *answer) check(req llm.Request) error {
 		}
 	}
 	return nil
+}
+
+// holds reports whether a message's text or one of its tool calls'
+// arguments contains want.
+func holds(m llm.Message, want string) bool {
+	if strings.Contains(m.Text, want) {
+		return true
+	}
+	for _, c := range m.ToolCalls {
+		if strings.Contains(c.Arguments, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // sleep waits for d or until ctx is done; it reports whether d passed.
@@ -372,5 +424,11 @@ func (p *Provider) Requests() []llm.Request {
 func (p *Provider) Remaining() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.answers) - p.next
+	n := 0
+	for _, a := range p.answers {
+		if !a.used && a.when == nil {
+			n++
+		}
+	}
+	return n
 }

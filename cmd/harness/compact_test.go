@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/internal/logtest"
+)
+
+// compactWindow is the context window of the compaction tests, in tokens.
+const compactWindow = 8192
+
+// todoItem is the todo list's first item; it must reach every request.
+const todoItem = "write the compaction test"
+
+// turnPrompt is turn i's prompt: about 1,500 characters of words, with a
+// marker that names the turn.
+func turnPrompt(i int) string {
+	words := []string{"session", "context", "window", "summary", "history", "plugin", "token", "model",
+		"request", "compaction", "editor", "terminal", "budget", "provider", "replay", "verbatim"}
+	r := rand.New(rand.NewPCG(uint64(i), 7))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Turn %02d. ", i)
+	for b.Len() < 1500 {
+		b.WriteString(words[r.IntN(len(words))] + " ")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// compactTurnScript is the script of turn i: its answer checks that the
+// request fits the window and holds the turn's prompt and the todo list's
+// first item; a summary line answers a compaction whenever one comes.
+func compactTurnScript(t *testing.T, i int) string {
+	expect := fmt.Sprintf(`"expect":{"maxTokens":%d,"contains":[%q,%q]}`, compactWindow, fmt.Sprintf("Turn %02d.", i), todoItem)
+	answer := fmt.Sprintf(`{"text":"Noted turn %02d. %s",%s}`, i, strings.Repeat("Acknowledged and filed. ", 12), expect)
+	summary := fmt.Sprintf(`{"when":{"lastContains":"<transcript>"},"text":"Summary up to turn %02d: the user sends long notes, one per turn; each was acknowledged. Nothing else is pending.","expect":{"maxTokens":%d}}`, i, compactWindow)
+	lines := []string{summary}
+	if i == 1 {
+		lines = append(lines, todoLine("w1", `[{"content":"`+todoItem+`","status":"in_progress"},{"content":"ship it","status":"pending"}]`))
+	}
+	return writeScript(t, append(lines, answer)...)
+}
+
+// historyAt returns the model's history as the session log at path derived
+// it before event seq: the log cut there, opened as a session.
+func historyAt(t *testing.T, path string, seq int64) []llm.Message {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	var cut strings.Builder
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for n := int64(-1); sc.Scan() && n < seq; n++ {
+		cut.WriteString(sc.Text() + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(path)), []byte(cut.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := (&session.Store{Dir: dir}).Open(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
+	if err != nil {
+		t.Fatalf("open the log cut before seq %d: %v", seq, err)
+	}
+	defer s.Close()
+	return s.Messages()
+}
+
+// TestCompactionLongSession is the issue's acceptance: a window of 8192
+// tokens, 20 turns of ~1,500 characters, one harness run --session each.
+// No turn fails, no request is larger than the window (the script checks
+// each with llm.EstimateRequest), the log holds compactions, the history
+// sent after the first is smaller than the one it replaced and holds the todo list
+// verbatim and the last user message, and the log keeps all 20 prompts.
+func TestCompactionLongSession(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t), "HARNESS_PROVIDER": "script",
+		"HARNESS_CONTEXT_WINDOW": fmt.Sprint(compactWindow)}
+	id := ""
+	for i := 1; i <= 20; i++ {
+		env["HARNESS_SCRIPT"] = compactTurnScript(t, i)
+		args := []string{"run"}
+		if id != "" {
+			args = append(args, "--session", id)
+		}
+		code, out, errOut := harness(t, env, append(args, turnPrompt(i))...)
+		if code != 0 {
+			t.Fatalf("turn %d: exit %d\n%s\n%s", i, code, out, errOut)
+		}
+		if id == "" {
+			evs, _ := logtest.ReadLog(t, state)
+			id = evs[0]["id"].(string)
+		}
+	}
+	path := filepath.Join(state, "sessions", id+".jsonl")
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := s.Events()
+	s.Close()
+	var compacts []event.Event
+	prompts := 0
+	lastUser := ""
+	var before, after int64 = -1, -1
+	for _, ev := range evs {
+		switch ev.Type {
+		case event.TypeCompact:
+			compacts = append(compacts, ev)
+			if before < 0 {
+				before = ev.Seq
+			}
+		case event.TypeStepStart:
+			if len(compacts) > 0 && after < 0 {
+				after = ev.Seq
+			}
+		case event.TypeUserMessage:
+			prompts++
+			p, _ := ev.Decode()
+			if len(compacts) == 0 || after < 0 {
+				lastUser = p.(event.UserMessage).Content[0].Text
+			}
+		}
+	}
+	if prompts != 20 {
+		t.Errorf("the log holds %d prompts, want 20", prompts)
+	}
+	if len(compacts) < 2 {
+		t.Fatalf("%d compactions in 20 turns, want at least 2", len(compacts))
+	}
+	t.Logf("%d compactions", len(compacts))
+	for _, ev := range compacts {
+		p, _ := ev.Decode()
+		c := p.(event.Compact)
+		t.Logf("compaction at seq %d: keep %d, ~%d → ~%d tokens", ev.Seq, c.Keep, c.TokensBefore, c.TokensAfter)
+		if c.Reason != event.CompactAuto || c.Window != compactWindow || c.TokensAfter >= c.TokensBefore {
+			t.Errorf("compaction at seq %d: %+v", ev.Seq, c)
+		}
+	}
+	hb, ha := historyAt(t, path, before), historyAt(t, path, after)
+	if b, a := llm.EstimateMessages(hb), llm.EstimateMessages(ha); a >= b {
+		t.Errorf("the request after the first compaction is not smaller than the history it replaced: %d tokens, before %d", a, b)
+	} else {
+		t.Logf("history before the first compaction ~%d tokens, after ~%d", b, a)
+	}
+	all := ""
+	for _, m := range ha {
+		all += m.Text + "\n"
+	}
+	for _, want := range []string{"- [in_progress] " + todoItem, "- [pending] ship it", lastUser, "Summary up to turn"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the history after the first compaction lacks %q", shortenForLog(want))
+		}
+	}
+}
+
+func shortenForLog(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// TestCompactionOverflow configures a window far too large: the provider's
+// overflow error ("maximum context length is 8192 tokens") leads to a
+// compaction whose summary request fits 8192 tokens, and the step is
+// retried within them: no turn fails. The next run believes the provider's
+// limit over the configuration.
+func TestCompactionOverflow(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t), "HARNESS_PROVIDER": "script",
+		"HARNESS_CONTEXT_WINDOW": "1000000"}
+	id := ""
+	run := func(i int, lines ...string) {
+		t.Helper()
+		env["HARNESS_SCRIPT"] = writeScript(t, lines...)
+		args := []string{"run"}
+		if id != "" {
+			args = append(args, "--session", id)
+		}
+		code, out, errOut := harness(t, env, append(args, turnPrompt(i))...)
+		if code != 0 {
+			t.Fatalf("turn %d: exit %d\n%s\n%s", i, code, out, errOut)
+		}
+		if id == "" {
+			evs, _ := logtest.ReadLog(t, state)
+			id = evs[0]["id"].(string)
+		}
+	}
+	for i := 1; i <= 5; i++ {
+		run(i, fmt.Sprintf(`{"text":"Noted turn %02d."}`, i))
+	}
+	fits := fmt.Sprintf(`"maxTokens":%d`, compactWindow)
+	run(6,
+		`{"error":"This model's maximum context length is 8192 tokens. However, you requested 9313 tokens (9313 in the messages, 0 in the completion). Please reduce the length of the messages."}`,
+		`{"when":{"lastContains":"<transcript>"},"text":"Summary: five long notes, all acknowledged.","expect":{`+fits+`}}`,
+		`{"text":"Noted turn 06 after compacting.","expect":{`+fits+`,"contains":["Turn 06.","Summary: five long notes"]}}`)
+	// The next run believes the provider: it compacts before its request
+	// passes 80 % of 8192, though the configuration says 1,000,000.
+	run(7,
+		`{"when":{"lastContains":"<transcript>"},"text":"Summary: six long notes.","expect":{`+fits+`}}`,
+		`{"text":"Noted turn 07.","expect":{"maxTokens":6554,"contains":["Turn 07."]}}`)
+
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []event.Compact
+	for _, ev := range s.Events() {
+		if ev.Type == event.TypeCompact {
+			p, _ := ev.Decode()
+			got = append(got, p.(event.Compact))
+		}
+		if ev.Type == event.TypeTurnEnd {
+			p, _ := ev.Decode()
+			if r := p.(event.TurnEnd).Reason; r != event.ReasonCompleted {
+				t.Errorf("turn ended %s", r)
+			}
+		}
+	}
+	if len(got) < 1 || got[0].Reason != event.CompactOverflow || got[0].Limit != compactWindow {
+		t.Fatalf("compactions %+v, want an overflow one with the provider's limit first", got)
+	}
+	if s.ContextLimit() != compactWindow {
+		t.Errorf("the session believes a limit of %d, want %d", s.ContextLimit(), compactWindow)
+	}
+}
+
+// TestCompactionKilled kills the harness (SIGKILL) while the summary of
+// `harness run --compact` streams: the compaction event is never half
+// written, the reopened log is valid (the compaction's turn closed as
+// interrupted, no context/compact), and the session continues — and then
+// compacts on demand.
+func TestCompactionKilled(t *testing.T) {
+	t.Parallel()
+	bin, pluginDir := buildHarness(t)
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
+	if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	evs, path := logtest.ReadLog(t, state)
+	id := evs[0]["id"].(string)
+
+	slow := writeScript(t, `{"text":"`+strings.Repeat("summary ", 400)+`","delayMs":20}`)
+	cmd := exec.Command(bin, "run", "--compact", "--session", id)
+	cmd.Env = append(installedEnv(state), "HARNESS_PLUGIN_DIR="+pluginDir, "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+slow)
+	var out logtest.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "Compacting context") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no compaction started:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // well into the summary's stream
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for _, e := range logtest.ReadJSONL(t, path) {
+		if e["type"] == string(event.TypeCompact) {
+			t.Fatalf("a compaction was logged though the process died while summarizing: %v", e)
+		}
+	}
+
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"two","expect":{"contains":["first","second"]}}`)
+	if code, out, errOut := harness(t, env, "run", "--session", id, "second"); code != 0 {
+		t.Fatalf("the session does not continue after the kill: exit %d\n%s\n%s", code, out, errOut)
+	}
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first and second.","expect":{"lastContains":"<transcript>"}}`)
+	code, outText, errOut := harness(t, env, "run", "--compact", "--session", id)
+	if code != 0 || !strings.Contains(outText, "Compacting context") || !strings.Contains(outText, "done: ~") {
+		t.Fatalf("compact: exit %d\n%s\n%s", code, outText, errOut)
+	}
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var reasons []event.Reason
+	compacts := 0
+	for _, ev := range s.Events() {
+		switch ev.Type {
+		case event.TypeTurnEnd:
+			p, _ := ev.Decode()
+			reasons = append(reasons, p.(event.TurnEnd).Reason)
+		case event.TypeCompact:
+			compacts++
+		}
+	}
+	want := []event.Reason{event.ReasonCompleted, event.ReasonInterrupted, event.ReasonCompleted, event.ReasonCompleted}
+	if fmt.Sprint(reasons) != fmt.Sprint(want) || compacts != 1 {
+		t.Errorf("turns ended %v with %d compactions; want %v and 1", reasons, compacts, want)
+	}
+	if m := s.Messages(); !strings.Contains(m[0].Text, "We said first and second.") {
+		t.Errorf("history after compact starts %q", m[0].Text)
+	}
+}
