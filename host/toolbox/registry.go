@@ -46,6 +46,7 @@ func newRegistry(members []member, failures []Failure) *registry {
 				},
 				ConcurrencySafe: spec.ConcurrencySafe,
 				NeedsPermission: spec.NeedsPermission,
+				Kind:            spec.Kind,
 				Plugin:          m.inst.ref,
 			})
 		}
