@@ -121,18 +121,27 @@ func (s *server) plugin() pluginapi.Plugin {
 		Name:    "fs",
 		Version: "1.0.0",
 		Tools: []pluginapi.Tool{
-			pluginapi.Typed(spec("read", true, false), s.read),
-			pluginapi.Typed(spec("write", false, true), s.write),
-			pluginapi.Typed(spec("edit", false, true), s.edit),
-			pluginapi.Typed(spec("grep", true, false), s.grep),
-			pluginapi.Typed(spec("glob", true, false), s.glob),
+			pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead),
+			pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite),
+			pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit),
+			pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep),
+			pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob),
 		},
 		SessionClosed: func(_ context.Context, sessionID string) { s.reads.forget(sessionID) },
 	}
 }
 
+// filesFor is how call reaches file contents: through the host (the
+// editor's buffers under an editor that serves files), else the disk.
+func (s *server) filesFor(call *pluginapi.Call) Files {
+	if call.Host == nil {
+		return s.files
+	}
+	return hostFiles{disk: s.files, host: call.Host, session: call.SessionID}
+}
+
 // spec reads a tool's description and schema from tools/<name>/.
-func spec(name string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec {
+func spec(name, kind string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec {
 	desc, err := toolDocs.ReadFile("tools/" + name + "/description.md")
 	if err != nil {
 		panic(err) // embedded at build time: a missing file is a build defect
@@ -147,5 +156,6 @@ func spec(name string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec
 		Schema:          json.RawMessage(schema),
 		ConcurrencySafe: concurrencySafe,
 		NeedsPermission: needsPermission,
+		Kind:            kind,
 	}
 }
