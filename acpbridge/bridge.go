@@ -108,11 +108,21 @@ type bridge struct {
 	// openMu serialises opening, registering and closing sessions, so that
 	// one session is opened once.
 	openMu   sync.Mutex
-	mu       sync.Mutex // guards sessions
+	mu       sync.Mutex // guards sessions and fs
 	sessions map[string]*liveSession
 	// compaction is set when the client advertised the session.compaction
 	// capability (see compact.go).
 	compaction atomic.Bool
+	// fs is what the client's initialize offered of fs/read_text_file and
+	// fs/write_text_file.
+	fs acp.FileSystemCapabilities
+}
+
+// clientFS is what the client offered of its file system.
+func (b *bridge) clientFS() acp.FileSystemCapabilities {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fs
 }
 
 // liveSession is a session open on this connection.
@@ -180,6 +190,9 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	if p.ProtocolVersion != acp.ProtocolVersionNumber {
 		b.log.Info("client asked for another protocol version", "asked", p.ProtocolVersion, "answered", acp.ProtocolVersionNumber)
 	}
+	b.mu.Lock()
+	b.fs = acp.FileSystemCapabilities{ReadTextFile: p.ClientCapabilities.Fs.ReadTextFile, WriteTextFile: p.ClientCapabilities.Fs.WriteTextFile}
+	b.mu.Unlock()
 	info := &acp.Implementation{Name: b.opts.Name, Version: b.opts.Version}
 	if b.opts.Title != "" {
 		info.Title = acp.Ptr(b.opts.Title)

@@ -73,10 +73,15 @@
 //     prompt is not echoed);
 //   - assistant/message → agent_thought_chunk, then agent_message_chunk
 //     (replay only: live, the deltas carry them);
-//   - tool/call → tool_call (status pending, a title and kind per tool,
-//     rawInput the parsed arguments), then tool_call_update in_progress;
+//   - tool/call → tool_call (status pending, the kind the tool's plugin
+//     declared, a title, rawInput the parsed arguments, and what the
+//     plugin's preview said: locations and, for a change to a file, diff
+//     content), then tool_call_update in_progress;
 //   - tool/result → tool_call_update completed or failed, the result as
-//     text content and rawOutput {content, isError};
+//     text content and rawOutput {content, isError}; a completed call
+//     keeps its diffs (the result's, else the tool_call's) before the text
+//     and takes the result's title and locations; a failed one shows its
+//     text alone, since nothing was changed;
 //   - todo/write → plan, the complete list, every entry of priority
 //     "medium" (priority exists only at this boundary);
 //   - context/compact → compaction_update completed with the summary when
@@ -85,11 +90,25 @@
 //     in_progress compaction_update); for any other client an agent message
 //     "Compacting context (auto)… done: ~N → ~M tokens." (compact.go).
 //
-// Tools are shown as: bash → kind execute, the command as title;
-// todo_write → "Update todo list", kind other; any other tool → its name,
-// kind other. Message chunks carry a messageId derived from the session,
+// The kind is the one the plugin declared (ACP's ToolKind; none or an
+// unknown one shows as other; a call logged before plugins declared kinds
+// keeps bash execute). Titles: the plugin's preview title when logged
+// ("Edit src/main.go"), else bash's command, todo_write "Update todo
+// list", subagent "Subagent: <description>", any other tool its name.
+// session/request_permission carries what the call's tool_call shows:
+// title, kind, rawInput, locations and the diff. Message chunks carry a messageId derived from the session,
 // turn and step, the same live and on replay, so a replayed transcript
 // equals the live one once adjacent chunks of a message are joined.
+//
+// # The editor's files
+//
+// When the client's initialize offers fs.readTextFile / fs.writeTextFile,
+// the turn's Live (the value Session.Prompt gets) reads and writes files
+// through the editor: EditorFiles, ReadEditorFile (fs/read_text_file, the
+// buffer with unsaved changes) and WriteEditorFile (fs/write_text_file,
+// sent after the call's tool_call and its permission question). The host
+// routes the plugins' text files of the turn to it (engine.EditorFiles);
+// without the capability they come from disk.
 //
 // # The wire
 //

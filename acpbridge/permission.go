@@ -45,12 +45,22 @@ func permissionOptions(always string) []acp.PermissionOption {
 func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title, always string) (event.Decision, error) {
 	ts.mu.Lock()
 	ts.catchUpLocked() // the tool_call update goes out first
-	ts.mu.Unlock()
 	req := acp.RequestPermissionRequest{
 		SessionId: acp.SessionId(ts.sess.ID()),
 		Options:   permissionOptions(always),
 		ToolCall:  acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(callID)},
 	}
+	// The question carries what the call's tool_call shows: its title,
+	// kind, input, files and diff, so that an editor that shows the
+	// question alone still shows what is being allowed.
+	if c := ts.tr.open[callID]; c != nil {
+		req.ToolCall.Title = acp.Ptr(c.Title)
+		req.ToolCall.Kind = acp.Ptr(c.Kind)
+		req.ToolCall.RawInput = c.RawInput
+		req.ToolCall.Locations = c.Locations
+		req.ToolCall.Content = c.Content
+	}
+	ts.mu.Unlock()
 	if title != "" {
 		req.ToolCall.Title = &title
 	}

@@ -2,6 +2,8 @@ package acpbridge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -58,6 +60,42 @@ func (ts *turnStream) finish() {
 	ts.mu.Lock()
 	ts.catchUpLocked()
 	ts.mu.Unlock()
+}
+
+// EditorFiles says which of fs/read_text_file and fs/write_text_file the
+// client offered in initialize: the host then routes the plugins' text
+// files of this turn through the editor (see engine.EditorFiles).
+func (ts *turnStream) EditorFiles() (read, write bool) {
+	fs := ts.b.clientFS()
+	return fs.ReadTextFile, fs.WriteTextFile
+}
+
+// ReadEditorFile reads the file at the absolute path with
+// fs/read_text_file: the editor's buffer, unsaved changes included.
+func (ts *turnStream) ReadEditorFile(ctx context.Context, path string) (string, error) {
+	if !ts.b.clientFS().ReadTextFile {
+		return "", errors.New("the editor did not offer fs.readTextFile")
+	}
+	resp, err := ts.b.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path})
+	if err != nil {
+		return "", fmt.Errorf("fs/read_text_file: %w", err)
+	}
+	return resp.Content, nil
+}
+
+// WriteEditorFile has the editor write the file with fs/write_text_file.
+// The call's tool_call (with its diff) goes out first.
+func (ts *turnStream) WriteEditorFile(ctx context.Context, path, content string) error {
+	if !ts.b.clientFS().WriteTextFile {
+		return errors.New("the editor did not offer fs.writeTextFile")
+	}
+	ts.mu.Lock()
+	ts.catchUpLocked()
+	ts.mu.Unlock()
+	if _, err := ts.b.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path, Content: content}); err != nil {
+		return fmt.Errorf("fs/write_text_file: %w", err)
+	}
+	return nil
 }
 
 // TextDelta implements Live.

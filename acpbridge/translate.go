@@ -27,6 +27,11 @@ type translator struct {
 	replay    bool
 	turn      int
 	step      int
+	// open are the tool_calls announced and not yet ended, by call id:
+	// their diffs show again on the final update (ACP replaces a call's
+	// content with each update), and a permission question about one
+	// carries what it shows.
+	open map[string]*acp.SessionUpdateToolCall
 }
 
 // update kinds, as the sessionUpdate discriminator names them.
@@ -68,9 +73,19 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 			return ups, nil
 		}
 	case event.ToolCall:
-		return toolCallStart(p), nil
+		ups := toolCallStart(p)
+		if t.open == nil {
+			t.open = make(map[string]*acp.SessionUpdateToolCall)
+		}
+		t.open[p.CallID] = ups[0].ToolCall
+		return ups, nil
 	case event.ToolResult:
-		return []acp.SessionUpdate{toolCallEnd(p)}, nil
+		var diffs []acp.ToolCallContent
+		if c := t.open[p.CallID]; c != nil {
+			diffs = c.Content
+			delete(t.open, p.CallID)
+		}
+		return []acp.SessionUpdate{toolCallEnd(p, diffs)}, nil
 	case event.TodoWrite:
 		return []acp.SessionUpdate{plan(p.Todos)}, nil
 	case event.Compact:
@@ -123,20 +138,30 @@ func chunk(kind string, c acp.ContentBlock, messageID string) acp.SessionUpdate 
 
 // toolCallStart announces a tool call: tool_call (pending), then
 // tool_call_update (in_progress). The loop logs tool/call right before it
-// dispatches the call, so both are true by the time they are sent.
+// dispatches the call, so both are true by the time they are sent. The
+// tool_call carries the kind the plugin declared and what its preview
+// said: a title, the files (locations) and, for a change, the diff, which
+// the editor shows before the user is asked about the call.
 func toolCallStart(c event.ToolCall) []acp.SessionUpdate {
-	pr := present(c.Name, c.Args)
+	pr := present(c.Name, c.Args, c.Kind)
+	if t := strings.TrimSpace(c.Title); t != "" {
+		pr.title = t
+	}
 	id := acp.ToolCallId(c.CallID)
 	return []acp.SessionUpdate{
 		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind,
-			Status: acp.ToolCallStatusPending, RawInput: pr.rawInput}},
+			Status: acp.ToolCallStatusPending, RawInput: pr.rawInput,
+			Locations: locations(c.Locations), Content: diffContent(c.Diffs)}},
 		{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: id, Status: acp.Ptr(acp.ToolCallStatusInProgress)}},
 	}
 }
 
 // toolCallEnd reports a tool call's result: completed or failed, its text as
-// content and, raw, {content, isError}.
-func toolCallEnd(r event.ToolResult) acp.SessionUpdate {
+// content and, raw, {content, isError}. A completed call shows its diffs
+// (the result's, else those its tool_call showed, callDiffs) before the
+// text; a failed one its text alone, since nothing was changed. The
+// result's title and locations, when it has them, replace the call's.
+func toolCallEnd(r event.ToolResult, callDiffs []acp.ToolCallContent) acp.SessionUpdate {
 	status := acp.ToolCallStatusCompleted
 	raw := map[string]any{"content": r.Content}
 	if r.IsError {
@@ -144,10 +169,54 @@ func toolCallEnd(r event.ToolResult) acp.SessionUpdate {
 		raw["isError"] = true
 	}
 	u := &acp.SessionToolCallUpdate{ToolCallId: acp.ToolCallId(r.CallID), Status: &status, RawOutput: raw}
+	if !r.IsError {
+		if len(r.Diffs) > 0 {
+			u.Content = diffContent(r.Diffs)
+		} else {
+			u.Content = append([]acp.ToolCallContent(nil), callDiffs...)
+		}
+		if t := strings.TrimSpace(r.Title); t != "" {
+			u.Title = &t
+		}
+		u.Locations = locations(r.Locations)
+	}
 	if r.Content != "" {
-		u.Content = []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(r.Content))}
+		u.Content = append(u.Content, acp.ToolContent(acp.TextBlock(r.Content)))
 	}
 	return acp.SessionUpdate{ToolCallUpdate: u}
+}
+
+// locations maps a call's files to ACP locations.
+func locations(ls []event.Location) []acp.ToolCallLocation {
+	var out []acp.ToolCallLocation
+	for _, l := range ls {
+		if l.Path == "" {
+			continue
+		}
+		loc := acp.ToolCallLocation{Path: l.Path}
+		if l.Line > 0 {
+			loc.Line = acp.Ptr(l.Line)
+		}
+		out = append(out, loc)
+	}
+	return out
+}
+
+// diffContent maps a call's diffs to ACP diff content; a new file has no
+// oldText.
+func diffContent(ds []event.Diff) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	for _, d := range ds {
+		if d.Path == "" {
+			continue
+		}
+		if d.NewFile {
+			out = append(out, acp.ToolDiffContent(d.Path, d.NewText))
+		} else {
+			out = append(out, acp.ToolDiffContent(d.Path, d.NewText, d.OldText))
+		}
+	}
+	return out
 }
 
 // plan maps the todo list to a plan update: the complete list, every entry
@@ -180,12 +249,15 @@ type presentation struct {
 }
 
 // present returns the presentation of a call to tool name with the model's
-// raw arguments: bash shows its command and runs (execute); todo_write
-// updates the todo list, which the editor shows as the plan; subagent shows
-// its task's description; any other tool
-// shows its name (kind other). rawInput is the parsed arguments, or the raw
-// text when they are not JSON.
-func present(name, args string) presentation {
+// raw arguments and the kind its plugin declared (ACP's ToolKind; anything
+// else shows as other). A call logged before plugins declared kinds (no
+// kind) keeps the kinds harness gave its own tools then: bash execute,
+// others other. Titles: bash shows its command,
+// todo_write "Update todo list", subagent its task's description, any
+// other tool its name (its plugin's preview title, when logged, replaces
+// it). rawInput is the parsed arguments, or the raw text when they are not
+// JSON.
+func present(name, args, kind string) presentation {
 	var parsed any
 	if err := json.Unmarshal([]byte(args), &parsed); err != nil {
 		parsed = args
@@ -193,10 +265,12 @@ func present(name, args string) presentation {
 			parsed = map[string]any{}
 		}
 	}
-	pr := presentation{title: name, kind: acp.ToolKindOther, rawInput: parsed}
+	pr := presentation{title: name, kind: toolKind(kind), rawInput: parsed}
 	switch name {
 	case "bash":
-		pr.kind = acp.ToolKindExecute
+		if kind == "" {
+			pr.kind = acp.ToolKindExecute
+		}
 		if m, ok := parsed.(map[string]any); ok {
 			if cmd, ok := m["command"].(string); ok && strings.TrimSpace(cmd) != "" {
 				pr.title = strings.TrimSpace(cmd)
@@ -215,6 +289,16 @@ func present(name, args string) presentation {
 		pr.title = "tool call"
 	}
 	return pr
+}
+
+// toolKind maps a declared kind to ACP's; unknown or empty is other.
+func toolKind(k string) acp.ToolKind {
+	switch kk := acp.ToolKind(k); kk {
+	case acp.ToolKindRead, acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove, acp.ToolKindSearch,
+		acp.ToolKindExecute, acp.ToolKindThink, acp.ToolKindFetch, acp.ToolKindOther:
+		return kk
+	}
+	return acp.ToolKindOther
 }
 
 // contentBlock maps a block of a user message to ACP.

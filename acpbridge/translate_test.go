@@ -122,20 +122,25 @@ func TestMessageID(t *testing.T) {
 func TestPresent(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name, args string
-		title      string
-		kind       acp.ToolKind
-		raw        any
+		name, args, declared string
+		title                string
+		kind                 acp.ToolKind
+		raw                  any
 	}{
-		{"bash", `{"command":"  ls -la\n","description":"List"}`, "ls -la", acp.ToolKindExecute, map[string]any{"command": "  ls -la\n", "description": "List"}},
-		{"bash", `{"description":"no command"}`, "bash", acp.ToolKindExecute, map[string]any{"description": "no command"}},
-		{"todo_write", `{"todos":[]}`, "Update todo list", acp.ToolKindOther, map[string]any{"todos": []any{}}},
-		{"read_file", `{"path":"a.go"}`, "read_file", acp.ToolKindOther, map[string]any{"path": "a.go"}},
-		{"read_file", ``, "read_file", acp.ToolKindOther, map[string]any{}},
-		{"", `[1]`, "tool call", acp.ToolKindOther, []any{1.0}},
+		{"bash", `{"command":"  ls -la\n","description":"List"}`, "", "ls -la", acp.ToolKindExecute, map[string]any{"command": "  ls -la\n", "description": "List"}},
+		{"bash", `{"description":"no command"}`, "", "bash", acp.ToolKindExecute, map[string]any{"description": "no command"}},
+		{"todo_write", `{"todos":[]}`, "", "Update todo list", acp.ToolKindOther, map[string]any{"todos": []any{}}},
+		{"read_file", `{"path":"a.go"}`, "", "read_file", acp.ToolKindOther, map[string]any{"path": "a.go"}},
+		{"read_file", ``, "", "read_file", acp.ToolKindOther, map[string]any{}},
+		{"", `[1]`, "", "tool call", acp.ToolKindOther, []any{1.0}},
+		// The kind the plugin declared wins; an unknown one is other.
+		{"todo_write", `{"todos":[]}`, "think", "Update todo list", acp.ToolKindThink, map[string]any{"todos": []any{}}},
+		{"read", `{"file_path":"/a"}`, "read", "read", acp.ToolKindRead, map[string]any{"file_path": "/a"}},
+		{"bash", `{"command":"ls"}`, "other", "ls", acp.ToolKindOther, map[string]any{"command": "ls"}},
+		{"x", `{}`, "explode", "x", acp.ToolKindOther, map[string]any{}},
 	}
 	for _, tc := range tests {
-		pr := present(tc.name, tc.args)
+		pr := present(tc.name, tc.args, tc.declared)
 		if pr.title != tc.title || pr.kind != tc.kind || !cmp.Equal(pr.rawInput, tc.raw) {
 			t.Errorf("present(%q, %q) = %+v, want title %q kind %s raw %v", tc.name, tc.args, pr, tc.title, tc.kind, tc.raw)
 		}

@@ -17,8 +17,11 @@
 // StartTools starts the plugins (it may run while the front end starts; a
 // Runtime without tools runs turns with no tools). Sessions are created or
 // opened through the Runtime so that the plugins' host services
-// (ReadState, RequestPermission, SpawnSubagent, implemented by *Runtime)
-// can answer for them; CloseSession forgets one and tells the plugins. Run
+// (ReadState, RequestPermission, SpawnSubagent, ReadTextFile and
+// WriteTextFile, implemented by *Runtime) can answer for them; a turn
+// whose live sink implements EditorFiles (an ACP editor that offered its
+// file system) has the plugins' text files read and written through it,
+// else on disk; CloseSession forgets one and tells the plugins. Run
 // runs one turn with the caller's live sink and asker: the Runtime's policy
 // decides, the asker answers what the policy asks, and the turn's approver
 // also answers its subagents' and plugins' questions while it runs. Each

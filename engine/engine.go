@@ -91,6 +91,8 @@ type Runtime struct {
 	tools *toolbox.Toolbox
 	// approvers are the running turns' approvers, for their subagents.
 	approvers approvers
+	// editors are the running turns' editors, for the plugins' text files.
+	editors editors
 	// subagents runs child sessions for the subagent tool.
 	subagents *subagent.Runner
 	// bg counts background work Close waits for.
@@ -218,6 +220,9 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	}
 	turn.Approver = loopApprover{c: checker, s: s, r: r}
 	defer r.approvers.set(s.ID(), turn.Approver)()
+	if ed, ok := live.(EditorFiles); ok {
+		defer r.editors.set(s.ID(), ed)()
+	}
 	return turn.Run(ctx, s, prompt, live)
 }
 

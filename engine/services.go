@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
@@ -26,30 +30,9 @@ func agentTools(list []toolbox.Tool) []agent.Tool {
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		p := t.Plugin
-		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission,
-			Kind: builtinToolKind(t.Spec.Name), Plugin: &p}
+		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Kind: t.Kind, Plugin: &p}
 	}
 	return out
-}
-
-// builtinToolKind is a STOPGAP until plugins declare their tools' kinds in
-// Describe (issue 13 part 3): the kind of the built-in tools, by name;
-// "" (unknown) for any other tool. Permission modes decide by kind.
-// Replace it with the kind the plugin declares.
-func builtinToolKind(name string) string {
-	switch name {
-	case "read":
-		return permission.KindRead
-	case "write", "edit":
-		return permission.KindEdit
-	case "grep", "glob":
-		return permission.KindSearch
-	case "bash":
-		return "execute"
-	case "todo_write":
-		return permission.KindThink
-	}
-	return ""
 }
 
 // HoldTools implements agent.ToolHolder: the processes the list names
@@ -65,9 +48,30 @@ func (a loopTools) Call(ctx context.Context, c agent.Call) agent.Result {
 		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
 		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
 	}, c.Progress)
-	out := agent.Result{Content: r.Content, IsError: r.IsError}
+	out := agent.Result{Content: r.Content, IsError: r.IsError, Meta: agentMeta(r.Meta)}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, agent.Emitted{Type: event.Type(e.Type), Data: e.Data})
+	}
+	return out
+}
+
+// Preview implements agent.Previewer: what the plugin says the call would
+// do.
+func (a loopTools) Preview(ctx context.Context, c agent.Call) agent.Meta {
+	return agentMeta(a.tb.Preview(ctx, toolbox.Call{
+		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
+		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
+	}))
+}
+
+// agentMeta converts a plugin's Meta for the loop.
+func agentMeta(m pluginapi.Meta) agent.Meta {
+	out := agent.Meta{Title: m.Title}
+	for _, l := range m.Locations {
+		out.Locations = append(out.Locations, event.Location{Path: l.Path, Line: l.Line})
+	}
+	for _, d := range m.Diffs {
+		out.Diffs = append(out.Diffs, event.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText, NewFile: d.NewFile})
 	}
 	return out
 }
@@ -196,7 +200,10 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 		Description: req.Description, Prompt: req.Prompt, Approver: child,
 		Opened: func(s *session.Session) {
 			r.sessions.add(s)
-			unset = r.approvers.set(s.ID(), child)
+			unsetApprover := r.approvers.set(s.ID(), child)
+			ed, _ := r.editors.get(req.ParentSessionID)
+			unsetEditor := r.editors.set(s.ID(), ed)
+			unset = func() { unsetApprover(); unsetEditor() }
 		},
 		Closed: func(s *session.Session) {
 			unset()
@@ -222,4 +229,158 @@ func footer(id string, in, out int) string {
 		return fmt.Sprintf("\n\n[subagent session %s]", id)
 	}
 	return fmt.Sprintf("\n\n[subagent session %s · %d input, %d output tokens]", id, in, out)
+}
+
+// EditorFiles is implemented by a turn's Live whose client is an editor
+// that reads and writes files for the agent (an ACP client that offered
+// fs.readTextFile / fs.writeTextFile in initialize). While the turn runs,
+// the plugins' text files (HostServices.ReadTextFile, WriteTextFile) go
+// through it, so that they see unsaved buffers and the editor applies
+// their changes; without it they are served from disk.
+type EditorFiles interface {
+	// EditorFiles says which of reading and writing the editor offers.
+	EditorFiles() (read, write bool)
+	// ReadEditorFile returns the text of the file at the absolute path as
+	// the editor has it, unsaved changes included.
+	ReadEditorFile(ctx context.Context, path string) (string, error)
+	// WriteEditorFile has the editor replace the file's text.
+	WriteEditorFile(ctx context.Context, path, content string) error
+}
+
+// editors are the editors of the turns running now, by session id (a
+// child agent's are its root's).
+type editors struct{ registry[EditorFiles] }
+
+func (e *editors) set(id string, ed EditorFiles) (unset func()) {
+	if ed == nil {
+		return func() {}
+	}
+	e.registry.set(id, ed)
+	return func() { e.registry.remove(id) }
+}
+
+// maxTextFile bounds a text file the host reads or writes for a plugin,
+// under the plugin protocol's message bound.
+const maxTextFile = 32 << 20
+
+// textFileCheck refuses what no session's text file can be.
+func (r *Runtime) textFileCheck(op, sessionID, path string) error {
+	if _, ok := r.sessions.get(sessionID); !ok {
+		return fmt.Errorf("%s: no open session %q", op, sessionID)
+	}
+	if !filepath.IsAbs(path) || strings.ContainsRune(path, 0) {
+		return fmt.Errorf("%s: %q is not an absolute path", op, path)
+	}
+	return nil
+}
+
+// ReadTextFile implements pluginapi.TextFiles: through the session's
+// editor when it reads files, else from disk.
+func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRequest) (pluginapi.TextFile, error) {
+	if err := r.textFileCheck("read text file", req.SessionID, req.Path); err != nil {
+		return pluginapi.TextFile{}, err
+	}
+	if ed, ok := r.editors.get(req.SessionID); ok {
+		if read, _ := ed.EditorFiles(); read {
+			text, err := ed.ReadEditorFile(ctx, req.Path)
+			if err != nil {
+				return pluginapi.TextFile{}, fmt.Errorf("read %s through the editor: %w", req.Path, err)
+			}
+			return pluginapi.TextFile{Content: text, Source: pluginapi.SourceEditor}, nil
+		}
+	}
+	data, err := readRegular(req.Path)
+	if err != nil {
+		return pluginapi.TextFile{}, err
+	}
+	return pluginapi.TextFile{Content: string(data), Source: pluginapi.SourceDisk}, nil
+}
+
+// WriteTextFile implements pluginapi.TextFiles: through the session's
+// editor when it writes files, else on disk, atomically.
+func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFileRequest) (pluginapi.TextFile, error) {
+	if err := r.textFileCheck("write text file", req.SessionID, req.Path); err != nil {
+		return pluginapi.TextFile{}, err
+	}
+	if len(req.Content) > maxTextFile {
+		return pluginapi.TextFile{}, fmt.Errorf("write %s: %d bytes is over the %d the host writes", req.Path, len(req.Content), maxTextFile)
+	}
+	if ed, ok := r.editors.get(req.SessionID); ok {
+		if _, write := ed.EditorFiles(); write {
+			if err := ed.WriteEditorFile(ctx, req.Path, req.Content); err != nil {
+				return pluginapi.TextFile{}, fmt.Errorf("write %s through the editor: %w", req.Path, err)
+			}
+			return pluginapi.TextFile{Source: pluginapi.SourceEditor}, nil
+		}
+	}
+	if err := writeAtomic(req.Path, []byte(req.Content)); err != nil {
+		return pluginapi.TextFile{}, err
+	}
+	return pluginapi.TextFile{Source: pluginapi.SourceDisk}, nil
+}
+
+// readRegular reads a regular file of at most maxTextFile bytes; it never
+// blocks on a FIFO.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTextFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxTextFile {
+		return nil, fmt.Errorf("read %s: over the %d bytes the host reads", path, maxTextFile)
+	}
+	return data, nil
+}
+
+// writeAtomic writes data to a temporary file next to path and renames it
+// over path, keeping an existing file's mode (new files 0644) and creating
+// the missing folders.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create folder %s: %w", dir, err)
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: not a regular file", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".harness-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // gone after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

@@ -18,7 +18,11 @@ const ProtocolVersion = 1
 //   - 1: Configure carries the host's state dir ([ConfigureRequest.StateDir],
 //     [Call.StateDir], [Call.SessionDir]); the SessionClosed RPC
 //     ([Client.SessionClosed], [Plugin.SessionClosed]).
-const ProtocolMinor = 1
+//   - 2: tool metadata for editors: [ToolSpec.Kind] in Describe,
+//     [Result.Meta] (title, locations, diffs), the Preview RPC
+//     ([Tool.Preview]); HostServices.ReadTextFile and WriteTextFile
+//     ([ReadTextFile], [WriteTextFile]).
+const ProtocolMinor = 2
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -46,6 +50,64 @@ type ToolSpec struct {
 	ConcurrencySafe bool
 	// NeedsPermission tools ask the user before they run (issue: permissions).
 	NeedsPermission bool
+	// Kind is what kind of action the tool takes, in ACP's ToolKind
+	// vocabulary (the Kind* constants): editors pick icons by it and
+	// permission modes decide by it ("accept edits" covers edit, delete
+	// and move). Empty means other. Since minor 2.
+	Kind string
+}
+
+// Tool kinds, ACP's ToolKind vocabulary.
+const (
+	KindRead    = "read"
+	KindEdit    = "edit"
+	KindDelete  = "delete"
+	KindMove    = "move"
+	KindSearch  = "search"
+	KindExecute = "execute"
+	KindThink   = "think"
+	KindFetch   = "fetch"
+	KindOther   = "other"
+)
+
+// ValidKind reports whether k is one of the Kind* constants or empty.
+func ValidKind(k string) bool {
+	switch k {
+	case "", KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindOther:
+		return true
+	}
+	return false
+}
+
+// Meta is what an editor shows of a call besides its text (ACP's tool
+// call title, locations and diff content). Every field is optional.
+// Since minor 2.
+type Meta struct {
+	// Title is a short human title: "Edit src/main.go",
+	// "Read README.md (lines 1–200)".
+	Title     string
+	Locations []Location
+	Diffs     []Diff
+}
+
+// IsZero reports whether m says nothing.
+func (m Meta) IsZero() bool {
+	return m.Title == "" && len(m.Locations) == 0 && len(m.Diffs) == 0
+}
+
+// Location is a file a call reads or changes.
+type Location struct {
+	Path string // absolute
+	Line int    // 1-based; 0 when not known
+}
+
+// Diff is a change to one text file, as whole texts.
+type Diff struct {
+	Path    string // absolute
+	OldText string
+	NewText string
+	// NewFile marks a file that did not exist: OldText is empty.
+	NewFile bool
 }
 
 // Description is what a plugin says about itself (Describe).
@@ -83,6 +145,8 @@ type Result struct {
 	Content string
 	IsError bool
 	Events  []Event
+	// Meta is what the call did, for the editor (minor 2).
+	Meta Meta
 }
 
 // Todo is one item of a session's todo list, as HostServices.ReadState
@@ -182,6 +246,69 @@ func SpawnSubagent(ctx context.Context, h HostServices, req SubagentRequest, pro
 		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", ErrUnimplemented)
 	}
 	return s.SpawnSubagent(ctx, req, progress)
+}
+
+// TextFiles is implemented by a HostServices that reads and writes text
+// files the way the user sees them (HostServices.ReadTextFile and
+// WriteTextFile, minor 2). On the plugin side, call [ReadTextFile] and
+// [WriteTextFile] rather than asserting it.
+type TextFiles interface {
+	// ReadTextFile returns the text of the file at the absolute path: the
+	// editor's buffer (unsaved changes included) when the session's editor
+	// offers it, else the file on disk. A missing file is an error
+	// wrapping fs.ErrNotExist.
+	ReadTextFile(ctx context.Context, req ReadTextFileRequest) (TextFile, error)
+	// WriteTextFile replaces the text of the file (creating it): through
+	// the session's editor when it offers it, else on disk. The caller
+	// asks for any permission needed before.
+	WriteTextFile(ctx context.Context, req WriteTextFileRequest) (TextFile, error)
+}
+
+// ReadTextFileRequest names a file of a session.
+type ReadTextFileRequest struct {
+	SessionID string
+	Path      string // absolute
+}
+
+// WriteTextFileRequest is new text for a file of a session.
+type WriteTextFileRequest struct {
+	SessionID string
+	Path      string // absolute
+	Content   string
+}
+
+// TextFile is a file's text and where it came from or went: SourceEditor
+// or SourceDisk. A write's answer has no Content.
+type TextFile struct {
+	Content string
+	Source  string
+}
+
+// Where a text file was read or written.
+const (
+	SourceEditor = "editor"
+	SourceDisk   = "disk"
+)
+
+// ReadTextFile reads a file through the host behind h. A host that offers
+// no text files (minor < 2) answers an error wrapping ErrUnimplemented;
+// the plugin then reads the disk itself.
+func ReadTextFile(ctx context.Context, h HostServices, req ReadTextFileRequest) (TextFile, error) {
+	t, ok := h.(TextFiles)
+	if !ok {
+		return TextFile{}, fmt.Errorf("read text file: %w", ErrUnimplemented)
+	}
+	return t.ReadTextFile(ctx, req)
+}
+
+// WriteTextFile writes a file through the host behind h. A host that
+// offers no text files answers an error wrapping ErrUnimplemented.
+func WriteTextFile(ctx context.Context, h HostServices, req WriteTextFileRequest) (TextFile, error) {
+	t, ok := h.(TextFiles)
+	if !ok {
+		return TextFile{}, fmt.Errorf("write text file: %w", ErrUnimplemented)
+	}
+	return t.WriteTextFile(ctx, req)
 }
 
 // Progress receives the progress text of a running call (live output). It

@@ -25,6 +25,7 @@ func describeToPB(p *Plugin) *pb.Describe_Response {
 			ParametersJsonSchema: compactJSON(t.Spec.Schema),
 			ConcurrencySafe:      t.Spec.ConcurrencySafe,
 			NeedsPermission:      t.Spec.NeedsPermission,
+			Kind:                 t.Spec.Kind,
 		})
 	}
 	return r
@@ -65,6 +66,22 @@ func resultToPB(r Result) *pb.Execute_Result {
 	out := &pb.Execute_Result{Content: r.Content, IsError: r.IsError}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, &pb.SessionEvent{Type: e.Type, DataJson: e.Data})
+	}
+	out.Meta = metaToPB(r.Meta)
+	return out
+}
+
+// metaToPB converts m; nil when it says nothing.
+func metaToPB(m Meta) *pb.ToolMeta {
+	if m.IsZero() {
+		return nil
+	}
+	out := &pb.ToolMeta{Title: m.Title}
+	for _, l := range m.Locations {
+		out.Locations = append(out.Locations, &pb.Location{Path: l.Path, Line: uint32(max(l.Line, 0))})
+	}
+	for _, d := range m.Diffs {
+		out.Diffs = append(out.Diffs, &pb.FileDiff{Path: d.Path, OldText: d.OldText, NewText: d.NewText, NewFile: d.NewFile})
 	}
 	return out
 }

@@ -21,9 +21,11 @@
 //	Launch ── spawn, handshake ─────────►  Serve
 //	Describe ──────────────────────────►   name, version, tools, event types
 //	Configure(HostServices) ───────────►   dials the broker id, keeps the conn
+//	Preview(call) ─────────────────────►   Tool.Preview: title, locations, diff (minor 2)
 //	Execute(call) ─────────────────────►   Tool.Run: progress…, one Result
 //	          ◄── HostServices.ReadState ─ Call.Host
 //	          ◄── RequestPermission, SpawnSubagent (when the host offers them)
+//	          ◄── ReadTextFile, WriteTextFile (minor 2)
 //	Cancel(call id) ───────────────────►   cancels that call's context
 //	SessionClosed(session id) ─────────►   Plugin.SessionClosed (minor 1)
 //	Close ── Shutdown, bounded; SIGKILL of the process group ► Plugin.OnExit
@@ -38,6 +40,27 @@
 // Plugins propose events, the host writes them: a [Result] carries [Event]s
 // whose types the plugin declared in [Plugin.EventTypes]; the host appends
 // them just before the call's tool/result. A plugin never writes the log.
+//
+// # What the editor shows (minor 2)
+//
+// A tool declares its kind ([ToolSpec.Kind], ACP's ToolKind vocabulary),
+// and a result may carry [Meta]: a title, the files touched (locations)
+// and diffs. A change must be shown before the user allows it, so a tool
+// that changes files has a [Tool.Preview] ([WithPreview]): the host calls
+// it before it logs the call and asks permission, logs the answer with the
+// call and puts it in the question. The alternative — the plugin computes
+// the diff and asks permission itself through RequestPermission with the
+// diff attached — was rejected: the host would no longer decide all
+// permissions the same way (the user's rules, "always" answers, modes by
+// kind), the tool/call in the log would not carry the diff for replays,
+// and every editing tool would reimplement the asking. A preview is a pure
+// function of the call and the files; the call recomputes the change when
+// it runs, and its result's Meta says what was really done.
+//
+// [ReadTextFile] and [WriteTextFile] reach files as the user sees them:
+// the session's editor's buffers under an editor that serves files (ACP
+// fs/read_text_file, fs/write_text_file), else the disk, as the host reads
+// and writes it.
 //
 // Failures the model can act on (bad arguments, a denied action, a failed
 // command) are Results with IsError set and content "Error: <message>". A Go

@@ -49,6 +49,32 @@ type Tool struct {
 	// the error Result "Error: tool <name> panicked: <value>". Run may be
 	// called concurrently. It should return promptly once ctx is done.
 	Run func(ctx context.Context, call *Call) (Result, error)
+	// Preview, if set, says what a call would do, before it runs and
+	// before the user is asked about it: its title, the files it touches
+	// and, for a change, the diff (see [WithPreview]). It must not change
+	// anything nor ask the user, and should return quickly; it may read
+	// through call.Host. The host calls it for tools of kind edit, delete
+	// and move, logs the answer with the call and shows it in the
+	// permission question. Since minor 2.
+	Preview func(ctx context.Context, call *Call) Meta
+}
+
+// WithPreview gives t a Preview whose function receives the call's
+// arguments decoded into A; arguments that do not decode preview nothing
+// (Run reports them).
+func WithPreview[A any](t Tool, fn func(ctx context.Context, call *Call, args A) Meta) Tool {
+	t.Preview = func(ctx context.Context, call *Call) Meta {
+		var args A
+		raw := call.Args
+		if len(bytes.TrimSpace(raw)) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		if decodeStrict(raw, &args) != nil {
+			return Meta{}
+		}
+		return fn(ctx, call, args)
+	}
+	return t
 }
 
 // Call is one call as a handler sees it.

@@ -172,6 +172,8 @@ type toolSpecJSON struct {
 	Parameters      json.RawMessage `json:"parameters"`
 	ConcurrencySafe bool            `json:"concurrencySafe"`
 	NeedsPermission bool            `json:"needsPermission"`
+	Kind            string          `json:"kind,omitempty"`
+	Preview         bool            `json:"preview,omitempty"`
 }
 
 func printDescription(w io.Writer, p *Plugin) int {
@@ -183,6 +185,7 @@ func printDescription(w io.Writer, p *Plugin) int {
 		d.Tools = append(d.Tools, toolSpecJSON{
 			Name: t.Spec.Name, Description: t.Spec.Description, Parameters: t.Spec.Schema,
 			ConcurrencySafe: t.Spec.ConcurrencySafe, NeedsPermission: t.Spec.NeedsPermission,
+			Kind: t.Spec.Kind, Preview: t.Preview != nil,
 		})
 	}
 	enc := json.NewEncoder(w)

@@ -74,6 +74,8 @@ func validatePlugin(p *Plugin) error {
 			return fmt.Errorf("plugin %s: tool %s is declared twice", p.Name, name)
 		case t.Run == nil:
 			return fmt.Errorf("plugin %s: tool %s has no Run", p.Name, name)
+		case !ValidKind(t.Spec.Kind):
+			return fmt.Errorf("plugin %s: tool %s: kind %q is none of read, edit, delete, move, search, execute, think, fetch, other", p.Name, name, t.Spec.Kind)
 		}
 		seen[name] = true
 		if err := CheckSchema(t.Spec.Schema); err != nil {
@@ -243,6 +245,28 @@ func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.Serv
 	return res
 }
 
+// Preview answers what the tool's Preview says of the call; a tool without
+// one (or an unknown tool) previews nothing.
+func (s *toolServer) Preview(ctx context.Context, req *pb.Preview_Request) (resp *pb.Preview_Response, err error) {
+	call := callFromPB(req.GetCall())
+	tool := s.tools[call.Tool]
+	if tool == nil || tool.Preview == nil {
+		return &pb.Preview_Response{}, nil
+	}
+	s.mu.Lock()
+	host, stateDir := s.host, s.stateDir
+	s.mu.Unlock()
+	logger := s.logger.Named(call.Tool).With("call_id", call.CallID)
+	defer func() {
+		if v := recover(); v != nil {
+			logger.Error("tool preview panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			resp, err = &pb.Preview_Response{}, nil
+		}
+	}()
+	m := tool.Preview(ctx, &Call{CallRequest: call, Progress: func(string) {}, Host: host, Logger: logger, StateDir: stateDir})
+	return &pb.Preview_Response{Meta: metaToPB(m)}, nil
+}
+
 // hostClient is the plugin side of HostServices.
 type hostClient struct{ c pb.HostServicesClient }
 
@@ -290,6 +314,24 @@ func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, pro
 			return SubagentResult{Text: e.Final.GetText(), IsError: e.Final.GetIsError()}, nil
 		}
 	}
+}
+
+// ReadTextFile implements TextFiles over the broker.
+func (h *hostClient) ReadTextFile(ctx context.Context, req ReadTextFileRequest) (TextFile, error) {
+	r, err := h.c.ReadTextFile(ctx, &pb.ReadTextFile_Request{SessionId: req.SessionID, Path: req.Path})
+	if err != nil {
+		return TextFile{}, fmt.Errorf("read text file: %w", wire.FromStatus(err))
+	}
+	return TextFile{Content: r.GetContent(), Source: r.GetSource()}, nil
+}
+
+// WriteTextFile implements TextFiles over the broker.
+func (h *hostClient) WriteTextFile(ctx context.Context, req WriteTextFileRequest) (TextFile, error) {
+	r, err := h.c.WriteTextFile(ctx, &pb.WriteTextFile_Request{SessionId: req.SessionID, Path: req.Path, Content: req.Content})
+	if err != nil {
+		return TextFile{}, fmt.Errorf("write text file: %w", wire.FromStatus(err))
+	}
+	return TextFile{Source: r.GetSource()}, nil
 }
 
 // noHost is Call.Host before Configure or when the host offers nothing.

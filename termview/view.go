@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/harness-dev/harness/host/event"
 )
 
@@ -32,6 +34,9 @@ type View struct {
 	mu     sync.Mutex // guards the fields below
 	cursor int64      // next event seq to render
 	mode   byte       // 't' text, 'r' reasoning, 0 at the start of a line
+	// quiet are the read and search calls not shown yet, by call id: each
+	// shows as one line once its result is in.
+	quiet map[string]event.ToolCall
 }
 
 // New returns a view of src writing to w, with ANSI styles when color
@@ -143,12 +148,44 @@ func (v *View) renderLocked(ev event.Event) {
 	switch p := p.(type) {
 	case event.ToolCall:
 		v.endLineLocked()
-		fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), Clip(compactJSON(p.Args), 100))
+		if (p.Kind == "read" || p.Kind == "search") && p.Title != "" {
+			if v.quiet == nil {
+				v.quiet = make(map[string]event.ToolCall)
+			}
+			v.quiet[p.CallID] = p
+			return
+		}
+		if p.Title != "" {
+			fmt.Fprintf(v.w, "%s %s\n", v.style(bold, "→"), v.style(bold, Clip(p.Title, 120)))
+		} else {
+			fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), Clip(compactJSON(p.Args), 100))
+		}
+		for _, d := range p.Diffs {
+			io.WriteString(v.w, v.diff(d))
+		}
 	case event.ToolResult:
 		v.endLineLocked()
 		first, more := firstLine(p.Content)
 		if more {
 			first += " …"
+		}
+		if c, ok := v.quiet[p.CallID]; ok {
+			delete(v.quiet, p.CallID)
+			title := c.Title
+			if p.Title != "" {
+				title = p.Title
+			}
+			if p.IsError {
+				fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), Clip(title, 80), v.style(red, "✗ "+Clip(first, 100)))
+			} else {
+				fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), Clip(title, 120), v.style(dim, "✓"))
+			}
+			return
+		}
+		for _, d := range p.Diffs {
+			if !p.IsError {
+				io.WriteString(v.w, v.diff(d))
+			}
 		}
 		if p.IsError {
 			fmt.Fprintf(v.w, "  %s\n", v.style(red, "✗ "+Clip(first, 120)))
@@ -190,14 +227,56 @@ const (
 	dim style = iota
 	bold
 	red
+	green
+	cyan
 )
 
 func (v *View) style(s style, text string) string {
 	if !v.color || text == "" {
 		return text
 	}
-	code := map[style]string{dim: "2", bold: "1", red: "31"}[s]
+	code := map[style]string{dim: "2", bold: "1", red: "31", green: "32", cyan: "36"}[s]
 	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// maxDiffLines bounds the lines of a diff the view shows.
+const maxDiffLines = 40
+
+// diff renders a change as a short unified diff (3 lines of context,
+// indented, at most maxDiffLines), colored when the view is.
+func (v *View) diff(d event.Diff) string {
+	from := d.Path
+	if d.NewFile {
+		from = "/dev/null"
+	}
+	text := udiff.Unified(from, d.Path, d.OldText, d.NewText)
+	if text == "" {
+		return "    " + v.style(dim, "(no change)") + "\n"
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var b strings.Builder
+	shown := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "+++") {
+			continue
+		}
+		if shown == maxDiffLines {
+			fmt.Fprintf(&b, "    %s\n", v.style(dim, fmt.Sprintf("… %d more lines", len(lines)-i)))
+			break
+		}
+		l = Clip(strings.TrimSuffix(l, "\r"), 200)
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			l = v.style(cyan, l)
+		case strings.HasPrefix(l, "+"):
+			l = v.style(green, l)
+		case strings.HasPrefix(l, "-"):
+			l = v.style(red, l)
+		}
+		b.WriteString("    " + l + "\n")
+		shown++
+	}
+	return b.String()
 }
 
 // compactJSON returns raw JSON without insignificant space, or the text as

@@ -50,9 +50,10 @@ type Tool struct {
 	ConcurrencySafe bool
 	// NeedsPermission tools run only once the Approver allows the call.
 	NeedsPermission bool
-	// Kind is what the tool does, in ACP's ToolKind vocabulary: read,
-	// edit, delete, move, search, execute, think, fetch or other ("" when
-	// unknown). Permission modes decide by it.
+	// Kind is what kind of action the tool takes, as its plugin declared
+	// it in ACP's ToolKind vocabulary: read, edit, delete, move, search,
+	// execute, think, fetch or other; empty when it declared none. The
+	// loop records it on each tool/call; permission modes decide by it.
 	Kind string
 	// Plugin names the binary serving the tool when the list was taken; the
 	// loop records it on each tool/call.
@@ -90,6 +91,26 @@ type Result struct {
 	Content string
 	IsError bool
 	Events  []Emitted
+	// Meta is what the tool said the call did, for the editor; the loop
+	// records it on the tool/result.
+	Meta Meta
+}
+
+// Meta is what an editor shows of a call besides its text: a title, the
+// files it touches, the changes it makes.
+type Meta struct {
+	Title     string
+	Locations []event.Location
+	Diffs     []event.Diff
+}
+
+// Previewer is implemented by a Toolbox that can say what a call would do
+// before it runs: the loop asks it right before it logs the call's
+// tool/call, which carries the answer, so that the editor shows the diff
+// of an edit before the user is asked about it. Preview must not change
+// anything, and returns the zero Meta when it has nothing to say.
+type Previewer interface {
+	Preview(ctx context.Context, c Call) Meta
 }
 
 // Toolbox lists and runs tools. host/toolbox implements it with plugins.

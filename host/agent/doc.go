@@ -73,7 +73,12 @@
 //
 // # Tool calls
 //
-// Each call gets a tool/call before it is dispatched. Adjacent calls to
+// Each call gets a tool/call before it is dispatched, with the tool's Kind
+// and, when the Toolbox is a Previewer, what the preview says the call
+// would do (title, locations, diffs): logged before the Approver is asked,
+// so the editor shows the diff with the question. The tool/result carries
+// the Meta of the Result (diffs equal to the preview's are not logged
+// again; a diff over 1 MiB is left out). Adjacent calls to
 // tools marked ConcurrencySafe form a group that runs concurrently, at most
 // MaxParallel at a time; any other call runs alone, a barrier between
 // groups. Results are recorded strictly in model order — a fast later result

@@ -104,6 +104,8 @@ type callState struct {
 	llm.ToolCall
 	logged   bool // its tool/call is appended
 	resolved bool // its tool/result is appended
+	// preview is the diffs its tool/call carries.
+	preview []event.Diff
 }
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to
@@ -374,18 +376,20 @@ func (t *turn) endStep(st *step, reason event.Reason, cause error) error {
 		content = fmt.Sprintf(hostFailedFmt, why)
 	}
 	var first error
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // calls that never ran are logged without a preview
 	for i := range st.calls {
 		c := &st.calls[i]
 		if c.resolved {
 			continue
 		}
 		if !c.logged {
-			if err := t.appendCall(st, i); err != nil {
+			if err := t.appendCall(done, st, i); err != nil {
 				first = both(first, err)
 				continue
 			}
 		}
-		if err := t.appendResult(st, i, content, true); err != nil {
+		if err := t.appendResult(st, i, content, true, Meta{}); err != nil {
 			first = both(first, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
@@ -54,7 +55,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := t.appendCall(st, lo); err != nil {
+		if err := t.appendCall(ctx, st, lo); err != nil {
 			return err
 		}
 		return t.commit(st, lo, Result{Content: fmt.Sprintf("Error: unknown tool %q", st.calls[lo].Name), IsError: true})
@@ -68,7 +69,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 	var fatal error
 	for commit < hi {
 		for fatal == nil && ctx.Err() == nil && next < hi && running < t.maxParallel {
-			if err := t.appendCall(st, next); err != nil {
+			if err := t.appendCall(ctx, st, next); err != nil {
 				fatal = err
 				break
 			}
@@ -186,7 +187,7 @@ func (t *turn) commit(st *step, i int, r Result) error {
 	if r.IsError && !strings.HasPrefix(content, "Error:") {
 		content = "Error: " + content
 	}
-	return t.appendResult(st, i, content, r.IsError)
+	return t.appendResult(st, i, content, r.IsError, r.Meta)
 }
 
 // appendEmitted appends an event a tool proposed. The loop's own structural
@@ -203,29 +204,72 @@ func (t *turn) appendEmitted(e Emitted) error {
 	return err
 }
 
-// appendCall appends call i's tool/call.
-func (t *turn) appendCall(st *step, i int) error {
+// appendCall appends call i's tool/call, with the tool's kind and what
+// the toolbox's preview says the call would do.
+func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 	c := &st.calls[i]
 	if t.log.IsDebug() {
 		t.log.Debug("tool call", "session", t.s.ID(), "turn", t.n, "step", st.k, "tool", c.Name, "call", c.ID)
 	}
-	var plugin *event.Plugin
+	ev := event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments}
 	if tool, ok := st.tools[c.Name]; ok {
-		plugin = tool.Plugin
+		ev.Plugin, ev.Kind = tool.Plugin, tool.Kind
+		if pv, ok := t.l.Tools.(Previewer); ok && ctx.Err() == nil {
+			m := pv.Preview(ctx, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k, CallID: c.ID,
+				Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: tool.Plugin})
+			m = capMeta(m)
+			ev.Title, ev.Locations, ev.Diffs = m.Title, m.Locations, m.Diffs
+			c.preview = ev.Diffs
+		}
 	}
-	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments, Plugin: plugin}); err != nil {
+	if err := t.append(ev); err != nil {
 		return err
 	}
 	c.logged = true
 	return nil
 }
 
-// appendResult appends call i's tool/result.
-func (t *turn) appendResult(st *step, i int, content string, isError bool) error {
+// appendResult appends call i's tool/result, with what the tool said it
+// did; diffs equal to the preview's are not logged twice.
+func (t *turn) appendResult(st *step, i int, content string, isError bool, m Meta) error {
 	c := &st.calls[i]
-	if err := t.append(event.ToolResult{Turn: t.n, Step: st.k, CallID: c.ID, Content: content, IsError: isError}); err != nil {
+	m = capMeta(m)
+	if slices.Equal(m.Diffs, c.preview) {
+		m.Diffs = nil
+	}
+	if err := t.append(event.ToolResult{Turn: t.n, Step: st.k, CallID: c.ID, Content: content, IsError: isError,
+		Title: m.Title, Locations: m.Locations, Diffs: m.Diffs}); err != nil {
 		return err
 	}
 	c.resolved = true
 	return nil
+}
+
+// Bounds of what a tool's Meta puts in the log: a diff whose texts
+// together exceed maxDiffBytes is left out (the title and locations still
+// say which file changed), and so are locations past maxLocations.
+const (
+	maxDiffBytes = 1 << 20
+	maxDiffs     = 16
+	maxLocations = 100
+	maxTitle     = 500
+)
+
+// capMeta bounds m for the log.
+func capMeta(m Meta) Meta {
+	m.Title = shorten.OneLine(m.Title)
+	if r := []rune(m.Title); len(r) > maxTitle {
+		m.Title = string(r[:maxTitle-1]) + "…"
+	}
+	if len(m.Locations) > maxLocations {
+		m.Locations = m.Locations[:maxLocations]
+	}
+	var diffs []event.Diff
+	for _, d := range m.Diffs {
+		if len(d.OldText)+len(d.NewText) <= maxDiffBytes && len(diffs) < maxDiffs {
+			diffs = append(diffs, d)
+		}
+	}
+	m.Diffs = diffs
+	return m
 }

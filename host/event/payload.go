@@ -129,6 +129,32 @@ type ToolCall struct {
 	Name   string  `json:"name"`
 	Args   string  `json:"args"`
 	Plugin *Plugin `json:"plugin,omitempty"`
+	// Kind is the tool's kind as its plugin declared it (ACP ToolKind:
+	// read, edit, delete, move, search, execute, think, fetch, other);
+	// empty when it declared none.
+	Kind string `json:"kind,omitempty"`
+	// Title, Locations and Diffs are what the plugin's preview said the
+	// call would do, before it ran and before the user was asked: what an
+	// editor shows on the call and in the permission question.
+	Title     string     `json:"title,omitempty"`
+	Locations []Location `json:"locations,omitempty"`
+	Diffs     []Diff     `json:"diffs,omitempty"`
+}
+
+// Location is a file a tool call reads or changes, with a 1-based line
+// when known.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Diff is a change to one text file, as its whole old and new text.
+// NewFile marks a file that did not exist (OldText is then empty).
+type Diff struct {
+	Path    string `json:"path"`
+	OldText string `json:"oldText,omitempty"`
+	NewText string `json:"newText"`
+	NewFile bool   `json:"newFile,omitempty"`
 }
 
 // ToolResult is the result of a tool call, as the model sees it. Surface.
@@ -138,6 +164,12 @@ type ToolResult struct {
 	CallID  string `json:"callId"`
 	Content string `json:"content"`
 	IsError bool   `json:"isError,omitempty"`
+	// Title, Locations and Diffs are what the plugin said the call did,
+	// for the editor; not part of what the model sees. Diffs are left out
+	// when they equal the tool/call's.
+	Title     string     `json:"title,omitempty"`
+	Locations []Location `json:"locations,omitempty"`
+	Diffs     []Diff     `json:"diffs,omitempty"`
 }
 
 // TodoStatus is the state of one todo item.

@@ -117,7 +117,45 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
 	}
-	return Result{Content: res.Content, IsError: res.IsError, Events: res.Events, Plugin: &ref}
+	return Result{Content: res.Content, IsError: res.IsError, Events: res.Events, Meta: res.Meta, Plugin: &ref}
+}
+
+// Preview asks the plugin serving c.Name what c would do (title,
+// locations, diff), without running it: pluginapi's Preview RPC. It
+// starts the plugin's process when it is not running, as the call would.
+// An unknown tool, a plugin without Preview and any failure preview
+// nothing (the zero Meta); the call itself reports its errors.
+func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
+	if tb.closed.Load() {
+		return pluginapi.Meta{}
+	}
+	e, ok := tb.route(c)
+	if !ok {
+		return pluginapi.Meta{}
+	}
+	args, err := checkArgs(c.Args)
+	if err != nil {
+		return pluginapi.Meta{}
+	}
+	inst := e.inst
+	if !inst.alive() {
+		if inst, err = e.plug.acquire(ctx); err != nil {
+			return pluginapi.Meta{}
+		}
+	}
+	if !inst.calls.enter() {
+		return pluginapi.Meta{}
+	}
+	defer inst.calls.leave()
+	m, err := inst.client.Preview(ctx, pluginapi.CallRequest{
+		Tool: c.Name, Args: args, SessionID: c.SessionID, Caller: c.Caller,
+		Turn: c.Turn, CallID: c.CallID, Cwd: c.Cwd,
+	})
+	if err != nil {
+		e.plug.log.Debug("preview failed", "tool", c.Name, "call", c.CallID, "error", err)
+		return pluginapi.Meta{}
+	}
+	return m
 }
 
 // callFailed turns an Execute error into an error Result: a cancellation,

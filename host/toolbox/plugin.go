@@ -500,7 +500,8 @@ func sameTools(a, b pluginapi.Description) bool {
 	}
 	return slices.EqualFunc(a.Tools, b.Tools, func(x, y pluginapi.ToolSpec) bool {
 		return x.Name == y.Name && x.Description == y.Description && string(x.Schema) == string(y.Schema) &&
-			x.ConcurrencySafe == y.ConcurrencySafe && x.NeedsPermission == y.NeedsPermission
+			x.ConcurrencySafe == y.ConcurrencySafe && x.NeedsPermission == y.NeedsPermission &&
+			x.Kind == y.Kind
 	})
 }
 

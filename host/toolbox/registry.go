@@ -46,6 +46,7 @@ func newRegistry(members []member, failures []Failure) *registry {
 				},
 				ConcurrencySafe: spec.ConcurrencySafe,
 				NeedsPermission: spec.NeedsPermission,
+				Kind:            toolKind(spec.Kind),
 				Plugin:          m.inst.ref,
 			})
 		}
@@ -118,4 +119,14 @@ func (r *registry) withFile(path string, m *member, f *Failure, cmp func(a, b st
 		failures = slices.Insert(failures, i, *f)
 	}
 	return newRegistry(members, failures)
+}
+
+// toolKind is a declared kind as the toolbox lists it: one of ACP's
+// (pluginapi.Kind*), or "" for none; a kind harness does not know (a
+// plugin built for a later ACP) lists as other.
+func toolKind(k string) string {
+	if pluginapi.ValidKind(k) {
+		return k
+	}
+	return pluginapi.KindOther
 }

@@ -147,6 +147,9 @@ type Tool struct {
 	Spec            llm.ToolSpec
 	ConcurrencySafe bool
 	NeedsPermission bool
+	// Kind is the tool's kind as its plugin declared it (ACP ToolKind
+	// vocabulary, pluginapi.Kind*); empty when it declared none.
+	Kind string
 	// Plugin is the process that serves the tool in this listing.
 	Plugin event.Plugin
 }
@@ -177,6 +180,9 @@ type Result struct {
 	Content string
 	IsError bool
 	Events  []pluginapi.Event
+	// Meta is what the plugin said the call did, for the editor (title,
+	// locations, diffs); zero when it said nothing.
+	Meta pluginapi.Meta
 	// Plugin names the binary that served the call (PID 0 when no process
 	// was reached); nil for an unknown tool.
 	Plugin *event.Plugin

@@ -387,6 +387,20 @@ func (c *Client) Execute(ctx context.Context, req pluginapi.CallRequest, progres
 	}
 }
 
+// Preview asks the plugin what the call req would do (minor 2): title,
+// locations, diffs. A plugin without Preview (older, or the tool has
+// none) previews nothing: the zero Meta and no error.
+func (c *Client) Preview(ctx context.Context, req pluginapi.CallRequest) (pluginapi.Meta, error) {
+	r, err := c.d.tp.Preview(ctx, &pb.Preview_Request{Call: callToPB(req)})
+	if status.Code(err) == codes.Unimplemented {
+		return pluginapi.Meta{}, nil
+	}
+	if err != nil {
+		return pluginapi.Meta{}, c.callError(ctx, "preview "+req.Tool, err)
+	}
+	return metaFromPB(r.GetMeta()), nil
+}
+
 // Cancel asks the plugin to cancel the running call callID; the call still
 // returns its result. Unknown ids are ignored.
 func (c *Client) Cancel(ctx context.Context, callID string) error {
@@ -556,6 +570,30 @@ func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.Se
 	mu.Lock()
 	defer mu.Unlock()
 	return stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Final{Final: &pb.SpawnSubagent_Final{Text: res.Text, IsError: res.IsError}}})
+}
+
+func (s *hostServer) ReadTextFile(ctx context.Context, req *pb.ReadTextFile_Request) (*pb.ReadTextFile_Response, error) {
+	tf, ok := s.h.(pluginapi.TextFiles)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "read text file: "+pluginapi.ErrUnimplemented.Error())
+	}
+	res, err := tf.ReadTextFile(ctx, pluginapi.ReadTextFileRequest{SessionID: req.GetSessionId(), Path: req.GetPath()})
+	if err != nil {
+		return nil, wire.ToStatus(err)
+	}
+	return &pb.ReadTextFile_Response{Content: res.Content, Source: res.Source}, nil
+}
+
+func (s *hostServer) WriteTextFile(ctx context.Context, req *pb.WriteTextFile_Request) (*pb.WriteTextFile_Response, error) {
+	tf, ok := s.h.(pluginapi.TextFiles)
+	if !ok {
+		return nil, status.Error(codes.Unimplemented, "write text file: "+pluginapi.ErrUnimplemented.Error())
+	}
+	res, err := tf.WriteTextFile(ctx, pluginapi.WriteTextFileRequest{SessionID: req.GetSessionId(), Path: req.GetPath(), Content: req.GetContent()})
+	if err != nil {
+		return nil, wire.ToStatus(err)
+	}
+	return &pb.WriteTextFile_Response{Source: res.Source}, nil
 }
 
 func (s *hostServer) ReadState(ctx context.Context, req *pb.ReadState_Request) (*pb.ReadState_Response, error) {

@@ -25,6 +25,7 @@ func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
 			Schema:          json.RawMessage(t.GetParametersJsonSchema()),
 			ConcurrencySafe: t.GetConcurrencySafe(),
 			NeedsPermission: t.GetNeedsPermission(),
+			Kind:            t.GetKind(),
 		})
 	}
 	return d
@@ -56,6 +57,18 @@ func resultFromPB(r *pb.Execute_Result) pluginapi.Result {
 	out := pluginapi.Result{Content: r.GetContent(), IsError: r.GetIsError()}
 	for _, e := range r.GetEvents() {
 		out.Events = append(out.Events, pluginapi.Event{Type: e.GetType(), Data: json.RawMessage(e.GetDataJson())})
+	}
+	out.Meta = metaFromPB(r.GetMeta())
+	return out
+}
+
+func metaFromPB(m *pb.ToolMeta) pluginapi.Meta {
+	out := pluginapi.Meta{Title: m.GetTitle()}
+	for _, l := range m.GetLocations() {
+		out.Locations = append(out.Locations, pluginapi.Location{Path: l.GetPath(), Line: int(l.GetLine())})
+	}
+	for _, d := range m.GetDiffs() {
+		out.Diffs = append(out.Diffs, pluginapi.Diff{Path: d.GetPath(), OldText: d.GetOldText(), NewText: d.GetNewText(), NewFile: d.GetNewFile()})
 	}
 	return out
 }

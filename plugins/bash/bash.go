@@ -131,18 +131,21 @@ func (b *bashPlugin) plugin() pluginapi.Plugin {
 				Description:     strings.TrimSpace(description),
 				Schema:          schema,
 				NeedsPermission: true,
+				Kind:            pluginapi.KindExecute,
 			}, b.runBash),
 			pluginapi.Typed(pluginapi.ToolSpec{
 				Name:            toolOutput,
 				Description:     outputDescription,
 				Schema:          json.RawMessage(taskSchema),
 				ConcurrencySafe: true,
+				Kind:            pluginapi.KindRead, // reads a task's output, changes nothing
 			}, b.readTask),
 			pluginapi.Typed(pluginapi.ToolSpec{
 				Name:            toolKill,
 				Description:     killDescription,
 				Schema:          json.RawMessage(taskSchema),
 				NeedsPermission: true,
+				Kind:            pluginapi.KindExecute, // stops a process
 			}, b.killTask),
 		},
 		SessionClosed: b.sessionClosed,

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,16 +11,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+
+	"github.com/harness-dev/harness/pluginapi"
 )
 
 // Files is how the tools reach the contents of files: the one seam between
 // the tools and where a file's text lives. Paths are absolute and already
-// resolved (symlinks followed, see resolvePath). Today the only
-// implementation is diskFiles; an editor-backed one (the host's
-// fs/read_text_file and fs/write_text_file, reached through
-// pluginapi.HostServices) can replace it per call without touching the
-// tools, so that reads see unsaved buffers and writes land in them.
+// resolved (symlinks followed, see resolvePath). diskFiles is the local
+// disk; hostFiles (per call, see server.filesFor) reads and writes text
+// through the host's ReadTextFile and WriteTextFile, which an editor
+// serves under `harness acp` (fs/read_text_file, fs/write_text_file), so
+// that reads see unsaved buffers and writes land in them.
 //
 // grep and glob search the tree on disk directly: an editor offers no
 // search, and a search over buffers would miss every file not open.
@@ -136,3 +140,61 @@ func fileKind(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// hostFiles is Files for one call: metadata from disk, text through the
+// host (the editor's buffers when the session's editor serves files, else
+// the disk as the host reads it). A host that offers no text files (minor
+// < 2, or a test host) leaves everything to disk. Binary files and files
+// over maxTrackedSize are read from disk: an editor holds text.
+type hostFiles struct {
+	disk    Files
+	host    pluginapi.HostServices
+	session string
+}
+
+func (h hostFiles) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
+	return h.disk.Stat(ctx, path)
+}
+
+func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	f, err := h.disk.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	if isBinary(head) {
+		return readCloser{br, f}, nil
+	}
+	if fi, err := h.disk.Stat(ctx, path); err == nil && fi.Size() > maxTrackedSize {
+		return readCloser{br, f}, nil
+	}
+	tf, err := pluginapi.ReadTextFile(ctx, h.host, pluginapi.ReadTextFileRequest{SessionID: h.session, Path: path})
+	if errors.Is(err, pluginapi.ErrUnimplemented) {
+		return readCloser{br, f}, nil
+	}
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(strings.NewReader(tf.Content)), nil
+}
+
+func (h hostFiles) WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error {
+	if fi, err := h.disk.Stat(ctx, path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+	}
+	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: path, Content: string(data)})
+	if errors.Is(err, pluginapi.ErrUnimplemented) {
+		return h.disk.WriteFile(ctx, path, data, perm)
+	}
+	return err
+}
+
+// readCloser reads through r and closes c.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }

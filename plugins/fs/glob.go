@@ -81,8 +81,9 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	if err != nil {
 		return pluginapi.ErrorResult("glob %s: %v", t, err), nil
 	}
+	meta := pluginapi.Meta{Title: fmt.Sprintf("Find %s in %s", quoted(rest), display(call, t.Path))}
 	if len(found) == 0 {
-		return pluginapi.Result{Content: fmt.Sprintf("No files match %s in %s.", quoted(rest), t)}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("No files match %s in %s.", quoted(rest), t), Meta: meta}, nil
 	}
 	slices.SortStableFunc(found, func(a, b match) int {
 		if c := b.modTime.Compare(a.modTime); c != 0 {
@@ -98,5 +99,5 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 		}
 		b.WriteString(m.path + "\n")
 	}
-	return pluginapi.Result{Content: b.String()}, nil
+	return pluginapi.Result{Content: b.String(), Meta: meta}, nil
 }

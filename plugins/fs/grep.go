@@ -121,6 +121,7 @@ type grepHit struct {
 	path    string
 	modTime time.Time
 	count   int      // matching lines
+	first   int      // the first matching line, 1-based
 	block   []string // content mode: the output lines
 }
 
@@ -175,10 +176,17 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	} else {
 		return pluginapi.ErrorResult("%s is %s; grep searches files and folders", t, fileKind(fi.Mode())), nil
 	}
+	meta := pluginapi.Meta{Title: fmt.Sprintf("Search %s in %s", quoted(a.Pattern), display(call, t.Path))}
 	if len(hits) == 0 {
-		return pluginapi.Result{Content: fmt.Sprintf("No matches for %s in %s (%d files searched).", quoted(a.Pattern), t, searched)}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("No matches for %s in %s (%d files searched).", quoted(a.Pattern), t, searched), Meta: meta}, nil
 	}
-	return pluginapi.Result{Content: formatGrep(hits, o)}, nil
+	for i, h := range hits {
+		if i == maxMetaLocations {
+			break
+		}
+		meta.Locations = append(meta.Locations, pluginapi.Location{Path: h.path, Line: h.first})
+	}
+	return pluginapi.Result{Content: formatGrep(hits, o), Meta: meta}, nil
 }
 
 // globMatch matches a file's path below the search root against a glob:
@@ -207,6 +215,7 @@ func grepFile(p string, data []byte, o grepOpts) (grepHit, bool) {
 	if h.count == 0 {
 		return h, false
 	}
+	h.first = matched[0] + 1
 	if o.mode != modeContent {
 		return h, true
 	}

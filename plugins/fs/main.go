@@ -22,11 +22,13 @@
 //   - grep {pattern, path?, glob?, output_mode?, -i?, -n?, -A?, -B?, -C?,
 //     context?, head_limit?}: Go RE2 regexps over the tree, skipping
 //     .git, what .gitignore files ignore (nested ones too, and those of
-//     the folders above up to the repository's root), binary files,
+//     the folders above up to the repository's root) and the
+//     repository's .git/info/exclude, binary files,
 //     files over 32 MiB and symlinks; output capped (head_limit, default
 //     250 entries, and 30,000 bytes) with the count of what was cut.
 //   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
-//     only, newest first, .gitignore respected, at most 100 with the
+//     only, newest first, .gitignore and .git/info/exclude respected, at
+//     most 100 with the
 //     count cut.
 //
 // Paths are absolute or relative to the call's cwd; results name absolute
@@ -43,13 +45,25 @@
 // the plugin the model reads again. Files over 16 MiB can be read but not
 // written or edited.
 //
-// File contents go through the Files interface (files.go), whose only
-// implementation is the local disk; an editor-backed one (through
-// pluginapi.HostServices, to see unsaved buffers) can be slotted in
-// without touching the tools. write and edit compute a fileChange (old
-// and new text, a unified diff from github.com/aymanbagabas/go-udiff, a
-// maintained export of gopls' diff) for the editor's diff view, which the
-// protocol will carry later; the result text carries a summary.
+// File contents go through the Files interface (files.go): per call,
+// hostFiles reads and writes text through the host's ReadTextFile and
+// WriteTextFile (pluginapi minor 2), which an editor serves under
+// `harness acp` when it offers its file system — read sees unsaved
+// buffers, write and edit change the buffer, and read before write is
+// judged on the buffer — and the host serves from disk otherwise; an
+// older host leaves everything to diskFiles. Binary files and files over
+// 16 MiB are read from disk. grep and glob search the disk.
+//
+// What the editor shows: the tools declare their kinds (read read,
+// write/edit edit, grep/glob search). read, write and edit have a
+// Preview: before the call runs and the user is asked, it names the file
+// and, for write and edit in the project, the diff the call would make
+// (outside the project it reads nothing). Results carry Meta: a title
+// ("Edit src/main.go", "Read README.md (lines 1–200)"), locations (the
+// file at its first changed or shown line; grep's first 50 files at their
+// first match) and the diff (whole old and new texts, up to 512 KiB; the
+// summary in the result text uses github.com/aymanbagabas/go-udiff, a
+// maintained export of gopls' diff).
 //
 // Dependencies: .gitignore matching is go-git's plumbing/format/gitignore
 // (github.com/go-git/go-git/v5), git's semantics (negation, anchoring,
@@ -121,18 +135,27 @@ func (s *server) plugin() pluginapi.Plugin {
 		Name:    "fs",
 		Version: "1.0.0",
 		Tools: []pluginapi.Tool{
-			pluginapi.Typed(spec("read", true, false), s.read),
-			pluginapi.Typed(spec("write", false, true), s.write),
-			pluginapi.Typed(spec("edit", false, true), s.edit),
-			pluginapi.Typed(spec("grep", true, false), s.grep),
-			pluginapi.Typed(spec("glob", true, false), s.glob),
+			pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead),
+			pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite),
+			pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit),
+			pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep),
+			pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob),
 		},
 		SessionClosed: func(_ context.Context, sessionID string) { s.reads.forget(sessionID) },
 	}
 }
 
+// filesFor is how call reaches file contents: through the host (the
+// editor's buffers under an editor that serves files), else the disk.
+func (s *server) filesFor(call *pluginapi.Call) Files {
+	if call.Host == nil {
+		return s.files
+	}
+	return hostFiles{disk: s.files, host: call.Host, session: call.SessionID}
+}
+
 // spec reads a tool's description and schema from tools/<name>/.
-func spec(name string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec {
+func spec(name, kind string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec {
 	desc, err := toolDocs.ReadFile("tools/" + name + "/description.md")
 	if err != nil {
 		panic(err) // embedded at build time: a missing file is a build defect
@@ -147,5 +170,6 @@ func spec(name string, concurrencySafe, needsPermission bool) pluginapi.ToolSpec
 		Schema:          json.RawMessage(schema),
 		ConcurrencySafe: concurrencySafe,
 		NeedsPermission: needsPermission,
+		Kind:            kind,
 	}
 }

@@ -63,7 +63,7 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	case !fi.Mode().IsRegular():
 		return pluginapi.ErrorResult("%s is %s, not a regular file; read only reads files", t, fileKind(fi.Mode())), nil
 	}
-	f, err := s.files.Open(ctx, t.Real)
+	f, err := s.filesFor(call).Open(ctx, t.Real)
 	if err != nil {
 		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 	}
@@ -117,7 +117,9 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	case page.more:
 		fmt.Fprintf(&b, "[more lines follow; continue with offset=%d]\n", page.last+1)
 	}
-	return pluginapi.Result{Content: b.String()}, nil
+	meta := pluginapi.Meta{Title: readTitle(call, t.Real, page.first, page.last),
+		Locations: []pluginapi.Location{{Path: t.Real, Line: page.first}}}
+	return pluginapi.Result{Content: b.String(), Meta: meta}, nil
 }
 
 // page is a run of numbered lines.

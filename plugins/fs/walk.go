@@ -36,7 +36,13 @@ func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
 // readIgnore reads and parses dir/.gitignore; a missing or unreadable
 // file has no patterns.
 func readIgnore(dir string, domain []string) []gitignore.Pattern {
-	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_RDONLY|nonblock, 0)
+	return readIgnoreFile(filepath.Join(dir, ".gitignore"), domain)
+}
+
+// readIgnoreFile reads and parses the ignore file at path (a .gitignore,
+// or .git/info/exclude, whose domain is the repository's root).
+func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil
 	}
@@ -60,15 +66,16 @@ type tree struct {
 
 // newTree prepares a walk of root: the ignore root is the closest folder
 // at or above root holding .git (the repository), else root itself; the
-// .gitignore files from there down to root's parent apply. When those
-// rules ignore root itself, the caller asked for it explicitly: it is
-// walked with its own rules only.
+// repository's .git/info/exclude applies first (as git reads it, with the
+// lowest precedence), then the .gitignore files from there down to
+// root's parent. When those rules ignore root itself, the caller asked
+// for it explicitly: it is walked with its own rules only.
 func newTree(root string) tree {
 	t := tree{root: root}
-	top := root
+	top, repo := root, false
 	for dir := root; ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			top = dir
+			top, repo = dir, true
 			break
 		}
 		parent := filepath.Dir(dir)
@@ -77,7 +84,12 @@ func newTree(root string) tree {
 		}
 		dir = parent
 	}
+	var exclude []gitignore.Pattern
+	if repo {
+		exclude = readIgnoreFile(filepath.Join(top, ".git", "info", "exclude"), nil)
+	}
 	if top == root {
+		t.patterns = exclude
 		return t
 	}
 	rel, err := filepath.Rel(top, root)
@@ -85,7 +97,7 @@ func newTree(root string) tree {
 		return t
 	}
 	comps := strings.Split(rel, string(filepath.Separator))
-	var ps []gitignore.Pattern
+	ps := exclude
 	for i := range comps {
 		ps = append(ps, readIgnore(filepath.Join(top, filepath.Join(comps[:i]...)), comps[:i])...)
 	}

@@ -80,13 +80,15 @@ func (s *server) write(ctx context.Context, call *pluginapi.Call, a writeArgs) (
 	}
 	lines := countLines([]byte(ch.NewText))
 	if ch.Created {
-		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", ch.Path, lines, sizeString(int64(len(ch.NewText))))}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", ch.Path, lines, sizeString(int64(len(ch.NewText)))),
+			Meta: changeMeta(call, "Create", ch)}, nil
 	}
+	meta := changeMeta(call, "Write", ch)
 	if ch.OldText == ch.NewText {
-		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", ch.Path, lines)}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", ch.Path, lines), Meta: meta}, nil
 	}
 	added, removed := ch.lineCounts()
-	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", ch.Path, lines, added, removed)}, nil
+	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", ch.Path, lines, added, removed), Meta: meta}, nil
 }
 
 // writeFile checks and makes the change of a write; its errors are for
@@ -96,12 +98,13 @@ func (s *server) writeFile(ctx context.Context, call *pluginapi.Call, a writeArg
 	if err != nil {
 		return fileChange{}, err
 	}
-	old, exists, err := s.current(ctx, call.SessionID, t, "write")
+	files := s.filesFor(call)
+	old, exists, err := s.current(ctx, files, call.SessionID, t, "write")
 	if err != nil {
 		return fileChange{}, err
 	}
 	ch := fileChange{Path: t.Real, OldText: old, NewText: a.Content, Created: !exists}
-	if err := s.commit(ctx, call.SessionID, ch); err != nil {
+	if err := s.commit(ctx, files, call.SessionID, ch); err != nil {
 		return fileChange{}, err
 	}
 	return ch, nil
@@ -127,7 +130,7 @@ func (s *server) edit(ctx context.Context, call *pluginapi.Call, a editArgs) (pl
 	var b strings.Builder
 	fmt.Fprintf(&b, "Edited %s: %d %s, %s.\n", ch.Path, n, noun, strings.Join(where, ", "))
 	b.WriteString(snippet(ch.NewText, ch.Regions, 3, 3))
-	return pluginapi.Result{Content: b.String()}, nil
+	return pluginapi.Result{Content: b.String(), Meta: changeMeta(call, "Edit", ch)}, nil
 }
 
 // editFile checks and makes the change of an edit, returning it and the
@@ -143,12 +146,30 @@ func (s *server) editFile(ctx context.Context, call *pluginapi.Call, a editArgs)
 	if err != nil {
 		return fileChange{}, 0, err
 	}
-	old, exists, err := s.current(ctx, call.SessionID, t, "edit")
+	files := s.filesFor(call)
+	old, exists, err := s.current(ctx, files, call.SessionID, t, "edit")
 	if err != nil {
 		return fileChange{}, 0, err
 	}
 	if !exists {
 		return fileChange{}, 0, errors.New(missingMessage(t.Path))
+	}
+	ch, n, err := replace(t, old, a)
+	if err != nil {
+		return fileChange{}, 0, err
+	}
+	if err := s.commit(ctx, files, call.SessionID, ch); err != nil {
+		return fileChange{}, 0, err
+	}
+	return ch, n, nil
+}
+
+// replace makes the change of edit a to the text old of the file t,
+// without writing it: the change and the number of replacements, or an
+// error for the model.
+func replace(t target, old string, a editArgs) (fileChange, int, error) {
+	if a.OldString == "" {
+		return fileChange{}, 0, errors.New("old_string is empty; give the exact text to replace (to create a file, use write)")
 	}
 	if isBinary([]byte(old[:min(len(old), sniffBytes)])) {
 		return fileChange{}, 0, fmt.Errorf("%s is a binary file; edit changes text files", t)
@@ -173,56 +194,69 @@ func (s *server) editFile(ctx context.Context, call *pluginapi.Call, a editArgs)
 	}
 	ch := fileChange{Path: t.Real, OldText: old, NewText: strings.Replace(old, from, to, n)}
 	ch.Regions = replacedRegions(old, from, to, n)
-	if err := s.commit(ctx, call.SessionID, ch); err != nil {
-		return fileChange{}, 0, err
-	}
 	return ch, n, nil
 }
 
 // current returns the contents of the file t before a write or an edit
 // (op), and whether it exists, after checking that the session may
 // overwrite it: a regular file, not too large, read by the session as it
-// is now.
-func (s *server) current(ctx context.Context, session string, t target, op string) (string, bool, error) {
-	fi, err := s.files.Stat(ctx, t.Real)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
-	case fi.IsDir():
-		return "", false, fmt.Errorf("%s is a directory; %s changes files", t, op)
-	case !fi.Mode().IsRegular():
-		return "", false, fmt.Errorf("%s is %s, not a regular file; %s changes regular files only", t, fileKind(fi.Mode()), op)
-	case fi.Size() > maxTrackedSize:
-		return "", false, fmt.Errorf("%s is %s, over the %s that %s handles", t, sizeString(fi.Size()), sizeString(maxTrackedSize), op)
+// is now (as files has it: the editor's buffer, when the editor serves
+// files).
+func (s *server) current(ctx context.Context, files Files, session string, t target, op string) (string, bool, error) {
+	data, exists, modTime, err := s.loadBytes(ctx, files, t, op)
+	if err != nil || !exists {
+		return "", exists, err
 	}
-	f, err := s.files.Open(ctx, t.Real)
-	if err != nil {
-		return "", false, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
-	if err != nil {
-		return "", false, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
-	}
-	if len(data) > maxTrackedSize {
-		return "", false, fmt.Errorf("%s is over the %s that %s handles", t, sizeString(maxTrackedSize), op)
-	}
-	if err := s.reads.checkFresh(session, t.Real, data, fi.ModTime()); err != nil {
+	if err := s.reads.checkFresh(session, t.Real, data, modTime); err != nil {
 		return "", false, err
 	}
 	return string(data), true, nil
 }
 
+// load returns the contents of the file t as a write or an edit (op)
+// would change them, without the read-before-write check.
+func (s *server) load(ctx context.Context, files Files, t target, op string) (string, bool, error) {
+	data, exists, _, err := s.loadBytes(ctx, files, t, op)
+	return string(data), exists, err
+}
+
+func (s *server) loadBytes(ctx context.Context, files Files, t target, op string) ([]byte, bool, time.Time, error) {
+	fi, err := files.Stat(ctx, t.Real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, time.Time{}, nil
+	case err != nil:
+		return nil, false, time.Time{}, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
+	case fi.IsDir():
+		return nil, false, time.Time{}, fmt.Errorf("%s is a directory; %s changes files", t, op)
+	case !fi.Mode().IsRegular():
+		return nil, false, time.Time{}, fmt.Errorf("%s is %s, not a regular file; %s changes regular files only", t, fileKind(fi.Mode()), op)
+	case fi.Size() > maxTrackedSize:
+		return nil, false, time.Time{}, fmt.Errorf("%s is %s, over the %s that %s handles", t, sizeString(fi.Size()), sizeString(maxTrackedSize), op)
+	}
+	f, err := files.Open(ctx, t.Real)
+	if err != nil {
+		return nil, false, time.Time{}, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
+	if err != nil {
+		return nil, false, time.Time{}, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
+	}
+	if len(data) > maxTrackedSize {
+		return nil, false, time.Time{}, fmt.Errorf("%s is over the %s that %s handles", t, sizeString(maxTrackedSize), op)
+	}
+	return data, true, fi.ModTime(), nil
+}
+
 // commit writes the change and remembers its new contents as read by the
 // session, so that it may go on editing without reading again.
-func (s *server) commit(ctx context.Context, session string, ch fileChange) error {
-	if err := s.files.WriteFile(ctx, ch.Path, []byte(ch.NewText), 0o644); err != nil {
+func (s *server) commit(ctx context.Context, files Files, session string, ch fileChange) error {
+	if err := files.WriteFile(ctx, ch.Path, []byte(ch.NewText), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", ch.Path, unwrapPathError(err))
 	}
 	mod := time.Now()
-	if fi, err := s.files.Stat(ctx, ch.Path); err == nil {
+	if fi, err := files.Stat(ctx, ch.Path); err == nil {
 		mod = fi.ModTime()
 	}
 	s.reads.record(session, ch.Path, recordOf([]byte(ch.NewText), mod))

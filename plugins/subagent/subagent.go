@@ -31,6 +31,7 @@ func subagentTool() pluginapi.Tool {
 		Description:     strings.TrimSpace(description),
 		Schema:          schema,
 		ConcurrencySafe: true,
+		Kind:            pluginapi.KindOther,
 	}, delegate)
 }
 

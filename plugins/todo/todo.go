@@ -51,6 +51,7 @@ func todoTool() pluginapi.Tool {
 		Name:        toolName,
 		Description: strings.TrimSpace(description),
 		Schema:      schema,
+		Kind:        pluginapi.KindThink,
 	}, writeTodos)
 }
 

@@ -149,6 +149,9 @@ class Agent {
     this.child.stdin.on("error", () => {}); // EPIPE after an exit is reported by the checks
     this.waiters = [];
     this.permissionRequests = [];
+    this.buffers = new Map(); // path → the text of an open editor buffer
+    this.fsReads = [];
+    this.fsWrites = [];
     lines(this.child.stderr, (line) => {
       this.stderr.push(line);
       if (verbose) console.log(`[${label} stderr] ${line}`);
@@ -181,6 +184,19 @@ class Agent {
         const kind = this.permissionAnswer?.(params);
         const option = params.options.find((o) => (kind ? o.kind === kind : o.kind.startsWith("allow"))) ?? params.options[0];
         return { outcome: { outcome: "selected", optionId: option.optionId } };
+      })
+      // The editor's files, when initialize offers them (initialize({ fs })):
+      // reads answer an open buffer (this.buffers, by path) or the disk;
+      // writes land in the buffer, never on disk, and are recorded.
+      .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+        this.fsReads.push(params);
+        if (this.buffers.has(params.path)) return { content: this.buffers.get(params.path) };
+        return { content: readFileSync(params.path, "utf8") };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+        this.fsWrites.push(params);
+        this.buffers.set(params.path, params.content);
+        return {};
       });
     this.conn = app.connect(acp.ndJsonStream(output, input));
     this.ctx = this.conn.agent;
@@ -202,11 +218,12 @@ class Agent {
   request(method, params) { return this.ctx.request(method, params); }
   notify(method, params) { return this.ctx.notify(method, params); }
 
-  // initialize performs the handshake.
-  async initialize() {
+  // initialize performs the handshake; fs, when given, is the file system
+  // the editor offers ({ readTextFile, writeTextFile }), none by default.
+  async initialize({ fs } = {}) {
     const r = await this.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: fs ?? { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: "harness-acpclient", version: "1.0.0" },
     });
     this.initializedAt = performance.now();

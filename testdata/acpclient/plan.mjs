@@ -20,10 +20,11 @@ await run("plan", async (h) => {
   ]);
 
   const calls = r.updates.filter((u) => u.sessionUpdate === "tool_call");
+  // todo_write declares kind think (plugins/todo).
   assert.deepEqual(calls.map((c) => [c.toolCallId, c.title, c.kind, c.status]), [
-    ["call_todo1", "Update todo list", "other", "pending"],
-    ["call_todo2", "Update todo list", "other", "pending"],
-    ["call_todo3", "Update todo list", "other", "pending"],
+    ["call_todo1", "Update todo list", "think", "pending"],
+    ["call_todo2", "Update todo list", "think", "pending"],
+    ["call_todo3", "Update todo list", "think", "pending"],
   ]);
   assert.deepEqual(calls[0].rawInput.todos[0], { content: "Read the code", status: "in_progress" });
   const final = (id) => r.updates.filter((u) => u.toolCallId === id).at(-1);

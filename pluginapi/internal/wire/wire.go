@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime/debug"
 	"strings"
 
@@ -51,6 +52,8 @@ func FromStatus(err error) error {
 			return ErrUnimplemented
 		}
 		return fmt.Errorf("%s: %w", msg, ErrUnimplemented)
+	case codes.NotFound:
+		return fmt.Errorf("%s: %w", st.Message(), fs.ErrNotExist)
 	case codes.Canceled:
 		return context.Canceled
 	case codes.DeadlineExceeded:
@@ -64,6 +67,8 @@ func ToStatus(err error) error {
 	switch {
 	case errors.Is(err, ErrUnimplemented):
 		return status.Error(codes.Unimplemented, err.Error())
+	case errors.Is(err, fs.ErrNotExist):
+		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return status.FromContextError(err).Err()
 	}

@@ -88,7 +88,7 @@ func (x Execute_Caller) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Execute_Caller.Descriptor instead.
 func (Execute_Caller) EnumDescriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
 }
 
 type RequestPermission_Outcome int32
@@ -137,7 +137,234 @@ func (x RequestPermission_Outcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RequestPermission_Outcome.Descriptor instead.
 func (RequestPermission_Outcome) EnumDescriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15, 0}
+}
+
+type Preview struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Preview) Reset() {
+	*x = Preview{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Preview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Preview) ProtoMessage() {}
+
+func (x *Preview) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Preview.ProtoReflect.Descriptor instead.
+func (*Preview) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0}
+}
+
+// ToolMeta is what an editor shows of a call besides its text: a title,
+// the files it touches and the changes it makes (ACP's tool call title,
+// locations and diff content). Every field is optional. Since minor 2.
+type ToolMeta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A short human title: "Edit src/main.go", "Read README.md (lines 1–200)".
+	Title         string      `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	Locations     []*Location `protobuf:"bytes,2,rep,name=locations,proto3" json:"locations,omitempty"`
+	Diffs         []*FileDiff `protobuf:"bytes,3,rep,name=diffs,proto3" json:"diffs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolMeta) Reset() {
+	*x = ToolMeta{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolMeta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolMeta) ProtoMessage() {}
+
+func (x *ToolMeta) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolMeta.ProtoReflect.Descriptor instead.
+func (*ToolMeta) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ToolMeta) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ToolMeta) GetLocations() []*Location {
+	if x != nil {
+		return x.Locations
+	}
+	return nil
+}
+
+func (x *ToolMeta) GetDiffs() []*FileDiff {
+	if x != nil {
+		return x.Diffs
+	}
+	return nil
+}
+
+// Location is a file a call reads or changes, with a line when known.
+type Location struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// 1-based line; 0 when not known.
+	Line          uint32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Location) Reset() {
+	*x = Location{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Location) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Location) ProtoMessage() {}
+
+func (x *Location) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Location.ProtoReflect.Descriptor instead.
+func (*Location) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Location) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *Location) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+// FileDiff is a change to one text file: its whole old and new text (an
+// editor computes the view).
+type FileDiff struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute path.
+	Path    string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	OldText string `protobuf:"bytes,2,opt,name=old_text,json=oldText,proto3" json:"old_text,omitempty"`
+	NewText string `protobuf:"bytes,3,opt,name=new_text,json=newText,proto3" json:"new_text,omitempty"`
+	// The file is new: old_text is empty and means "no file".
+	NewFile       bool `protobuf:"varint,4,opt,name=new_file,json=newFile,proto3" json:"new_file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileDiff) Reset() {
+	*x = FileDiff{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileDiff) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileDiff) ProtoMessage() {}
+
+func (x *FileDiff) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileDiff.ProtoReflect.Descriptor instead.
+func (*FileDiff) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *FileDiff) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *FileDiff) GetOldText() string {
+	if x != nil {
+		return x.OldText
+	}
+	return ""
+}
+
+func (x *FileDiff) GetNewText() string {
+	if x != nil {
+		return x.NewText
+	}
+	return ""
+}
+
+func (x *FileDiff) GetNewFile() bool {
+	if x != nil {
+		return x.NewFile
+	}
+	return false
 }
 
 type Describe struct {
@@ -148,7 +375,7 @@ type Describe struct {
 
 func (x *Describe) Reset() {
 	*x = Describe{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[0]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -160,7 +387,7 @@ func (x *Describe) String() string {
 func (*Describe) ProtoMessage() {}
 
 func (x *Describe) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[0]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -173,7 +400,7 @@ func (x *Describe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Describe.ProtoReflect.Descriptor instead.
 func (*Describe) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 // ToolSpec describes one tool to the model and to the host.
@@ -188,13 +415,18 @@ type ToolSpec struct {
 	ConcurrencySafe bool `protobuf:"varint,4,opt,name=concurrency_safe,json=concurrencySafe,proto3" json:"concurrency_safe,omitempty"`
 	// The host asks for permission before running the tool.
 	NeedsPermission bool `protobuf:"varint,5,opt,name=needs_permission,json=needsPermission,proto3" json:"needs_permission,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// What kind of action the tool takes, ACP's ToolKind vocabulary: read,
+	// edit, delete, move, search, execute, think, fetch or other. Editors
+	// pick icons and permission modes by it ("accept edits" covers edit,
+	// delete and move). Empty means other. Since minor 2.
+	Kind          string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[1]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +438,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[1]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +451,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ToolSpec) GetName() string {
@@ -257,6 +489,13 @@ func (x *ToolSpec) GetNeedsPermission() bool {
 	return false
 }
 
+func (x *ToolSpec) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
 type Configure struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -265,7 +504,7 @@ type Configure struct {
 
 func (x *Configure) Reset() {
 	*x = Configure{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -277,7 +516,7 @@ func (x *Configure) String() string {
 func (*Configure) ProtoMessage() {}
 
 func (x *Configure) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[2]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -290,7 +529,7 @@ func (x *Configure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure.ProtoReflect.Descriptor instead.
 func (*Configure) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 type Execute struct {
@@ -301,7 +540,7 @@ type Execute struct {
 
 func (x *Execute) Reset() {
 	*x = Execute{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -313,7 +552,7 @@ func (x *Execute) String() string {
 func (*Execute) ProtoMessage() {}
 
 func (x *Execute) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -326,7 +565,7 @@ func (x *Execute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute.ProtoReflect.Descriptor instead.
 func (*Execute) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 // SessionEvent is an event proposed by a plugin.
@@ -341,7 +580,7 @@ type SessionEvent struct {
 
 func (x *SessionEvent) Reset() {
 	*x = SessionEvent{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -353,7 +592,7 @@ func (x *SessionEvent) String() string {
 func (*SessionEvent) ProtoMessage() {}
 
 func (x *SessionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,7 +605,7 @@ func (x *SessionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
 func (*SessionEvent) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SessionEvent) GetType() string {
@@ -391,7 +630,7 @@ type SessionClosed struct {
 
 func (x *SessionClosed) Reset() {
 	*x = SessionClosed{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -403,7 +642,7 @@ func (x *SessionClosed) String() string {
 func (*SessionClosed) ProtoMessage() {}
 
 func (x *SessionClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -416,7 +655,7 @@ func (x *SessionClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed.ProtoReflect.Descriptor instead.
 func (*SessionClosed) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 type Cancel struct {
@@ -427,7 +666,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +678,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +691,79 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+}
+
+type ReadTextFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadTextFile) Reset() {
+	*x = ReadTextFile{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadTextFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadTextFile) ProtoMessage() {}
+
+func (x *ReadTextFile) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadTextFile.ProtoReflect.Descriptor instead.
+func (*ReadTextFile) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+}
+
+type WriteTextFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteTextFile) Reset() {
+	*x = WriteTextFile{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteTextFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteTextFile) ProtoMessage() {}
+
+func (x *WriteTextFile) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteTextFile.ProtoReflect.Descriptor instead.
+func (*WriteTextFile) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 type ReadState struct {
@@ -463,7 +774,7 @@ type ReadState struct {
 
 func (x *ReadState) Reset() {
 	*x = ReadState{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -475,7 +786,7 @@ func (x *ReadState) String() string {
 func (*ReadState) ProtoMessage() {}
 
 func (x *ReadState) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -488,7 +799,7 @@ func (x *ReadState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState.ProtoReflect.Descriptor instead.
 func (*ReadState) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 // Todo is one item of a session's todo list.
@@ -503,7 +814,7 @@ type Todo struct {
 
 func (x *Todo) Reset() {
 	*x = Todo{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +826,7 @@ func (x *Todo) String() string {
 func (*Todo) ProtoMessage() {}
 
 func (x *Todo) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +839,7 @@ func (x *Todo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Todo.ProtoReflect.Descriptor instead.
 func (*Todo) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Todo) GetContent() string {
@@ -553,7 +864,7 @@ type RequestPermission struct {
 
 func (x *RequestPermission) Reset() {
 	*x = RequestPermission{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +876,7 @@ func (x *RequestPermission) String() string {
 func (*RequestPermission) ProtoMessage() {}
 
 func (x *RequestPermission) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +889,7 @@ func (x *RequestPermission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission.ProtoReflect.Descriptor instead.
 func (*RequestPermission) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 type SpawnSubagent struct {
@@ -589,7 +900,7 @@ type SpawnSubagent struct {
 
 func (x *SpawnSubagent) Reset() {
 	*x = SpawnSubagent{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -601,7 +912,7 @@ func (x *SpawnSubagent) String() string {
 func (*SpawnSubagent) ProtoMessage() {}
 
 func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -614,7 +925,96 @@ func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+}
+
+type Preview_Request struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call as Execute would get it.
+	Call          *Execute_Request `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Preview_Request) Reset() {
+	*x = Preview_Request{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Preview_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Preview_Request) ProtoMessage() {}
+
+func (x *Preview_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Preview_Request.ProtoReflect.Descriptor instead.
+func (*Preview_Request) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0, 0}
+}
+
+func (x *Preview_Request) GetCall() *Execute_Request {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+type Preview_Response struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Meta          *ToolMeta              `protobuf:"bytes,1,opt,name=meta,proto3" json:"meta,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Preview_Response) Reset() {
+	*x = Preview_Response{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Preview_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Preview_Response) ProtoMessage() {}
+
+func (x *Preview_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Preview_Response.ProtoReflect.Descriptor instead.
+func (*Preview_Response) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0, 1}
+}
+
+func (x *Preview_Response) GetMeta() *ToolMeta {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
 }
 
 type Describe_Request struct {
@@ -625,7 +1025,7 @@ type Describe_Request struct {
 
 func (x *Describe_Request) Reset() {
 	*x = Describe_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +1037,7 @@ func (x *Describe_Request) String() string {
 func (*Describe_Request) ProtoMessage() {}
 
 func (x *Describe_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +1050,7 @@ func (x *Describe_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Describe_Request.ProtoReflect.Descriptor instead.
 func (*Describe_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{4, 0}
 }
 
 type Describe_Response struct {
@@ -669,7 +1069,7 @@ type Describe_Response struct {
 
 func (x *Describe_Response) Reset() {
 	*x = Describe_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +1081,7 @@ func (x *Describe_Response) String() string {
 func (*Describe_Response) ProtoMessage() {}
 
 func (x *Describe_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +1094,7 @@ func (x *Describe_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Describe_Response.ProtoReflect.Descriptor instead.
 func (*Describe_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{0, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{4, 1}
 }
 
 func (x *Describe_Response) GetPluginName() string {
@@ -755,7 +1155,7 @@ type Configure_Request struct {
 
 func (x *Configure_Request) Reset() {
 	*x = Configure_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -767,7 +1167,7 @@ func (x *Configure_Request) String() string {
 func (*Configure_Request) ProtoMessage() {}
 
 func (x *Configure_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -780,7 +1180,7 @@ func (x *Configure_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Request.ProtoReflect.Descriptor instead.
 func (*Configure_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{2, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 0}
 }
 
 func (x *Configure_Request) GetHostVersion() string {
@@ -828,7 +1228,7 @@ type Configure_Response struct {
 
 func (x *Configure_Response) Reset() {
 	*x = Configure_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +1240,7 @@ func (x *Configure_Response) String() string {
 func (*Configure_Response) ProtoMessage() {}
 
 func (x *Configure_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +1253,7 @@ func (x *Configure_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Response.ProtoReflect.Descriptor instead.
 func (*Configure_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{2, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 1}
 }
 
 func (x *Configure_Response) GetWarnings() []string {
@@ -883,7 +1283,7 @@ type Execute_Request struct {
 
 func (x *Execute_Request) Reset() {
 	*x = Execute_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +1295,7 @@ func (x *Execute_Request) String() string {
 func (*Execute_Request) ProtoMessage() {}
 
 func (x *Execute_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +1308,7 @@ func (x *Execute_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Request.ProtoReflect.Descriptor instead.
 func (*Execute_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *Execute_Request) GetTool() string {
@@ -974,7 +1374,7 @@ type Execute_Event struct {
 
 func (x *Execute_Event) Reset() {
 	*x = Execute_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1386,7 @@ func (x *Execute_Event) String() string {
 func (*Execute_Event) ProtoMessage() {}
 
 func (x *Execute_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1399,7 @@ func (x *Execute_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Event.ProtoReflect.Descriptor instead.
 func (*Execute_Event) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 1}
 }
 
 func (x *Execute_Event) GetEvent() isExecute_Event_Event {
@@ -1053,7 +1453,7 @@ type Execute_Progress struct {
 
 func (x *Execute_Progress) Reset() {
 	*x = Execute_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1065,7 +1465,7 @@ func (x *Execute_Progress) String() string {
 func (*Execute_Progress) ProtoMessage() {}
 
 func (x *Execute_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1078,7 +1478,7 @@ func (x *Execute_Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Progress.ProtoReflect.Descriptor instead.
 func (*Execute_Progress) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3, 2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 2}
 }
 
 func (x *Execute_Progress) GetText() string {
@@ -1096,14 +1496,17 @@ type Execute_Result struct {
 	// Events the plugin proposes for the caller's session. The host checks
 	// each type against Describe's event_types and appends them just before
 	// the call's tool/result.
-	Events        []*SessionEvent `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	Events []*SessionEvent `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	// What the call did, for the editor: its title, the files it touched
+	// and the diffs it applied. Since minor 2.
+	Meta          *ToolMeta `protobuf:"bytes,4,opt,name=meta,proto3" json:"meta,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Execute_Result) Reset() {
 	*x = Execute_Result{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1115,7 +1518,7 @@ func (x *Execute_Result) String() string {
 func (*Execute_Result) ProtoMessage() {}
 
 func (x *Execute_Result) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1128,7 +1531,7 @@ func (x *Execute_Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Result.ProtoReflect.Descriptor instead.
 func (*Execute_Result) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{3, 3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 3}
 }
 
 func (x *Execute_Result) GetContent() string {
@@ -1152,6 +1555,13 @@ func (x *Execute_Result) GetEvents() []*SessionEvent {
 	return nil
 }
 
+func (x *Execute_Result) GetMeta() *ToolMeta {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
+}
+
 type SessionClosed_Request struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -1161,7 +1571,7 @@ type SessionClosed_Request struct {
 
 func (x *SessionClosed_Request) Reset() {
 	*x = SessionClosed_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1583,7 @@ func (x *SessionClosed_Request) String() string {
 func (*SessionClosed_Request) ProtoMessage() {}
 
 func (x *SessionClosed_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1596,7 @@ func (x *SessionClosed_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed_Request.ProtoReflect.Descriptor instead.
 func (*SessionClosed_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
 }
 
 func (x *SessionClosed_Request) GetSessionId() string {
@@ -1204,7 +1614,7 @@ type SessionClosed_Response struct {
 
 func (x *SessionClosed_Response) Reset() {
 	*x = SessionClosed_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1626,7 @@ func (x *SessionClosed_Response) String() string {
 func (*SessionClosed_Response) ProtoMessage() {}
 
 func (x *SessionClosed_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1639,7 @@ func (x *SessionClosed_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed_Response.ProtoReflect.Descriptor instead.
 func (*SessionClosed_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 1}
 }
 
 type Cancel_Request struct {
@@ -1241,7 +1651,7 @@ type Cancel_Request struct {
 
 func (x *Cancel_Request) Reset() {
 	*x = Cancel_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1663,7 @@ func (x *Cancel_Request) String() string {
 func (*Cancel_Request) ProtoMessage() {}
 
 func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1676,7 @@ func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Request.ProtoReflect.Descriptor instead.
 func (*Cancel_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *Cancel_Request) GetCallId() string {
@@ -1284,7 +1694,7 @@ type Cancel_Response struct {
 
 func (x *Cancel_Response) Reset() {
 	*x = Cancel_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1296,7 +1706,7 @@ func (x *Cancel_Response) String() string {
 func (*Cancel_Response) ProtoMessage() {}
 
 func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1309,7 +1719,219 @@ func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Response.ProtoReflect.Descriptor instead.
 func (*Cancel_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 1}
+}
+
+type ReadTextFile_Request struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Absolute path.
+	Path          string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadTextFile_Request) Reset() {
+	*x = ReadTextFile_Request{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadTextFile_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadTextFile_Request) ProtoMessage() {}
+
+func (x *ReadTextFile_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadTextFile_Request.ProtoReflect.Descriptor instead.
+func (*ReadTextFile_Request) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 0}
+}
+
+func (x *ReadTextFile_Request) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ReadTextFile_Request) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+type ReadTextFile_Response struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Content string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	// Where the text came from: "editor" or "disk".
+	Source        string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadTextFile_Response) Reset() {
+	*x = ReadTextFile_Response{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadTextFile_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadTextFile_Response) ProtoMessage() {}
+
+func (x *ReadTextFile_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadTextFile_Response.ProtoReflect.Descriptor instead.
+func (*ReadTextFile_Response) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 1}
+}
+
+func (x *ReadTextFile_Response) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ReadTextFile_Response) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type WriteTextFile_Request struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Absolute path.
+	Path          string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteTextFile_Request) Reset() {
+	*x = WriteTextFile_Request{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteTextFile_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteTextFile_Request) ProtoMessage() {}
+
+func (x *WriteTextFile_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteTextFile_Request.ProtoReflect.Descriptor instead.
+func (*WriteTextFile_Request) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 0}
+}
+
+func (x *WriteTextFile_Request) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *WriteTextFile_Request) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *WriteTextFile_Request) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+type WriteTextFile_Response struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the text went: "editor" or "disk".
+	Source        string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteTextFile_Response) Reset() {
+	*x = WriteTextFile_Response{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteTextFile_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteTextFile_Response) ProtoMessage() {}
+
+func (x *WriteTextFile_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteTextFile_Response.ProtoReflect.Descriptor instead.
+func (*WriteTextFile_Response) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 1}
+}
+
+func (x *WriteTextFile_Response) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
 }
 
 type ReadState_Request struct {
@@ -1321,7 +1943,7 @@ type ReadState_Request struct {
 
 func (x *ReadState_Request) Reset() {
 	*x = ReadState_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1333,7 +1955,7 @@ func (x *ReadState_Request) String() string {
 func (*ReadState_Request) ProtoMessage() {}
 
 func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1346,7 +1968,7 @@ func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Request.ProtoReflect.Descriptor instead.
 func (*ReadState_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 0}
 }
 
 func (x *ReadState_Request) GetSessionId() string {
@@ -1368,7 +1990,7 @@ type ReadState_Response struct {
 
 func (x *ReadState_Response) Reset() {
 	*x = ReadState_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1380,7 +2002,7 @@ func (x *ReadState_Response) String() string {
 func (*ReadState_Response) ProtoMessage() {}
 
 func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1393,7 +2015,7 @@ func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Response.ProtoReflect.Descriptor instead.
 func (*ReadState_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 1}
 }
 
 func (x *ReadState_Response) GetTodos() []*Todo {
@@ -1426,7 +2048,7 @@ type RequestPermission_Request struct {
 
 func (x *RequestPermission_Request) Reset() {
 	*x = RequestPermission_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +2060,7 @@ func (x *RequestPermission_Request) String() string {
 func (*RequestPermission_Request) ProtoMessage() {}
 
 func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +2073,7 @@ func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Request.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15, 0}
 }
 
 func (x *RequestPermission_Request) GetSessionId() string {
@@ -1500,7 +2122,7 @@ type RequestPermission_Response struct {
 
 func (x *RequestPermission_Response) Reset() {
 	*x = RequestPermission_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1512,7 +2134,7 @@ func (x *RequestPermission_Response) String() string {
 func (*RequestPermission_Response) ProtoMessage() {}
 
 func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1525,7 +2147,7 @@ func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Response.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15, 1}
 }
 
 func (x *RequestPermission_Response) GetOutcome() RequestPermission_Outcome {
@@ -1556,7 +2178,7 @@ type SpawnSubagent_Request struct {
 
 func (x *SpawnSubagent_Request) Reset() {
 	*x = SpawnSubagent_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1568,7 +2190,7 @@ func (x *SpawnSubagent_Request) String() string {
 func (*SpawnSubagent_Request) ProtoMessage() {}
 
 func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1581,7 +2203,7 @@ func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Request.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 0}
 }
 
 func (x *SpawnSubagent_Request) GetParentSessionId() string {
@@ -1625,7 +2247,7 @@ type SpawnSubagent_Event struct {
 
 func (x *SpawnSubagent_Event) Reset() {
 	*x = SpawnSubagent_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +2259,7 @@ func (x *SpawnSubagent_Event) String() string {
 func (*SpawnSubagent_Event) ProtoMessage() {}
 
 func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +2272,7 @@ func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Event.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Event) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 1}
 }
 
 func (x *SpawnSubagent_Event) GetEvent() isSpawnSubagent_Event_Event {
@@ -1703,7 +2325,7 @@ type SpawnSubagent_Progress struct {
 
 func (x *SpawnSubagent_Progress) Reset() {
 	*x = SpawnSubagent_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1715,7 +2337,7 @@ func (x *SpawnSubagent_Progress) String() string {
 func (*SpawnSubagent_Progress) ProtoMessage() {}
 
 func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1728,7 +2350,7 @@ func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Progress.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Progress) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 2}
 }
 
 func (x *SpawnSubagent_Progress) GetText() string {
@@ -1749,7 +2371,7 @@ type SpawnSubagent_Final struct {
 
 func (x *SpawnSubagent_Final) Reset() {
 	*x = SpawnSubagent_Final{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1761,7 +2383,7 @@ func (x *SpawnSubagent_Final) String() string {
 func (*SpawnSubagent_Final) ProtoMessage() {}
 
 func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1774,7 +2396,7 @@ func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Final.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Final) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 3}
 }
 
 func (x *SpawnSubagent_Final) GetText() string {
@@ -1795,7 +2417,24 @@ var File_harness_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x1eharness/plugin/v1/plugin.proto\x12\x11harness.plugin.v1\"\xe5\x01\n" +
+	"\x1eharness/plugin/v1/plugin.proto\x12\x11harness.plugin.v1\"\x89\x01\n" +
+	"\aPreview\x1aA\n" +
+	"\aRequest\x126\n" +
+	"\x04call\x18\x01 \x01(\v2\".harness.plugin.v1.Execute.RequestR\x04call\x1a;\n" +
+	"\bResponse\x12/\n" +
+	"\x04meta\x18\x01 \x01(\v2\x1b.harness.plugin.v1.ToolMetaR\x04meta\"\x8e\x01\n" +
+	"\bToolMeta\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x129\n" +
+	"\tlocations\x18\x02 \x03(\v2\x1b.harness.plugin.v1.LocationR\tlocations\x121\n" +
+	"\x05diffs\x18\x03 \x03(\v2\x1b.harness.plugin.v1.FileDiffR\x05diffs\"2\n" +
+	"\bLocation\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\rR\x04line\"o\n" +
+	"\bFileDiff\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x19\n" +
+	"\bold_text\x18\x02 \x01(\tR\aoldText\x12\x19\n" +
+	"\bnew_text\x18\x03 \x01(\tR\anewText\x12\x19\n" +
+	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\xe5\x01\n" +
 	"\bDescribe\x1a\t\n" +
 	"\aRequest\x1a\xcd\x01\n" +
 	"\bResponse\x12\x1f\n" +
@@ -1805,13 +2444,14 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x121\n" +
 	"\x05tools\x18\x04 \x03(\v2\x1b.harness.plugin.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vevent_types\x18\x05 \x03(\tR\n" +
-	"eventTypes\"\xcc\x01\n" +
+	"eventTypes\"\xe0\x01\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +
 	"\x16parameters_json_schema\x18\x03 \x01(\tR\x14parametersJsonSchema\x12)\n" +
 	"\x10concurrency_safe\x18\x04 \x01(\bR\x0fconcurrencySafe\x12)\n" +
-	"\x10needs_permission\x18\x05 \x01(\bR\x0fneedsPermission\"\xfa\x01\n" +
+	"\x10needs_permission\x18\x05 \x01(\bR\x0fneedsPermission\x12\x12\n" +
+	"\x04kind\x18\x06 \x01(\tR\x04kind\"\xfa\x01\n" +
 	"\tConfigure\x1a\xc4\x01\n" +
 	"\aRequest\x12!\n" +
 	"\fhost_version\x18\x01 \x01(\tR\vhostVersion\x12%\n" +
@@ -1820,7 +2460,7 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x17host_services_broker_id\x18\x04 \x01(\rR\x14hostServicesBrokerId\x12\x1b\n" +
 	"\tstate_dir\x18\x05 \x01(\tR\bstateDir\x1a&\n" +
 	"\bResponse\x12\x1a\n" +
-	"\bwarnings\x18\x01 \x03(\tR\bwarnings\"\xcf\x04\n" +
+	"\bwarnings\x18\x01 \x03(\tR\bwarnings\"\x81\x05\n" +
 	"\aExecute\x1a\xd3\x01\n" +
 	"\aRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x1b\n" +
@@ -1836,11 +2476,12 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06result\x18\x02 \x01(\v2!.harness.plugin.v1.Execute.ResultH\x00R\x06resultB\a\n" +
 	"\x05event\x1a\x1e\n" +
 	"\bProgress\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x1av\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x1a\xa7\x01\n" +
 	"\x06Result\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x127\n" +
-	"\x06events\x18\x03 \x03(\v2\x1f.harness.plugin.v1.SessionEventR\x06events\"C\n" +
+	"\x06events\x18\x03 \x03(\v2\x1f.harness.plugin.v1.SessionEventR\x06events\x12/\n" +
+	"\x04meta\x18\x04 \x01(\v2\x1b.harness.plugin.v1.ToolMetaR\x04meta\"C\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fCALLER_AGENT\x10\x01\x12\x0f\n" +
@@ -1858,7 +2499,23 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x1a\n" +
 	"\n" +
-	"\bResponse\"\x82\x01\n" +
+	"\bResponse\"\x8a\x01\n" +
+	"\fReadTextFile\x1a<\n" +
+	"\aRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x1a<\n" +
+	"\bResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\tR\acontent\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\"\x8b\x01\n" +
+	"\rWriteTextFile\x1aV\n" +
+	"\aRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x1a\"\n" +
+	"\bResponse\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\"\x82\x01\n" +
 	"\tReadState\x1a(\n" +
 	"\aRequest\x12\x1d\n" +
 	"\n" +
@@ -1898,17 +2555,20 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x1a6\n" +
 	"\x05Final\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError2\xc9\x03\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError2\x9d\x04\n" +
 	"\fToolProvider\x12U\n" +
 	"\bDescribe\x12#.harness.plugin.v1.Describe.Request\x1a$.harness.plugin.v1.Describe.Response\x12X\n" +
 	"\tConfigure\x12$.harness.plugin.v1.Configure.Request\x1a%.harness.plugin.v1.Configure.Response\x12Q\n" +
 	"\aExecute\x12\".harness.plugin.v1.Execute.Request\x1a .harness.plugin.v1.Execute.Event0\x01\x12O\n" +
 	"\x06Cancel\x12!.harness.plugin.v1.Cancel.Request\x1a\".harness.plugin.v1.Cancel.Response\x12d\n" +
-	"\rSessionClosed\x12(.harness.plugin.v1.SessionClosed.Request\x1a).harness.plugin.v1.SessionClosed.Response2\xbf\x02\n" +
+	"\rSessionClosed\x12(.harness.plugin.v1.SessionClosed.Request\x1a).harness.plugin.v1.SessionClosed.Response\x12R\n" +
+	"\aPreview\x12\".harness.plugin.v1.Preview.Request\x1a#.harness.plugin.v1.Preview.Response2\x88\x04\n" +
 	"\fHostServices\x12X\n" +
 	"\tReadState\x12$.harness.plugin.v1.ReadState.Request\x1a%.harness.plugin.v1.ReadState.Response\x12p\n" +
 	"\x11RequestPermission\x12,.harness.plugin.v1.RequestPermission.Request\x1a-.harness.plugin.v1.RequestPermission.Response\x12c\n" +
-	"\rSpawnSubagent\x12(.harness.plugin.v1.SpawnSubagent.Request\x1a&.harness.plugin.v1.SpawnSubagent.Event0\x01BQZOgithub.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1;pluginv1b\x06proto3"
+	"\rSpawnSubagent\x12(.harness.plugin.v1.SpawnSubagent.Request\x1a&.harness.plugin.v1.SpawnSubagent.Event0\x01\x12a\n" +
+	"\fReadTextFile\x12'.harness.plugin.v1.ReadTextFile.Request\x1a(.harness.plugin.v1.ReadTextFile.Response\x12d\n" +
+	"\rWriteTextFile\x12(.harness.plugin.v1.WriteTextFile.Request\x1a).harness.plugin.v1.WriteTextFile.ResponseBQZOgithub.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_harness_plugin_v1_plugin_proto_rawDescOnce sync.Once
@@ -1923,73 +2583,96 @@ func file_harness_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_harness_plugin_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_harness_plugin_v1_plugin_proto_goTypes = []any{
 	(Execute_Caller)(0),                // 0: harness.plugin.v1.Execute.Caller
 	(RequestPermission_Outcome)(0),     // 1: harness.plugin.v1.RequestPermission.Outcome
-	(*Describe)(nil),                   // 2: harness.plugin.v1.Describe
-	(*ToolSpec)(nil),                   // 3: harness.plugin.v1.ToolSpec
-	(*Configure)(nil),                  // 4: harness.plugin.v1.Configure
-	(*Execute)(nil),                    // 5: harness.plugin.v1.Execute
-	(*SessionEvent)(nil),               // 6: harness.plugin.v1.SessionEvent
-	(*SessionClosed)(nil),              // 7: harness.plugin.v1.SessionClosed
-	(*Cancel)(nil),                     // 8: harness.plugin.v1.Cancel
-	(*ReadState)(nil),                  // 9: harness.plugin.v1.ReadState
-	(*Todo)(nil),                       // 10: harness.plugin.v1.Todo
-	(*RequestPermission)(nil),          // 11: harness.plugin.v1.RequestPermission
-	(*SpawnSubagent)(nil),              // 12: harness.plugin.v1.SpawnSubagent
-	(*Describe_Request)(nil),           // 13: harness.plugin.v1.Describe.Request
-	(*Describe_Response)(nil),          // 14: harness.plugin.v1.Describe.Response
-	(*Configure_Request)(nil),          // 15: harness.plugin.v1.Configure.Request
-	(*Configure_Response)(nil),         // 16: harness.plugin.v1.Configure.Response
-	(*Execute_Request)(nil),            // 17: harness.plugin.v1.Execute.Request
-	(*Execute_Event)(nil),              // 18: harness.plugin.v1.Execute.Event
-	(*Execute_Progress)(nil),           // 19: harness.plugin.v1.Execute.Progress
-	(*Execute_Result)(nil),             // 20: harness.plugin.v1.Execute.Result
-	(*SessionClosed_Request)(nil),      // 21: harness.plugin.v1.SessionClosed.Request
-	(*SessionClosed_Response)(nil),     // 22: harness.plugin.v1.SessionClosed.Response
-	(*Cancel_Request)(nil),             // 23: harness.plugin.v1.Cancel.Request
-	(*Cancel_Response)(nil),            // 24: harness.plugin.v1.Cancel.Response
-	(*ReadState_Request)(nil),          // 25: harness.plugin.v1.ReadState.Request
-	(*ReadState_Response)(nil),         // 26: harness.plugin.v1.ReadState.Response
-	(*RequestPermission_Request)(nil),  // 27: harness.plugin.v1.RequestPermission.Request
-	(*RequestPermission_Response)(nil), // 28: harness.plugin.v1.RequestPermission.Response
-	(*SpawnSubagent_Request)(nil),      // 29: harness.plugin.v1.SpawnSubagent.Request
-	(*SpawnSubagent_Event)(nil),        // 30: harness.plugin.v1.SpawnSubagent.Event
-	(*SpawnSubagent_Progress)(nil),     // 31: harness.plugin.v1.SpawnSubagent.Progress
-	(*SpawnSubagent_Final)(nil),        // 32: harness.plugin.v1.SpawnSubagent.Final
+	(*Preview)(nil),                    // 2: harness.plugin.v1.Preview
+	(*ToolMeta)(nil),                   // 3: harness.plugin.v1.ToolMeta
+	(*Location)(nil),                   // 4: harness.plugin.v1.Location
+	(*FileDiff)(nil),                   // 5: harness.plugin.v1.FileDiff
+	(*Describe)(nil),                   // 6: harness.plugin.v1.Describe
+	(*ToolSpec)(nil),                   // 7: harness.plugin.v1.ToolSpec
+	(*Configure)(nil),                  // 8: harness.plugin.v1.Configure
+	(*Execute)(nil),                    // 9: harness.plugin.v1.Execute
+	(*SessionEvent)(nil),               // 10: harness.plugin.v1.SessionEvent
+	(*SessionClosed)(nil),              // 11: harness.plugin.v1.SessionClosed
+	(*Cancel)(nil),                     // 12: harness.plugin.v1.Cancel
+	(*ReadTextFile)(nil),               // 13: harness.plugin.v1.ReadTextFile
+	(*WriteTextFile)(nil),              // 14: harness.plugin.v1.WriteTextFile
+	(*ReadState)(nil),                  // 15: harness.plugin.v1.ReadState
+	(*Todo)(nil),                       // 16: harness.plugin.v1.Todo
+	(*RequestPermission)(nil),          // 17: harness.plugin.v1.RequestPermission
+	(*SpawnSubagent)(nil),              // 18: harness.plugin.v1.SpawnSubagent
+	(*Preview_Request)(nil),            // 19: harness.plugin.v1.Preview.Request
+	(*Preview_Response)(nil),           // 20: harness.plugin.v1.Preview.Response
+	(*Describe_Request)(nil),           // 21: harness.plugin.v1.Describe.Request
+	(*Describe_Response)(nil),          // 22: harness.plugin.v1.Describe.Response
+	(*Configure_Request)(nil),          // 23: harness.plugin.v1.Configure.Request
+	(*Configure_Response)(nil),         // 24: harness.plugin.v1.Configure.Response
+	(*Execute_Request)(nil),            // 25: harness.plugin.v1.Execute.Request
+	(*Execute_Event)(nil),              // 26: harness.plugin.v1.Execute.Event
+	(*Execute_Progress)(nil),           // 27: harness.plugin.v1.Execute.Progress
+	(*Execute_Result)(nil),             // 28: harness.plugin.v1.Execute.Result
+	(*SessionClosed_Request)(nil),      // 29: harness.plugin.v1.SessionClosed.Request
+	(*SessionClosed_Response)(nil),     // 30: harness.plugin.v1.SessionClosed.Response
+	(*Cancel_Request)(nil),             // 31: harness.plugin.v1.Cancel.Request
+	(*Cancel_Response)(nil),            // 32: harness.plugin.v1.Cancel.Response
+	(*ReadTextFile_Request)(nil),       // 33: harness.plugin.v1.ReadTextFile.Request
+	(*ReadTextFile_Response)(nil),      // 34: harness.plugin.v1.ReadTextFile.Response
+	(*WriteTextFile_Request)(nil),      // 35: harness.plugin.v1.WriteTextFile.Request
+	(*WriteTextFile_Response)(nil),     // 36: harness.plugin.v1.WriteTextFile.Response
+	(*ReadState_Request)(nil),          // 37: harness.plugin.v1.ReadState.Request
+	(*ReadState_Response)(nil),         // 38: harness.plugin.v1.ReadState.Response
+	(*RequestPermission_Request)(nil),  // 39: harness.plugin.v1.RequestPermission.Request
+	(*RequestPermission_Response)(nil), // 40: harness.plugin.v1.RequestPermission.Response
+	(*SpawnSubagent_Request)(nil),      // 41: harness.plugin.v1.SpawnSubagent.Request
+	(*SpawnSubagent_Event)(nil),        // 42: harness.plugin.v1.SpawnSubagent.Event
+	(*SpawnSubagent_Progress)(nil),     // 43: harness.plugin.v1.SpawnSubagent.Progress
+	(*SpawnSubagent_Final)(nil),        // 44: harness.plugin.v1.SpawnSubagent.Final
 }
 var file_harness_plugin_v1_plugin_proto_depIdxs = []int32{
-	3,  // 0: harness.plugin.v1.Describe.Response.tools:type_name -> harness.plugin.v1.ToolSpec
-	0,  // 1: harness.plugin.v1.Execute.Request.caller:type_name -> harness.plugin.v1.Execute.Caller
-	19, // 2: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
-	20, // 3: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
-	6,  // 4: harness.plugin.v1.Execute.Result.events:type_name -> harness.plugin.v1.SessionEvent
-	10, // 5: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
-	1,  // 6: harness.plugin.v1.RequestPermission.Response.outcome:type_name -> harness.plugin.v1.RequestPermission.Outcome
-	31, // 7: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
-	32, // 8: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
-	13, // 9: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
-	15, // 10: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
-	17, // 11: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
-	23, // 12: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
-	21, // 13: harness.plugin.v1.ToolProvider.SessionClosed:input_type -> harness.plugin.v1.SessionClosed.Request
-	25, // 14: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
-	27, // 15: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
-	29, // 16: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
-	14, // 17: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
-	16, // 18: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
-	18, // 19: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
-	24, // 20: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
-	22, // 21: harness.plugin.v1.ToolProvider.SessionClosed:output_type -> harness.plugin.v1.SessionClosed.Response
-	26, // 22: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
-	28, // 23: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
-	30, // 24: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
-	17, // [17:25] is the sub-list for method output_type
-	9,  // [9:17] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	4,  // 0: harness.plugin.v1.ToolMeta.locations:type_name -> harness.plugin.v1.Location
+	5,  // 1: harness.plugin.v1.ToolMeta.diffs:type_name -> harness.plugin.v1.FileDiff
+	25, // 2: harness.plugin.v1.Preview.Request.call:type_name -> harness.plugin.v1.Execute.Request
+	3,  // 3: harness.plugin.v1.Preview.Response.meta:type_name -> harness.plugin.v1.ToolMeta
+	7,  // 4: harness.plugin.v1.Describe.Response.tools:type_name -> harness.plugin.v1.ToolSpec
+	0,  // 5: harness.plugin.v1.Execute.Request.caller:type_name -> harness.plugin.v1.Execute.Caller
+	27, // 6: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
+	28, // 7: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
+	10, // 8: harness.plugin.v1.Execute.Result.events:type_name -> harness.plugin.v1.SessionEvent
+	3,  // 9: harness.plugin.v1.Execute.Result.meta:type_name -> harness.plugin.v1.ToolMeta
+	16, // 10: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
+	1,  // 11: harness.plugin.v1.RequestPermission.Response.outcome:type_name -> harness.plugin.v1.RequestPermission.Outcome
+	43, // 12: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
+	44, // 13: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
+	21, // 14: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
+	23, // 15: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
+	25, // 16: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
+	31, // 17: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
+	29, // 18: harness.plugin.v1.ToolProvider.SessionClosed:input_type -> harness.plugin.v1.SessionClosed.Request
+	19, // 19: harness.plugin.v1.ToolProvider.Preview:input_type -> harness.plugin.v1.Preview.Request
+	37, // 20: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
+	39, // 21: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
+	41, // 22: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
+	33, // 23: harness.plugin.v1.HostServices.ReadTextFile:input_type -> harness.plugin.v1.ReadTextFile.Request
+	35, // 24: harness.plugin.v1.HostServices.WriteTextFile:input_type -> harness.plugin.v1.WriteTextFile.Request
+	22, // 25: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
+	24, // 26: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
+	26, // 27: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
+	32, // 28: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
+	30, // 29: harness.plugin.v1.ToolProvider.SessionClosed:output_type -> harness.plugin.v1.SessionClosed.Response
+	20, // 30: harness.plugin.v1.ToolProvider.Preview:output_type -> harness.plugin.v1.Preview.Response
+	38, // 31: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
+	40, // 32: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
+	42, // 33: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
+	34, // 34: harness.plugin.v1.HostServices.ReadTextFile:output_type -> harness.plugin.v1.ReadTextFile.Response
+	36, // 35: harness.plugin.v1.HostServices.WriteTextFile:output_type -> harness.plugin.v1.WriteTextFile.Response
+	25, // [25:36] is the sub-list for method output_type
+	14, // [14:25] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_harness_plugin_v1_plugin_proto_init() }
@@ -1997,11 +2680,11 @@ func file_harness_plugin_v1_plugin_proto_init() {
 	if File_harness_plugin_v1_plugin_proto != nil {
 		return
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[16].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[24].OneofWrappers = []any{
 		(*Execute_Event_Progress)(nil),
 		(*Execute_Event_Result)(nil),
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[28].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[40].OneofWrappers = []any{
 		(*SpawnSubagent_Event_Progress)(nil),
 		(*SpawnSubagent_Event_Final)(nil),
 	}
@@ -2011,7 +2694,7 @@ func file_harness_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_harness_plugin_v1_plugin_proto_rawDesc), len(file_harness_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   31,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

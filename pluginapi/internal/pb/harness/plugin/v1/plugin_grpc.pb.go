@@ -42,6 +42,7 @@ const (
 	ToolProvider_Execute_FullMethodName       = "/harness.plugin.v1.ToolProvider/Execute"
 	ToolProvider_Cancel_FullMethodName        = "/harness.plugin.v1.ToolProvider/Cancel"
 	ToolProvider_SessionClosed_FullMethodName = "/harness.plugin.v1.ToolProvider/SessionClosed"
+	ToolProvider_Preview_FullMethodName       = "/harness.plugin.v1.ToolProvider/Preview"
 )
 
 // ToolProviderClient is the client API for ToolProvider service.
@@ -71,6 +72,16 @@ type ToolProviderClient interface {
 	// that session follows. Unknown session ids are ignored. Since minor 1; a
 	// plugin without it answers Unimplemented, which the host ignores.
 	SessionClosed(ctx context.Context, in *SessionClosed_Request, opts ...grpc.CallOption) (*SessionClosed_Response, error)
+	// Preview says what a call would do, before it runs and before the user
+	// is asked about it: its title, the files it touches and, for a change
+	// to a file, the diff. It must not change anything, ask the user, or
+	// block for long; the host calls it for tools whose kind is edit,
+	// delete or move (and may for any other), logs the answer with the
+	// call's tool/call event and shows it in the permission question, so
+	// that the user reviews the very diff before allowing it. The call then
+	// runs with Execute, whose result carries what was really done. Since
+	// minor 2; a plugin without it answers Unimplemented: no preview.
+	Preview(ctx context.Context, in *Preview_Request, opts ...grpc.CallOption) (*Preview_Response, error)
 }
 
 type toolProviderClient struct {
@@ -140,6 +151,16 @@ func (c *toolProviderClient) SessionClosed(ctx context.Context, in *SessionClose
 	return out, nil
 }
 
+func (c *toolProviderClient) Preview(ctx context.Context, in *Preview_Request, opts ...grpc.CallOption) (*Preview_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Preview_Response)
+	err := c.cc.Invoke(ctx, ToolProvider_Preview_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ToolProviderServer is the server API for ToolProvider service.
 // All implementations must embed UnimplementedToolProviderServer
 // for forward compatibility.
@@ -167,6 +188,16 @@ type ToolProviderServer interface {
 	// that session follows. Unknown session ids are ignored. Since minor 1; a
 	// plugin without it answers Unimplemented, which the host ignores.
 	SessionClosed(context.Context, *SessionClosed_Request) (*SessionClosed_Response, error)
+	// Preview says what a call would do, before it runs and before the user
+	// is asked about it: its title, the files it touches and, for a change
+	// to a file, the diff. It must not change anything, ask the user, or
+	// block for long; the host calls it for tools whose kind is edit,
+	// delete or move (and may for any other), logs the answer with the
+	// call's tool/call event and shows it in the permission question, so
+	// that the user reviews the very diff before allowing it. The call then
+	// runs with Execute, whose result carries what was really done. Since
+	// minor 2; a plugin without it answers Unimplemented: no preview.
+	Preview(context.Context, *Preview_Request) (*Preview_Response, error)
 	mustEmbedUnimplementedToolProviderServer()
 }
 
@@ -191,6 +222,9 @@ func (UnimplementedToolProviderServer) Cancel(context.Context, *Cancel_Request) 
 }
 func (UnimplementedToolProviderServer) SessionClosed(context.Context, *SessionClosed_Request) (*SessionClosed_Response, error) {
 	return nil, status.Error(codes.Unimplemented, "method SessionClosed not implemented")
+}
+func (UnimplementedToolProviderServer) Preview(context.Context, *Preview_Request) (*Preview_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method Preview not implemented")
 }
 func (UnimplementedToolProviderServer) mustEmbedUnimplementedToolProviderServer() {}
 func (UnimplementedToolProviderServer) testEmbeddedByValue()                      {}
@@ -296,6 +330,24 @@ func _ToolProvider_SessionClosed_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ToolProvider_Preview_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Preview_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ToolProviderServer).Preview(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ToolProvider_Preview_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ToolProviderServer).Preview(ctx, req.(*Preview_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ToolProvider_ServiceDesc is the grpc.ServiceDesc for ToolProvider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -319,6 +371,10 @@ var ToolProvider_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "SessionClosed",
 			Handler:    _ToolProvider_SessionClosed_Handler,
 		},
+		{
+			MethodName: "Preview",
+			Handler:    _ToolProvider_Preview_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -334,6 +390,8 @@ const (
 	HostServices_ReadState_FullMethodName         = "/harness.plugin.v1.HostServices/ReadState"
 	HostServices_RequestPermission_FullMethodName = "/harness.plugin.v1.HostServices/RequestPermission"
 	HostServices_SpawnSubagent_FullMethodName     = "/harness.plugin.v1.HostServices/SpawnSubagent"
+	HostServices_ReadTextFile_FullMethodName      = "/harness.plugin.v1.HostServices/ReadTextFile"
+	HostServices_WriteTextFile_FullMethodName     = "/harness.plugin.v1.HostServices/WriteTextFile"
 )
 
 // HostServicesClient is the client API for HostServices service.
@@ -351,6 +409,17 @@ type HostServicesClient interface {
 	// SpawnSubagent runs a child agent session: progress, then one final
 	// answer. Cancelling the RPC cancels the child.
 	SpawnSubagent(ctx context.Context, in *SpawnSubagent_Request, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SpawnSubagent_Event], error)
+	// ReadTextFile returns a text file's contents as the user sees them:
+	// under an editor that offers it (ACP fs/read_text_file), the editor's
+	// buffer, unsaved changes included; otherwise the file on disk. A
+	// missing file answers NotFound. Since minor 2.
+	ReadTextFile(ctx context.Context, in *ReadTextFile_Request, opts ...grpc.CallOption) (*ReadTextFile_Response, error)
+	// WriteTextFile replaces a text file's contents (creating it and its
+	// folders): under an editor that offers it (ACP fs/write_text_file),
+	// through the editor, which updates its buffer; otherwise on disk,
+	// atomically. The plugin asks for whatever permission the write needs
+	// before it calls this. Since minor 2.
+	WriteTextFile(ctx context.Context, in *WriteTextFile_Request, opts ...grpc.CallOption) (*WriteTextFile_Response, error)
 }
 
 type hostServicesClient struct {
@@ -400,6 +469,26 @@ func (c *hostServicesClient) SpawnSubagent(ctx context.Context, in *SpawnSubagen
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostServices_SpawnSubagentClient = grpc.ServerStreamingClient[SpawnSubagent_Event]
 
+func (c *hostServicesClient) ReadTextFile(ctx context.Context, in *ReadTextFile_Request, opts ...grpc.CallOption) (*ReadTextFile_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadTextFile_Response)
+	err := c.cc.Invoke(ctx, HostServices_ReadTextFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServicesClient) WriteTextFile(ctx context.Context, in *WriteTextFile_Request, opts ...grpc.CallOption) (*WriteTextFile_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WriteTextFile_Response)
+	err := c.cc.Invoke(ctx, HostServices_WriteTextFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServicesServer is the server API for HostServices service.
 // All implementations must embed UnimplementedHostServicesServer
 // for forward compatibility.
@@ -415,6 +504,17 @@ type HostServicesServer interface {
 	// SpawnSubagent runs a child agent session: progress, then one final
 	// answer. Cancelling the RPC cancels the child.
 	SpawnSubagent(*SpawnSubagent_Request, grpc.ServerStreamingServer[SpawnSubagent_Event]) error
+	// ReadTextFile returns a text file's contents as the user sees them:
+	// under an editor that offers it (ACP fs/read_text_file), the editor's
+	// buffer, unsaved changes included; otherwise the file on disk. A
+	// missing file answers NotFound. Since minor 2.
+	ReadTextFile(context.Context, *ReadTextFile_Request) (*ReadTextFile_Response, error)
+	// WriteTextFile replaces a text file's contents (creating it and its
+	// folders): under an editor that offers it (ACP fs/write_text_file),
+	// through the editor, which updates its buffer; otherwise on disk,
+	// atomically. The plugin asks for whatever permission the write needs
+	// before it calls this. Since minor 2.
+	WriteTextFile(context.Context, *WriteTextFile_Request) (*WriteTextFile_Response, error)
 	mustEmbedUnimplementedHostServicesServer()
 }
 
@@ -433,6 +533,12 @@ func (UnimplementedHostServicesServer) RequestPermission(context.Context, *Reque
 }
 func (UnimplementedHostServicesServer) SpawnSubagent(*SpawnSubagent_Request, grpc.ServerStreamingServer[SpawnSubagent_Event]) error {
 	return status.Error(codes.Unimplemented, "method SpawnSubagent not implemented")
+}
+func (UnimplementedHostServicesServer) ReadTextFile(context.Context, *ReadTextFile_Request) (*ReadTextFile_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadTextFile not implemented")
+}
+func (UnimplementedHostServicesServer) WriteTextFile(context.Context, *WriteTextFile_Request) (*WriteTextFile_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method WriteTextFile not implemented")
 }
 func (UnimplementedHostServicesServer) mustEmbedUnimplementedHostServicesServer() {}
 func (UnimplementedHostServicesServer) testEmbeddedByValue()                      {}
@@ -502,6 +608,42 @@ func _HostServices_SpawnSubagent_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type HostServices_SpawnSubagentServer = grpc.ServerStreamingServer[SpawnSubagent_Event]
 
+func _HostServices_ReadTextFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadTextFile_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).ReadTextFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_ReadTextFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).ReadTextFile(ctx, req.(*ReadTextFile_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostServices_WriteTextFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WriteTextFile_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServicesServer).WriteTextFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostServices_WriteTextFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServicesServer).WriteTextFile(ctx, req.(*WriteTextFile_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostServices_ServiceDesc is the grpc.ServiceDesc for HostServices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -516,6 +658,14 @@ var HostServices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RequestPermission",
 			Handler:    _HostServices_RequestPermission_Handler,
+		},
+		{
+			MethodName: "ReadTextFile",
+			Handler:    _HostServices_ReadTextFile_Handler,
+		},
+		{
+			MethodName: "WriteTextFile",
+			Handler:    _HostServices_WriteTextFile_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
