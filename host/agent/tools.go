@@ -210,10 +210,11 @@ func (t *turn) appendCall(st *step, i int) error {
 		t.log.Debug("tool call", "session", t.s.ID(), "turn", t.n, "step", st.k, "tool", c.Name, "call", c.ID)
 	}
 	var plugin *event.Plugin
+	var mcp *event.MCPServer
 	if tool, ok := st.tools[c.Name]; ok {
-		plugin = tool.Plugin
+		plugin, mcp = tool.Plugin, tool.MCP
 	}
-	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments, Plugin: plugin}); err != nil {
+	if err := t.append(event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments, Plugin: plugin, MCP: mcp}); err != nil {
 		return err
 	}
 	c.logged = true
