@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -59,6 +60,9 @@ func newServer() *mcp.Server {
 				func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
 					return text("late tool ran"), nil, nil
 				})
+			// the SDK sends tools/list_changed after 10 ms (debounced): let
+			// it go out before the answer, as a server that announces first
+			time.Sleep(100 * time.Millisecond)
 			return text("added"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "hasenv", Description: "Says whether a variable is set."},
