@@ -43,6 +43,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		h.CloseSession(s)
 		return exitFailed, err
 	}
+	h.ConnectMCP(s, nil)
 	code, err := h.turn(ctx, s, text, std)
 	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
 	if cerr := h.CloseSession(s); cerr != nil && err == nil {

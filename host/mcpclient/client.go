@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -185,13 +186,17 @@ type server struct {
 	mu       sync.Mutex
 	cs       *mcp.ClientSession // nil when down
 	proc     *proc
+	stopConn context.CancelFunc // ends the connection's context
 	prov     event.MCPServer
 	tools    []Tool
-	stale    bool // tools/list_changed arrived
+	// stale is set by tools/list_changed of connection gen; atomics, so
+	// that the SDK's notification never waits for mu (held while a list is
+	// fetched, whose answer the same reader delivers).
+	stale    atomic.Bool
 	restarts int
 	disabled string // why the server is not used again, "" while usable
 	closed   bool
-	gen      int // bumped by each connection, so a stale notification is ignored
+	gen      atomic.Int64 // bumped by each connection, so a stale notification is ignored
 }
 
 func (sv *server) firstStart() {
@@ -209,18 +214,30 @@ func (sv *server) connectLocked() error {
 	if sv.closed {
 		return errors.New("closed")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sv.opts.StartTimeout)
-	defer cancel()
-	sv.gen++
-	gen := sv.gen
+	// The connection lives in ctx (an SSE stream is the connect's request),
+	// so ctx is not a timeout context: a timer cancels it when starting
+	// takes too long, and close or a crash cancels it later.
+	ctx, stop := context.WithCancel(context.Background())
+	timer := time.AfterFunc(sv.opts.StartTimeout, stop)
+	ok := false
+	defer func() {
+		if !ok {
+			stop()
+		}
+	}()
+	timedOut := func(err error) error {
+		if !timer.Stop() {
+			return fmt.Errorf("no answer within %s", sv.opts.StartTimeout)
+		}
+		return err
+	}
+	gen := sv.gen.Add(1)
 	client := mcp.NewClient(&mcp.Implementation{Name: sv.opts.ClientName, Version: sv.opts.ClientVersion}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			sv.mu.Lock()
-			if sv.gen == gen {
-				sv.stale = true
+			if sv.gen.Load() == gen {
+				sv.stale.Store(true)
 			}
-			sv.mu.Unlock()
 		},
 	})
 	prov := event.MCPServer{Name: sv.cfg.Name}
@@ -254,7 +271,7 @@ func (sv *server) connectLocked() error {
 		if p != nil {
 			p.stop(0)
 		}
-		return sv.failed("initialize", err, "check that it is an MCP server and starts within "+sv.opts.StartTimeout.String())
+		return sv.failed("initialize", timedOut(err), "check that it is an MCP server and starts within "+sv.opts.StartTimeout.String())
 	}
 	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 		prov.ServerName, prov.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
@@ -265,9 +282,17 @@ func (sv *server) connectLocked() error {
 		if p != nil {
 			p.stop(0)
 		}
-		return sv.failed("list tools", err, "check the server")
+		return sv.failed("list tools", timedOut(err), "check the server")
 	}
-	sv.cs, sv.proc, sv.prov, sv.tools, sv.stale = cs, p, prov, tools, false
+	if !timer.Stop() {
+		_ = cs.Close()
+		if p != nil {
+			p.stop(0)
+		}
+		return sv.failed("initialize", fmt.Errorf("no answer within %s", sv.opts.StartTimeout), "check the server")
+	}
+	ok = true
+	sv.cs, sv.proc, sv.prov, sv.tools, sv.stopConn = cs, p, prov, tools, stop
 	sv.log.Info("MCP server connected", "transport", sv.cfg.transport(), "where", sv.cfg.where(),
 		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools))
 	return nil
@@ -327,7 +352,7 @@ func (sv *server) listTools() []Tool {
 	if sv.cs == nil {
 		return nil
 	}
-	if sv.stale {
+	if sv.stale.Swap(false) {
 		ctx, cancel := context.WithTimeout(context.Background(), sv.opts.StartTimeout)
 		tools, err := sv.fetchTools(ctx, sv.cs, sv.prov)
 		cancel()
@@ -337,7 +362,6 @@ func (sv *server) listTools() []Tool {
 			sv.tools = tools
 			sv.log.Info("MCP server's tools refreshed", "tools", len(tools))
 		}
-		sv.stale = false
 	}
 	return slices.Clone(sv.tools)
 }
@@ -376,6 +400,7 @@ func (sv *server) down(cs *mcp.ClientSession) {
 		return
 	}
 	_ = cs.Close()
+	sv.stopConn()
 	if sv.proc != nil {
 		sv.proc.stop(0)
 	}
@@ -442,6 +467,7 @@ func (sv *server) close() {
 	sv.closed = true
 	if sv.cs != nil {
 		_ = sv.cs.Close()
+		sv.stopConn()
 	}
 	if sv.proc != nil {
 		sv.proc.stop(2 * time.Second)

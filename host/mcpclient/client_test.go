@@ -186,9 +186,11 @@ func TestStartFailures(t *testing.T) {
 	}{
 		{"missing command", ServerConfig{Name: "gone", Command: "/nonexistent/mcp-server", Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
 			[]string{"MCP server gone", "not started", "start /nonexistent/mcp-server", "installed"}},
-		{"not an MCP server", ServerConfig{Name: "cat", Command: "sh", Args: []string{"-c", "echo nonsense; echo oops tok-1234567 >&2; sleep 30"}, Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
+		{"not an MCP server", ServerConfig{Name: "cat", Command: "sh", Args: []string{"-c", "echo oops tok-1234567 >&2; echo nonsense; sleep 30"}, Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
 			[]string{"MCP server cat", "not started", "initialize", "oops [redacted]"}},
 		{"bad name", ServerConfig{Name: "a b", Command: bin}, []string{`MCP server name "a b"`}},
+		{"never answers initialize", ServerConfig{Name: "mute", Command: "sleep", Args: []string{"30"}},
+			[]string{"MCP server mute", "not started", "initialize", "no answer within 2s"}},
 		{"http refused", ServerConfig{Name: "web", Type: HTTP, URL: "http://user:pw@127.0.0.1:1/mcp?key=tok-1234567", Headers: []EnvVar{{"Authorization", "Bearer tok-1234567"}}},
 			[]string{"MCP server web", "not started", "initialize"}},
 	}
@@ -221,9 +223,17 @@ func TestStartFailures(t *testing.T) {
 	}
 }
 
+// TestHTTPServer reaches the test server over streamable HTTP and over
+// the older HTTP+SSE transport, with a header.
 func TestHTTPServer(t *testing.T) {
+	for _, typ := range []string{HTTP, SSE} {
+		t.Run(typ, func(t *testing.T) { testRemote(t, typ) })
+	}
+}
+
+func testRemote(t *testing.T, typ string) {
 	bin := testServer(t)
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-"+typ, "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +247,7 @@ func TestHTTPServer(t *testing.T) {
 		t.Fatalf("read the server's URL: %v", err)
 	}
 	url := strings.TrimSpace(line)
-	set := Start([]ServerConfig{{Name: "web", Type: HTTP, URL: url, Headers: []EnvVar{{"X-Test", "yes"}}}},
+	set := Start([]ServerConfig{{Name: "web", Type: typ, URL: url, Headers: []EnvVar{{"X-Test", "yes"}}}},
 		Options{Environ: os.Environ()})
 	defer set.Close()
 	tools := set.Tools()
@@ -249,6 +259,13 @@ func TestHTTPServer(t *testing.T) {
 	}
 	if r := set.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`)); r.Content != "echo: over http" || r.IsError {
 		t.Errorf("echo = %+v", r)
+	}
+	// tools/list_changed reaches the client over this transport too
+	if r := set.Call(context.Background(), "mcp__web__add_tool", nil); r.IsError {
+		t.Fatalf("add_tool = %+v", r)
+	}
+	if !has(toolNames(set.Tools()), "mcp__web__late") {
+		t.Errorf("after add_tool: %v", toolNames(set.Tools()))
 	}
 }
 

@@ -19,7 +19,9 @@ type proc struct {
 	stdin  *os.File // write end, held by the host
 	stdout *os.File // read end
 	exited chan struct{}
-	state  string // "exit status 1", "signal: killed"; set before exited closes
+	// stderrDone is closed once its stderr has been read to the end.
+	stderrDone chan struct{}
+	state      string // "exit status 1", "signal: killed"; set before exited closes
 }
 
 // startProc starts argv in dir with env; every line the process writes to
@@ -47,7 +49,7 @@ func startProc(argv []string, dir string, env []string, stderrLine func(string))
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	err = startLocked(cmd, func(err error) {
 		if cmd.ProcessState != nil {
 			p.state = cmd.ProcessState.String()
@@ -61,7 +63,10 @@ func startProc(argv []string, dir string, env []string, stderrLine func(string))
 		closeAll(inW, outR, errR)
 		return nil, err
 	}
-	go readLines(errR, stderrLine)
+	go func() {
+		defer close(p.stderrDone)
+		readLines(errR, stderrLine)
+	}()
 	return p, nil
 }
 
@@ -99,6 +104,12 @@ func (p *proc) stop(grace time.Duration) {
 	_ = killGroup(p.pid())
 	<-p.exited
 	_ = p.stdout.Close()
+	// its last stderr lines, for the message about it (a process it left
+	// in another group may hold the pipe: wait only a little)
+	select {
+	case <-p.stderrDone:
+	case <-time.After(500 * time.Millisecond):
+	}
 }
 
 // readLines calls line for every line of r (long lines cut) until r ends,

@@ -1,6 +1,6 @@
 // Command mcptest is the MCP server the tests of harness run: built from
 // the official Go MCP SDK, over stdio (or streamable HTTP with -http
-// ADDR, printing its URL on stdout). Its tools: echo, fail (isError),
+// ADDR, or HTTP+SSE with -sse ADDR, printing its URL on stdout). Its tools: echo, fail (isError),
 // image, badschema (an input schema the host refuses), add_tool (a new tool "late" appears: tools/list_changed), hasenv
 // (whether a variable is set, never its value) and crash (exits mid-call).
 package main
@@ -88,15 +88,22 @@ func newServer() *mcp.Server {
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
 	flag.Parse()
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
-	if *addr != "" {
+	var h http.Handler
+	switch {
+	case *addr != "":
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil)
+	case *sse != "":
+		h, addr = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return newServer() }, nil), sse
+	}
+	if h != nil {
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("http://%s/mcp\n", ln.Addr())
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil)
 		log.Fatal(http.Serve(ln, h))
 	}
 	if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
