@@ -89,6 +89,7 @@ func newServer() *mcp.Server {
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
+	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
 	flag.Parse()
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
 	var h http.Handler
