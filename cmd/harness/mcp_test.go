@@ -151,7 +151,9 @@ func TestMCPRunSecretsStayOut(t *testing.T) {
 
 // TestMCPServersDieWithHost kills harness (acp: the editor's server; run:
 // the user's) with SIGKILL — no cleanup runs — and with SIGTERM, and
-// checks that no MCP server process is left 2 s after harness exited.
+// checks that no MCP server process is left 2 s after harness exited. The
+// servers stay alive when their stdin ends (-linger), as careless ones do:
+// only Pdeathsig (SIGKILL) and the process group kill (SIGTERM) end them.
 func TestMCPServersDieWithHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -166,10 +168,10 @@ func TestMCPServersDieWithHost(t *testing.T) {
 		t.Run(tt.cmd+" "+tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			tag := fmt.Sprintf("die-%d-%d", os.Getpid(), k)
-			argv := server + " -tag " + tag
+			argv := server + " -linger -tag " + tag // a server that outlives its stdin
 			dir := t.TempDir()
 			script := writeScript(t, `{"text":"thinking for a long while","hang":true}`)
-			cfg := writeMCPConfig(t, map[string]any{"user": map[string]any{"command": server, "args": []string{"-tag", tag}}})
+			cfg := writeMCPConfig(t, map[string]any{"user": map[string]any{"command": server, "args": []string{"-linger", "-tag", tag}}})
 			args := []string{tt.cmd, "--yes", "--provider", "script", "--script", script, "--state-dir", filepath.Join(dir, "state"),
 				"--plugin-dir", pluginDir, "--permissions", filepath.Join(dir, "no-rules.json")}
 			if tt.cmd == "run" {
@@ -187,7 +189,7 @@ func TestMCPServersDieWithHost(t *testing.T) {
 			})
 			if tt.cmd == "acp" {
 				d := startACPDriver(t, cmd)
-				d.call(t, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"editor","command":%q,"args":["-tag",%q],"env":[]}]}`,
+				d.call(t, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"editor","command":%q,"args":["-linger","-tag",%q],"env":[]}]}`,
 					t.TempDir(), server, tag), true)
 				go func() {
 					for range d.lines {

@@ -90,6 +90,7 @@ func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
 	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
+	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
 	flag.Parse()
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
 	var h http.Handler
@@ -107,7 +108,11 @@ func main() {
 		fmt.Printf("http://%s/mcp\n", ln.Addr())
 		log.Fatal(http.Serve(ln, h))
 	}
-	if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	err := newServer().Run(context.Background(), &mcp.StdioTransport{})
+	if *linger {
+		time.Sleep(time.Hour)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
 		os.Exit(1)
 	}
