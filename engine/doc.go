@@ -18,8 +18,13 @@
 // Runtime without tools runs turns with no tools). Sessions are created or
 // opened through the Runtime so that the plugins' host services
 // (ReadState, RequestPermission, SpawnSubagent, implemented by *Runtime)
-// can answer for them; CloseSession forgets one and tells the plugins. Run
-// runs one turn with the caller's live sink and asker: the Runtime's policy
+// can answer for them; CloseSession forgets one, stops its MCP servers and tells the
+// plugins. ConnectMCP starts a session's MCP servers: the user's mcp.json
+// (Config.MCPUserFile), the project's .mcp.json when Config.MCPProject
+// trusts it, and the front end's (the editor's mcpServers). Run
+// runs one turn with the caller's live sink and asker (the session's tools
+// are the plugins' and, after ConnectMCP, its MCP servers' as
+// mcp__<server>__<tool>, which always need permission): the Runtime's policy
 // decides, the asker answers what the policy asks, and the turn's approver
 // also answers its subagents' and plugins' questions while it runs. Close
 // waits for background work and stops the plugins. A Runtime writes

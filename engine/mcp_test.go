@@ -179,3 +179,57 @@ func TestMCPDenyRule(t *testing.T) {
 		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
 	}
 }
+
+// TestMCPProjectFileNeedsTrust: a project's .mcp.json runs commands from
+// the repository, so its servers start only when the project is trusted
+// (Config.MCPProject); otherwise one warning names them. The user's file
+// always counts, a project server of the same name replaces the user's,
+// and the front end's replaces both.
+func TestMCPProjectFileNeedsTrust(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	write := func(path string, servers string) {
+		if err := os.WriteFile(path, []byte(`{"mcpServers":{`+servers+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := filepath.Join(t.TempDir(), "mcp.json")
+	write(user, fmt.Sprintf(`"mine":{"command":%q},"shared":{"command":"/nonexistent/user-version"}`, bin))
+	for _, trusted := range []bool{false, true} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			cwd := t.TempDir()
+			write(filepath.Join(cwd, ".mcp.json"), fmt.Sprintf(`"repo":{"command":%q,"args":["-tag","${TAG}"]},"shared":{"command":%q}`, bin, bin))
+			var logBuf logtest.Buffer
+			h, err := engine.New(engine.Config{StateDir: t.TempDir(), MCPUserFile: user, MCPProject: trusted,
+				Getenv: func(string) string { return "x" }, Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			s, err := h.CreateSession(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.CloseSession(s)
+			h.ConnectMCP(s, []engine.MCPServer{{Name: "editor", Command: bin}})
+			servers := map[string]bool{}
+			for _, tl := range h.MCPTools(s.ID()) {
+				servers[tl.Server.Name] = true
+			}
+			want := map[string]bool{"mine": true, "editor": true}
+			if trusted {
+				want["repo"], want["shared"] = true, true
+			}
+			if fmt.Sprint(servers) != fmt.Sprint(want) {
+				t.Errorf("servers %v, want %v\n%s", servers, want, logBuf.String())
+			}
+			warned := strings.Contains(logBuf.String(), "the project's MCP servers are not started") && strings.Contains(logBuf.String(), "repo, shared")
+			if warned == trusted {
+				t.Errorf("warned about the untrusted project: %v, want %v\n%s", warned, !trusted, logBuf.String())
+			}
+		})
+	}
+}
