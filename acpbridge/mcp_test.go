@@ -88,3 +88,31 @@ func (l lockedBuf) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
+
+// TestMCPServersOnLoad: session/load and session/resume hand their
+// servers to the agent when they open the session; a session already
+// open on the connection keeps the servers it has.
+func TestMCPServersOnLoad(t *testing.T) {
+	t.Parallel()
+	a := &mcpAgent{fakeAgent: newFakeAgent(chatTurn("", "hi")), got: map[string][]MCPServer{}}
+	c := serve(t, a, Options{})
+	id := c.newSession()
+	c.call("session/close", map[string]any{"sessionId": id}, nil)
+	srv := func(name string) []any {
+		return []any{map[string]any{"name": name, "command": "/bin/" + name, "args": []string{}, "env": []any{}}}
+	}
+	for _, step := range []struct {
+		method, server, want string
+	}{
+		{"session/load", "loaded", "loaded"},
+		{"session/resume", "again", "loaded"}, // already open: unchanged
+	} {
+		c.call(step.method, map[string]any{"sessionId": id, "cwd": "/work", "mcpServers": srv(step.server)}, nil)
+		a.mu.Lock()
+		got := a.got[id]
+		a.mu.Unlock()
+		if len(got) != 1 || got[0].Name != step.want || got[0].Command != "/bin/"+step.want {
+			t.Errorf("after %s: ConnectMCP got %+v, want %s", step.method, got, step.want)
+		}
+	}
+}

@@ -2,7 +2,8 @@
 // the official Go MCP SDK, over stdio (or streamable HTTP with -http
 // ADDR, or HTTP+SSE with -sse ADDR, printing its URL on stdout). Its tools: echo, fail (isError),
 // image, badschema (an input schema the host refuses), add_tool (a new tool "late" appears: tools/list_changed), hasenv
-// (whether a variable is set, never its value) and crash (exits mid-call).
+// (whether a variable is set, never its value), hang (never answers) and
+// crash (exits mid-call).
 package main
 
 import (
@@ -72,6 +73,11 @@ func newServer() *mcp.Server {
 				return text(in.Name + " is unset"), nil, nil
 			}
 			return text(fmt.Sprintf("%s is set (%d bytes)", in.Name, len(v))), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "hanging on purpose\n")
+			select {} // ignores cancellation, as a stuck server does
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
