@@ -120,6 +120,9 @@ func importRules() []importRule {
 		// the one way settings are read: flags, environment, the TOML file.
 		{dir: "host/settings", allowModules: []string{"github.com/BurntSushi/toml"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
+		// MCP servers: the SDK's client, pluginapi's schema rules and
+		// pluginhost's launch environment.
+		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/llm", "pluginapi"}, allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,

@@ -202,6 +202,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    b.mcpCapabilities(),
 			SessionCapabilities: acp.SessionCapabilities{
 				List:   &acp.SessionListCapabilities{},
 				Close:  &acp.SessionCloseCapabilities{},
@@ -223,7 +224,6 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	if !filepath.IsAbs(p.Cwd) {
 		return acp.NewSessionResponse{}, invalidParams(fmt.Errorf("cwd %q is not an absolute path", p.Cwd))
 	}
-	b.ignoreMCP(p.McpServers)
 	b.openMu.Lock()
 	defer b.openMu.Unlock()
 	s, err := b.agent.NewSession(ctx, p.Cwd)
@@ -233,6 +233,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	if err != nil {
 		return acp.NewSessionResponse{}, internal("create a session", err)
 	}
+	b.connectMCP(ctx, s, p.McpServers)
 	b.mu.Lock()
 	b.sessions[s.ID()] = newLiveSession(s)
 	b.mu.Unlock()
@@ -243,8 +244,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 // LoadSession opens a session and replays its whole conversation, then
 // answers.
 func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	b.ignoreMCP(p.McpServers)
-	ls, err := b.open(ctx, p.SessionId, p.Cwd)
+	ls, err := b.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
@@ -266,8 +266,7 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 
 // ResumeSession opens a session without replaying it.
 func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	b.ignoreMCP(p.McpServers)
-	ls, err := b.open(ctx, p.SessionId, p.Cwd)
+	ls, err := b.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
@@ -275,8 +274,8 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 }
 
 // open returns the session id, opening it on this connection unless it
-// already is.
-func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string) (*liveSession, error) {
+// already is (then with the MCP servers given).
+func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string, servers []acp.McpServer) (*liveSession, error) {
 	b.openMu.Lock()
 	defer b.openMu.Unlock()
 	if ls, ok := b.lookup(id); ok {
@@ -289,6 +288,7 @@ func (b *bridge) open(ctx context.Context, id acp.SessionId, cwd string) (*liveS
 	if cwd != "" && filepath.Clean(cwd) != s.Cwd() {
 		b.log.Info("session opened from another directory; it keeps its own", "session", id, "cwd", s.Cwd(), "asked", cwd)
 	}
+	b.connectMCP(ctx, s, servers)
 	ls := newLiveSession(s)
 	b.mu.Lock()
 	b.sessions[s.ID()] = ls
@@ -413,12 +413,6 @@ func (b *bridge) Cancel(_ context.Context, p acp.CancelNotification) error {
 		ls.cancelTurn()
 	}
 	return nil
-}
-
-func (b *bridge) ignoreMCP(servers []acp.McpServer) {
-	if len(servers) > 0 {
-		b.log.Warn("MCP servers are not supported; ignoring them", "count", len(servers))
-	}
 }
 
 // shutdown cancels every running turn, waits up to the grace period for

@@ -10,7 +10,13 @@
 // [Serve] answers initialize with protocol version 1, loadSession, the
 // session capabilities list, resume and close, and prompts of text,
 // resource links and embedded text resources (embeddedContext); no images,
-// audio, MCP servers or authentication. A prompt block of any other kind —
+// audio or authentication. MCP servers go to an Agent that implements
+// [MCPAgent]: initialize advertises the transports it takes
+// (mcpCapabilities; stdio always), and the mcpServers of session/new,
+// load and resume — those of a session newly opened on the connection —
+// are handed to ConnectMCP (a server of a transport not advertised is
+// dropped with a warning naming it; env and header values are never
+// logged). An Agent without it gets none (one warning). A prompt block of any other kind —
 // an image, audio, an unknown type, a block without a type — is answered
 // -32602 naming the block and its type, and no turn runs; an embedded
 // resource that is binary or has no text goes to the model as a link to its

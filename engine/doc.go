@@ -21,8 +21,13 @@
 // WriteTextFile, implemented by *Runtime) can answer for them; a turn
 // whose live sink implements EditorFiles (an ACP editor that offered its
 // file system) has the plugins' text files read and written through it,
-// else on disk; CloseSession forgets one and tells the plugins. Run
-// runs one turn with the caller's live sink and asker: the Runtime's policy
+// else on disk; CloseSession forgets one, stops its MCP servers and tells
+// the plugins. ConnectMCP starts a session's MCP servers: the user's
+// mcp.json (Config.MCPUserFile), the project's .mcp.json when
+// Config.MCPProject trusts it, and the front end's (the editor's
+// mcpServers). Run runs one turn with the caller's live sink and asker (the
+// session's tools are the plugins' and, after ConnectMCP, its MCP servers'
+// as mcp__<server>__<tool>, which always need permission): the Runtime's policy
 // decides, the asker answers what the policy asks, and the turn's approver
 // also answers its subagents' and plugins' questions while it runs. Each
 // session has a permission mode: CreateSession logs the configured one

@@ -78,6 +78,18 @@ type Config struct {
 	ContextWindow int
 	CompactAt     int
 	KeepTokens    int
+	// MCPUserFile is the user's mcp.json (mcpclient.UserFile), read by
+	// ConnectMCP; "" reads none. MCPProject trusts the session folder's
+	// .mcp.json too: its servers are commands from the repository.
+	MCPUserFile string
+	MCPProject  bool
+	// MCPStartTimeout bounds starting one MCP server (0: the default).
+	MCPStartTimeout time.Duration
+	// Getenv expands ${VAR} in the mcp.json files, and Environ is the
+	// environment whose allow-listed part the MCP servers get, as the
+	// plugins do (nil: the process's).
+	Getenv  func(string) string
+	Environ []string
 }
 
 // Runtime runs turns of sessions with the plugins' tools. Build it with New.
@@ -95,6 +107,8 @@ type Runtime struct {
 	editors editors
 	// subagents runs child sessions for the subagent tool.
 	subagents *subagent.Runner
+	// mcp are the sessions' MCP servers.
+	mcp mcpSets
 	// bg counts background work Close waits for.
 	bg sync.WaitGroup
 	// providers are those opened with Config.OpenProvider.
@@ -219,6 +233,7 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 		checker.Asker = asker
 	}
 	turn.Approver = loopApprover{c: checker, s: s, r: r}
+	turn.Tools = r.withMCP(s.ID(), turn.Tools)
 	defer r.approvers.set(s.ID(), turn.Approver)()
 	if ed, ok := live.(EditorFiles); ok {
 		defer r.editors.set(s.ID(), ed)()
@@ -326,6 +341,7 @@ func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.Lis
 // tasks).
 func (r *Runtime) CloseSession(s *session.Session) error {
 	r.sessions.remove(s.ID())
+	r.closeMCP(s.ID())
 	if r.tools != nil {
 		r.bg.Add(1)
 		go func() {
@@ -345,6 +361,7 @@ func (r *Runtime) CloseSession(s *session.Session) error {
 
 // Close waits for background work and stops the plugins.
 func (r *Runtime) Close() error {
+	r.closeAllMCP()
 	if r.tools == nil {
 		return nil
 	}

@@ -58,6 +58,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		h.CloseSession(s)
 		return exitFailed, err
 	}
+	h.ConnectMCP(s, nil)
 	from := int64(s.Len())
 	code, err := h.turn(ctx, s, text, std)
 	if line := usageLine(h.Usage(s, from)); line != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
 )
@@ -50,7 +51,8 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
-		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv()}, nil
+		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(),
+		MCPUserFile: mcpclient.UserFile(e.get), MCPProject: e.get("HARNESS_MCP_PROJECT") == "1", Getenv: e.get}, nil
 }
 
 // newTermApp checks the configuration and builds the runtime with a logger on

@@ -58,6 +58,9 @@ type Tool struct {
 	// Plugin names the binary serving the tool when the list was taken; the
 	// loop records it on each tool/call.
 	Plugin *event.Plugin
+	// MCP names the MCP server serving the tool, for an MCP server's tool;
+	// the loop records it on each tool/call.
+	MCP *event.MCPServer
 }
 
 // Call is one tool call, with its context as fields.

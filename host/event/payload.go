@@ -133,6 +133,9 @@ type ToolCall struct {
 	// read, edit, delete, move, search, execute, think, fetch, other);
 	// empty when it declared none.
 	Kind string `json:"kind,omitempty"`
+	// MCP names the MCP server that served the call, for a tool of an MCP
+	// server (mcp__<server>__<tool>) instead of a plugin's.
+	MCP *MCPServer `json:"mcp,omitempty"`
 	// Title, Locations and Diffs are what the plugin's preview said the
 	// call would do, before it ran and before the user was asked: what an
 	// editor shows on the call and in the permission question.
@@ -155,6 +158,19 @@ type Diff struct {
 	OldText string `json:"oldText,omitempty"`
 	NewText string `json:"newText"`
 	NewFile bool   `json:"newFile,omitempty"`
+}
+
+// MCPServer names the MCP server that served a tool call: its name in the
+// configuration, how it was reached (the command of a stdio server, without
+// its arguments or environment; the URL of an http or sse server, without
+// its query or credentials) and what it said of itself in initialize.
+type MCPServer struct {
+	Name          string `json:"name"`
+	Command       string `json:"command,omitempty"`
+	URL           string `json:"url,omitempty"`
+	ServerName    string `json:"serverName,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	PID           int    `json:"pid,omitempty"`
 }
 
 // ToolResult is the result of a tool call, as the model sees it. Surface.

@@ -253,7 +253,7 @@ func (r *Rule) prefixWords() []string {
 func (p Policy) decide(tool string, args json.RawMessage, always []event.Permission) decision {
 	var rules []*Rule
 	for i := range p.Rules {
-		if p.Rules[i].Tool == tool {
+		if ruleNamesTool(p.Rules[i].Tool, tool) {
 			rules = append(rules, &p.Rules[i])
 		}
 	}

@@ -37,7 +37,9 @@
 //	  {"tool": "bash_kill", "action": "ask"}
 //	]}
 //
-// A rule without a prefix is about every call to its tool. A prefix names a
+// A rule without a prefix is about every call to its tool. A tool name
+// ending in "*" names every tool it starts: "mcp__github__*" is every tool
+// of the MCP server github. A prefix names a
 // command and its leading arguments, as bash words: "git status" matches
 // the commands git status and git status -s, not git statusx; "rm " and
 // "rm" both mean the command rm with any arguments. A prefix that is not

@@ -15,7 +15,8 @@ await run("handshake", async (h) => {
   assert.equal(caps.loadSession, true);
   // Omitted means false: no images, no audio; embedded context yes.
   assert.deepEqual(caps.promptCapabilities, { embeddedContext: true });
-  assert.ok(!caps.mcpCapabilities?.http && !caps.mcpCapabilities?.sse, "MCP advertised");
+  // MCP servers: stdio (always), streamable http and sse.
+  assert.deepEqual(caps.mcpCapabilities, { http: true, sse: true });
   assert.deepEqual(Object.keys(caps.sessionCapabilities).sort(), ["close", "list", "resume"]);
 
   const cwd = process.cwd();

@@ -1,0 +1,235 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/internal/logtest"
+)
+
+var builtMCP struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// mcpTestServer returns host/mcpclient/testdata/mcptest (an MCP server
+// built from the official Go SDK) built once per run.
+func mcpTestServer(t *testing.T) string {
+	t.Helper()
+	builtMCP.once.Do(func() {
+		builtMCP.bin = filepath.Join(testTemp, "mcptest")
+		if b, err := goBuild("-o", builtMCP.bin, "../host/mcpclient/testdata/mcptest").CombinedOutput(); err != nil {
+			builtMCP.err = fmt.Errorf("go build mcptest: %v\n%s", err, b)
+		}
+	})
+	if builtMCP.err != nil {
+		t.Fatal(builtMCP.err)
+	}
+	return builtMCP.bin
+}
+
+// recordingAsker allows every call and records what it was asked about.
+type recordingAsker struct {
+	mu    sync.Mutex
+	tools []string
+}
+
+func (a *recordingAsker) Ask(_ context.Context, req permission.Request) (event.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tools = append(a.tools, req.Tool)
+	return event.AllowOnce, nil
+}
+
+// TestMCPToolsInTheLoop runs the real loop with the script provider
+// against a real MCP server: the model calls mcp__test__echo, the server
+// gets the arguments, the result reaches the model, the call was asked
+// about (ask mode), its tool/call names the server; add_tool makes the
+// server send tools/list_changed and the new tool is called in the next
+// step; isError stays an error result; closing the session stops the
+// server; the server's secret never reaches the log or the session file.
+func TestMCPToolsInTheLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	const secret = "mcp-only-secret-4711"
+	lines := []string{
+		`{"toolCalls":[{"id":"c1","name":"mcp__test__echo","args":{"text":"hello mcp"}}],"expect":{"toolsInclude":["mcp__test__echo"]}}`,
+		`{"toolCalls":[{"id":"c2","name":"mcp__test__add_tool","args":{}}],"expect":{"lastRole":"tool","lastContains":"echo: hello mcp"}}`,
+		`{"toolCalls":[{"id":"c3","name":"mcp__test__late","args":{}},{"id":"c4","name":"mcp__test__fail","args":{}}],"expect":{"toolsInclude":["mcp__test__late"]}}`,
+		`{"text":"done","expect":{"lastRole":"tool"}}`,
+	}
+	sc, err := script.Load(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	var logBuf logtest.Buffer
+	h, err := engine.New(engine.Config{StateDir: state, Model: sc, ModelName: "script", MaxSteps: 10,
+		Policy: permission.Policy{Mode: permission.ModeAsk},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin, Env: []engine.MCPEnvVar{{Name: "MCPTEST_TOKEN", Value: secret}}, Source: "the test"}})
+	tools := h.MCPTools(s.ID())
+	if len(tools) == 0 {
+		t.Fatalf("no MCP tools; log:\n%s", logBuf.String())
+	}
+	pid := tools[0].Server.PID
+	asker := &recordingAsker{}
+	out := h.Run(context.Background(), s, nil, event.Text("use the MCP server"), nil, asker)
+	if out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+	}
+	if len(asker.tools) == 0 || asker.tools[0] != "mcp__test__echo" {
+		t.Errorf("asked about %v, want mcp__test__echo first (MCP tools need permission)", asker.tools)
+	}
+
+	evs, logPath := logtest.ReadLog(t, state)
+	results := map[string]map[string]any{}
+	var echoCall map[string]any
+	for _, e := range evs {
+		d, _ := e["data"].(map[string]any)
+		switch e["type"] {
+		case "tool/call":
+			if d["callId"] == "c1" {
+				echoCall = d
+			}
+		case "tool/result":
+			results[d["callId"].(string)] = d
+		}
+	}
+	mcp, _ := echoCall["mcp"].(map[string]any)
+	if mcp["name"] != "test" || mcp["command"] != bin || mcp["serverName"] != "mcptest" || mcp["serverVersion"] != "1.2.3" {
+		t.Errorf("tool/call c1 = %v, want it to name the MCP server", echoCall)
+	}
+	for id, want := range map[string]string{"c1": "echo: hello mcp", "c2": "added", "c3": "late tool ran", "c4": "Error: it failed on purpose"} {
+		if got, _ := results[id]["content"].(string); got != want {
+			t.Errorf("result %s = %q, want %q", id, got, want)
+		}
+	}
+	if results["c4"]["isError"] != true || results["c1"]["isError"] == true {
+		t.Errorf("isError: c1 %v, c4 %v", results["c1"]["isError"], results["c4"]["isError"])
+	}
+
+	if err := h.CloseSession(s); err != nil {
+		t.Fatal(err)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("the MCP server %d outlived its session", pid)
+	}
+	b, _ := os.ReadFile(logPath)
+	if strings.Contains(logBuf.String(), secret) || strings.Contains(string(b), secret) {
+		t.Errorf("the server's secret is in the log or the session file")
+	}
+}
+
+// TestMCPDenyRule: a rule naming an MCP tool applies to it as to any tool.
+func TestMCPDenyRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"c1","name":"mcp__test__echo","args":{"text":"x"}}]}`,
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"deny"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	h, err := engine.New(engine.Config{StateDir: state, Model: sc, ModelName: "script",
+		Policy: permission.Policy{Mode: permission.ModeAllowAll, Rules: []permission.Rule{{Tool: "mcp__test__echo", Action: permission.Deny}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	out := h.Run(context.Background(), s, nil, event.Text("go"), nil, nil)
+	if out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+}
+
+// TestMCPProjectFileNeedsTrust: a project's .mcp.json runs commands from
+// the repository, so its servers start only when the project is trusted
+// (Config.MCPProject); otherwise one warning names them. The user's file
+// always counts, a project server of the same name replaces the user's,
+// and the front end's replaces both.
+func TestMCPProjectFileNeedsTrust(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	write := func(path string, servers string) {
+		if err := os.WriteFile(path, []byte(`{"mcpServers":{`+servers+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := filepath.Join(t.TempDir(), "mcp.json")
+	write(user, fmt.Sprintf(`"mine":{"command":%q},"shared":{"command":"/nonexistent/user-version"}`, bin))
+	for _, trusted := range []bool{false, true} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			cwd := t.TempDir()
+			write(filepath.Join(cwd, ".mcp.json"), fmt.Sprintf(`"repo":{"command":%q,"args":["-tag","${TAG}"]},"shared":{"command":%q}`, bin, bin))
+			var logBuf logtest.Buffer
+			h, err := engine.New(engine.Config{StateDir: t.TempDir(), MCPUserFile: user, MCPProject: trusted,
+				Getenv: func(string) string { return "x" }, Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			s, err := h.CreateSession(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.CloseSession(s)
+			h.ConnectMCP(s, []engine.MCPServer{{Name: "editor", Command: bin}})
+			servers := map[string]bool{}
+			for _, tl := range h.MCPTools(s.ID()) {
+				servers[tl.Server.Name] = true
+			}
+			want := map[string]bool{"mine": true, "editor": true}
+			if trusted {
+				want["repo"], want["shared"] = true, true
+			}
+			if fmt.Sprint(servers) != fmt.Sprint(want) {
+				t.Errorf("servers %v, want %v\n%s", servers, want, logBuf.String())
+			}
+			warned := strings.Contains(logBuf.String(), "the project's MCP servers are not started") && strings.Contains(logBuf.String(), "repo, shared")
+			if warned == trusted {
+				t.Errorf("warned about the untrusted project: %v, want %v\n%s", warned, !trusted, logBuf.String())
+			}
+		})
+	}
+}

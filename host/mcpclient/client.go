@@ -1,0 +1,547 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
+)
+
+// Defaults of Options.
+const (
+	DefaultStartTimeout = 10 * time.Second
+	DefaultCallTimeout  = 10 * time.Minute
+	// MaxRestarts is how often a server that died is started again, on
+	// its next use, before it is disabled for the session.
+	MaxRestarts = 3
+)
+
+// Options configure Start.
+type Options struct {
+	// Logger receives the servers' stderr and the warnings; nil discards.
+	Logger hclog.Logger
+	// Environ is the host's environment (os.Environ()); a stdio server gets
+	// its allow-listed part (pluginhost.PluginEnv with PassEnv) and its
+	// configured Env, nothing else.
+	Environ []string
+	PassEnv []string
+	// Cwd is where stdio servers run: the session's folder.
+	Cwd string
+	// ClientName and ClientVersion are what the host tells the servers in
+	// initialize.
+	ClientName, ClientVersion string
+	// StartTimeout bounds starting one server: launch, initialize and the
+	// first tools/list (0: DefaultStartTimeout).
+	StartTimeout time.Duration
+	// CallTimeout bounds one tools/call (0: DefaultCallTimeout).
+	CallTimeout time.Duration
+}
+
+// Tool is one tool of an MCP server, as the model sees it.
+type Tool struct {
+	// Spec.Name is mcp__<server>__<tool>.
+	Spec llm.ToolSpec
+	// Server names the server that serves it.
+	Server event.MCPServer
+	// ReadOnly is the server's readOnlyHint annotation: a hint, not a
+	// promise.
+	ReadOnly bool
+}
+
+// Result is a call's result, as the model sees it.
+type Result struct {
+	Content string
+	IsError bool
+}
+
+// Set is the MCP servers of one session. Its methods are safe for
+// concurrent use.
+type Set struct {
+	opts    Options
+	log     hclog.Logger
+	servers []*server
+}
+
+// Start connects to servers in the background and returns at once; Tools
+// waits for those still starting, each up to its StartTimeout. A server
+// that fails to start is reported in one warning line and left out.
+func Start(servers []ServerConfig, opts Options) *Set {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "harness"
+	}
+	s := &Set{opts: opts, log: opts.Logger}
+	for _, c := range servers {
+		if err := c.check(); err != nil {
+			s.log.Warn("MCP server not started: " + err.Error() + "; fix its entry in " + sourceOf(c))
+			continue
+		}
+		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
+			stderr: &tail{n: 10}, secrets: secretsOf(c)}
+		s.servers = append(s.servers, sv)
+		go sv.firstStart()
+	}
+	return s
+}
+
+func sourceOf(c ServerConfig) string {
+	if c.Source == "" {
+		return "its configuration"
+	}
+	return c.Source
+}
+
+// Tools lists the tools of the servers that are up, refreshing those that
+// said their list changed; it waits for servers still starting.
+func (s *Set) Tools() []Tool {
+	if s == nil {
+		return nil
+	}
+	var out []Tool
+	for _, sv := range s.servers {
+		out = append(out, sv.listTools()...)
+	}
+	return out
+}
+
+// Has reports whether name is one of the set's tools.
+func (s *Set) Has(name string) bool {
+	return s != nil && s.lookup(name) != nil
+}
+
+func (s *Set) lookup(name string) *server {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return nil
+	}
+	for _, sv := range s.servers {
+		if strings.HasPrefix(rest, sv.cfg.Name+"__") {
+			return sv
+		}
+	}
+	return nil
+}
+
+// Call calls the tool name (mcp__<server>__<tool>) with args, a JSON
+// object. A failure is an error result naming the server and, for a
+// stdio server, its last stderr lines.
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) Result {
+	sv := s.lookup(name)
+	if sv == nil {
+		return Result{Content: fmt.Sprintf("no MCP tool %s in this session", name), IsError: true}
+	}
+	return sv.call(ctx, strings.TrimPrefix(name, "mcp__"+sv.cfg.Name+"__"), args)
+}
+
+// Close stops every server: stdio servers and everything they started
+// are gone when it returns.
+func (s *Set) Close() error {
+	if s == nil {
+		return nil
+	}
+	var wg sync.WaitGroup
+	for _, sv := range s.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sv.close()
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// server is one configured server and its connection, if up.
+type server struct {
+	cfg     ServerConfig
+	opts    *Options
+	log     hclog.Logger
+	stderr  *tail
+	secrets []string
+	ready   chan struct{} // closed once the first start has ended
+
+	mu       sync.Mutex
+	cs       *mcp.ClientSession // nil when down
+	proc     *proc
+	stopConn context.CancelFunc // ends the connection's context
+	prov     event.MCPServer
+	tools    []Tool
+	// stale is set by tools/list_changed of connection gen; atomics, so
+	// that the SDK's notification never waits for mu (held while a list is
+	// fetched, whose answer the same reader delivers).
+	stale    atomic.Bool
+	restarts int
+	disabled string // why the server is not used again, "" while usable
+	closed   bool
+	gen      atomic.Int64 // bumped by each connection, so a stale notification is ignored
+}
+
+func (sv *server) firstStart() {
+	defer close(sv.ready)
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if err := sv.connectLocked(); err != nil {
+		sv.disabled = err.Error()
+		sv.log.Warn(err.Error())
+	}
+}
+
+// connectLocked starts or reaches the server and lists its tools.
+func (sv *server) connectLocked() error {
+	if sv.closed {
+		return errors.New("closed")
+	}
+	// The connection lives in ctx (an SSE stream is the connect's request),
+	// so ctx is not a timeout context: a timer cancels it when starting
+	// takes too long, and close or a crash cancels it later.
+	ctx, stop := context.WithCancel(context.Background())
+	timer := time.AfterFunc(sv.opts.StartTimeout, stop)
+	ok := false
+	defer func() {
+		if !ok {
+			stop()
+		}
+	}()
+	timedOut := func(err error) error {
+		if !timer.Stop() {
+			return fmt.Errorf("no answer within %s", sv.opts.StartTimeout)
+		}
+		return err
+	}
+	gen := sv.gen.Add(1)
+	client := mcp.NewClient(&mcp.Implementation{Name: sv.opts.ClientName, Version: sv.opts.ClientVersion}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			if sv.gen.Load() == gen {
+				sv.stale.Store(true)
+			}
+		},
+	})
+	prov := event.MCPServer{Name: sv.cfg.Name}
+	var transport mcp.Transport
+	var p *proc
+	switch sv.cfg.transport() {
+	case Stdio:
+		env, dropped := pluginhost.PluginEnv(sv.opts.Environ, sv.opts.PassEnv)
+		if len(dropped) > 0 {
+			sv.log.Warn("variables withheld from the MCP server: their values are URLs with a password; give them in the server's env if it needs them", "names", dropped)
+		}
+		for _, e := range sv.cfg.Env {
+			env = append(env, e.Name+"="+e.Value)
+		}
+		var err error
+		p, err = startProc(append([]string{sv.cfg.Command}, sv.cfg.Args...), sv.opts.Cwd, env, sv.stderrLine)
+		if err != nil {
+			return sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
+		}
+		transport = &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		prov.Command, prov.PID = sv.cfg.Command, p.pid()
+	case HTTP:
+		transport = &mcp.StreamableClientTransport{Endpoint: sv.cfg.URL, HTTPClient: sv.httpClient(), MaxRetries: -1}
+		prov.URL = sv.cfg.where()
+	case SSE:
+		transport = &mcp.SSEClientTransport{Endpoint: sv.cfg.URL, HTTPClient: sv.httpClient()}
+		prov.URL = sv.cfg.where()
+	}
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		if p != nil {
+			p.stop(0)
+		}
+		return sv.failed("initialize", timedOut(err), "check that it is an MCP server and starts within "+sv.opts.StartTimeout.String())
+	}
+	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		prov.ServerName, prov.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
+	}
+	tools, err := sv.fetchTools(ctx, cs, prov)
+	if err != nil {
+		_ = cs.Close()
+		if p != nil {
+			p.stop(0)
+		}
+		return sv.failed("list tools", timedOut(err), "check the server")
+	}
+	if !timer.Stop() {
+		_ = cs.Close()
+		if p != nil {
+			p.stop(0)
+		}
+		return sv.failed("initialize", fmt.Errorf("no answer within %s", sv.opts.StartTimeout), "check the server")
+	}
+	ok = true
+	sv.cs, sv.proc, sv.prov, sv.tools, sv.stopConn = cs, p, prov, tools, stop
+	sv.log.Info("MCP server connected", "transport", sv.cfg.transport(), "where", sv.cfg.where(),
+		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools))
+	return nil
+}
+
+// failed is the one line that says a server is not usable: its name,
+// what failed and what to do; never a value of its env or headers.
+func (sv *server) failed(what string, err error, todo string) error {
+	msg := fmt.Sprintf("MCP server %s (from %s) not started: %s: %s; %s", sv.cfg.Name, sourceOf(sv.cfg), what, sv.redact(err.Error()), todo)
+	if t := sv.stderr.String(); t != "" {
+		msg += "; its last stderr: " + strings.ReplaceAll(t, "\n", " | ")
+	}
+	return errors.New(msg)
+}
+
+// fetchTools lists the server's tools as the model will see them; a tool
+// whose name or schema the host cannot offer is left out with a warning.
+func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov event.MCPServer) ([]Tool, error) {
+	var out []Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		name := "mcp__" + sv.cfg.Name + "__" + t.Name
+		if !validToolName(name) {
+			sv.log.Warn(fmt.Sprintf("MCP server %s: tool %q skipped: %s does not match ^[a-zA-Z0-9_-]{1,64}$; shorten the server's name in %s", sv.cfg.Name, t.Name, name, sourceOf(sv.cfg)))
+			continue
+		}
+		schema, err := json.Marshal(t.InputSchema)
+		if err == nil {
+			err = pluginapi.CheckSchema(schema)
+		}
+		if err != nil {
+			sv.log.Warn(fmt.Sprintf("MCP server %s: tool %s skipped: its input schema: %v; the server must fix it", sv.cfg.Name, t.Name, err))
+			continue
+		}
+		desc := t.Description
+		if desc == "" && t.Annotations != nil {
+			desc = t.Annotations.Title
+		}
+		out = append(out, Tool{
+			Spec:     llm.ToolSpec{Name: name, Description: desc, Parameters: schema},
+			Server:   prov,
+			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		})
+	}
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
+	return out, nil
+}
+
+// listTools returns the server's tools, refreshed when the server said they
+// changed; none while it is down.
+func (sv *server) listTools() []Tool {
+	<-sv.ready
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.cs == nil {
+		return nil
+	}
+	if sv.stale.Swap(false) {
+		ctx, cancel := context.WithTimeout(context.Background(), sv.opts.StartTimeout)
+		tools, err := sv.fetchTools(ctx, sv.cs, sv.prov)
+		cancel()
+		if err != nil {
+			sv.log.Warn(fmt.Sprintf("MCP server %s: tools not refreshed after tools/list_changed: %s; the old list stays", sv.cfg.Name, sv.redact(err.Error())))
+		} else {
+			sv.tools = tools
+			sv.log.Info("MCP server's tools refreshed", "tools", len(tools))
+		}
+	}
+	return slices.Clone(sv.tools)
+}
+
+// session returns the connection, starting the server again when it died
+// (at most MaxRestarts times, with a growing pause).
+func (sv *server) session() (*mcp.ClientSession, error) {
+	<-sv.ready
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.disabled != "" {
+		return nil, errors.New(sv.disabled)
+	}
+	if sv.cs != nil {
+		return sv.cs, nil
+	}
+	if sv.restarts >= MaxRestarts {
+		sv.disabled = fmt.Sprintf("MCP server %s is disabled for this session after %d restarts; fix it and start a new session", sv.cfg.Name, MaxRestarts)
+		return nil, errors.New(sv.disabled)
+	}
+	time.Sleep(time.Duration(sv.restarts) * 500 * time.Millisecond)
+	sv.restarts++
+	sv.log.Info("MCP server restarting", "restart", sv.restarts)
+	if err := sv.connectLocked(); err != nil {
+		return nil, err
+	}
+	return sv.cs, nil
+}
+
+// down drops the connection cs after a failure, so that the next use
+// starts the server again.
+func (sv *server) down(cs *mcp.ClientSession) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.cs != cs {
+		return
+	}
+	_ = cs.Close()
+	sv.stopConn()
+	if sv.proc != nil {
+		sv.proc.stop(0)
+	}
+	sv.cs, sv.proc = nil, nil
+}
+
+func (sv *server) call(ctx context.Context, tool string, args json.RawMessage) Result {
+	cs, err := sv.session()
+	if err != nil {
+		return Result{Content: err.Error(), IsError: true}
+	}
+	var arguments map[string]any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &arguments); err != nil {
+			return Result{Content: "arguments are not a JSON object: " + err.Error(), IsError: true}
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, sv.opts.CallTimeout)
+	defer cancel()
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{Content: "cancelled", IsError: true}
+		}
+		msg := sv.redact(err.Error())
+		dead := cctx.Err() != nil || sv.exited() || errors.Is(err, mcp.ErrConnectionClosed)
+		if dead {
+			sv.down(cs)
+			msg = fmt.Sprintf("MCP server %s failed during the call: %s; it is started again on next use", sv.cfg.Name, msg)
+			if cctx.Err() != nil {
+				msg = fmt.Sprintf("MCP server %s did not answer within %s; it is started again on next use", sv.cfg.Name, sv.opts.CallTimeout)
+			}
+		} else {
+			msg = fmt.Sprintf("MCP server %s: %s", sv.cfg.Name, msg)
+		}
+		if t := sv.stderr.String(); t != "" && dead {
+			msg += "\nits last stderr lines:\n" + t
+		}
+		return Result{Content: msg, IsError: true}
+	}
+	return Result{Content: render(res), IsError: res.IsError}
+}
+
+// exited reports whether the stdio server's process has exited.
+func (sv *server) exited() bool {
+	sv.mu.Lock()
+	p := sv.proc
+	sv.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(50 * time.Millisecond):
+		return false
+	}
+}
+
+func (sv *server) close() {
+	<-sv.ready
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.closed = true
+	if sv.cs != nil {
+		_ = sv.cs.Close()
+		sv.stopConn()
+	}
+	if sv.proc != nil {
+		sv.proc.stop(2 * time.Second)
+	}
+	sv.cs, sv.proc = nil, nil
+}
+
+// stderrLine logs one line of the server's stderr, its secrets redacted.
+func (sv *server) stderrLine(l string) {
+	l = sv.redact(l)
+	if len(l) > 2000 {
+		l = l[:2000] + "…"
+	}
+	sv.stderr.add(l)
+	sv.log.Info("stderr", "line", l)
+}
+
+// redact replaces the server's configured env and header values in s.
+func (sv *server) redact(s string) string {
+	for _, v := range sv.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// secretsOf lists the values of c's env and headers that could be told
+// apart in text (four characters or more).
+func secretsOf(c ServerConfig) []string {
+	var out []string
+	for _, list := range [][]EnvVar{c.Env, c.Headers} {
+		for _, e := range list {
+			if len(e.Value) >= 4 {
+				out = append(out, e.Value)
+			}
+		}
+	}
+	// a URL's password and query may hold a token, and errors quote URLs
+	if u, err := url.Parse(c.URL); err == nil && c.URL != "" {
+		if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+			out = append(out, pw)
+		}
+		for _, q := range []string{u.RawQuery, u.Fragment} {
+			if len(q) >= 4 {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+func (sv *server) httpClient() *http.Client {
+	if len(sv.cfg.Headers) == 0 {
+		return nil
+	}
+	return &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: sv.cfg.Headers}}
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers []EnvVar
+}
+
+// RoundTrip implements http.RoundTripper.
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for _, kv := range h.headers {
+		r.Header.Set(kv.Name, kv.Value)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// validToolName reports whether s matches ^[a-zA-Z0-9_-]{1,64}$, the tool
+// name rule of the model providers.
+func validToolName(s string) bool {
+	return len(s) <= 64 && validServerName(s)
+}

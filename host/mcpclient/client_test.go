@@ -1,0 +1,383 @@
+package mcpclient
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/internal/logtest"
+)
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// testServer returns testdata/mcptest built once per run.
+func testServer(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mcptest-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "mcptest")
+		cmd := exec.Command("go", "build", "-o", built.bin, "./testdata/mcptest")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build mcptest: %v\n%s", err, b)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+func toolNames(tools []Tool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Spec.Name)
+	}
+	return out
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// pidAlive reports whether pid is a live process (not a zombie).
+func pidAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b))
+	return len(f) < 3 || f[2] != "Z"
+}
+
+func TestStdioServer(t *testing.T) {
+	bin := testServer(t)
+	var logBuf logtest.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})
+	const secret = "s3cr3t-value-only-for-the-server"
+	t.Setenv("HARNESS_TEST_HOST_SECRET", "host-secret-never-passed")
+	set := Start([]ServerConfig{{Name: "test", Command: bin, Env: []EnvVar{{"MCPTEST_TOKEN", secret}}, Source: "test"}},
+		Options{Logger: log, Environ: os.Environ(), Cwd: t.TempDir(), ClientVersion: "v0"})
+	defer set.Close()
+
+	tools := set.Tools()
+	names := toolNames(tools)
+	for _, want := range []string{"mcp__test__echo", "mcp__test__fail", "mcp__test__image", "mcp__test__add_tool", "mcp__test__crash"} {
+		if !has(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	if has(names, "mcp__test__badschema") {
+		t.Errorf("the tool with a bad schema was offered: %v", names)
+	}
+	if !strings.Contains(logBuf.String(), "badschema") || !strings.Contains(logBuf.String(), "MCP server test") {
+		t.Errorf("no warning naming the server and the skipped tool:\n%s", logBuf.String())
+	}
+	prov := tools[0].Server
+	if prov.Name != "test" || prov.Command != bin || prov.ServerName != "mcptest" || prov.ServerVersion != "1.2.3" || prov.PID == 0 {
+		t.Errorf("provenance = %+v", prov)
+	}
+	var echo Tool
+	for _, tl := range tools {
+		if tl.Spec.Name == "mcp__test__echo" {
+			echo = tl
+		}
+	}
+	if !strings.Contains(string(echo.Spec.Parameters), `"text"`) {
+		t.Errorf("echo's schema = %s", echo.Spec.Parameters)
+	}
+
+	ctx := context.Background()
+	calls := []struct {
+		tool, args, want string
+		isError          bool
+	}{
+		{"mcp__test__echo", `{"text":"hi"}`, "echo: hi", false},
+		{"mcp__test__fail", `{}`, "it failed on purpose", true},
+		{"mcp__test__image", ``, "here is a picture\n[image: image/png, 18 bytes]", false},
+		{"mcp__test__hasenv", `{"name":"MCPTEST_TOKEN"}`, fmt.Sprintf("MCPTEST_TOKEN is set (%d bytes)", len(secret)), false},
+		{"mcp__test__hasenv", `{"name":"HARNESS_TEST_HOST_SECRET"}`, "HARNESS_TEST_HOST_SECRET is unset", false},
+		{"mcp__nope__echo", `{}`, "no MCP tool mcp__nope__echo in this session", true},
+	}
+	for _, c := range calls {
+		r := set.Call(ctx, c.tool, json.RawMessage(c.args))
+		if r.Content != c.want || r.IsError != c.isError {
+			t.Errorf("%s(%s) = %q, isError %v; want %q, %v", c.tool, c.args, r.Content, r.IsError, c.want, c.isError)
+		}
+	}
+
+	// tools/list_changed: the new tool is there for the next list.
+	if r := set.Call(ctx, "mcp__test__add_tool", nil); r.IsError {
+		t.Fatalf("add_tool: %s", r.Content)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !has(toolNames(set.Tools()), "mcp__test__late") {
+		if time.Now().After(deadline) {
+			t.Fatalf("after tools/list_changed the tools are %v", toolNames(set.Tools()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := set.Call(ctx, "mcp__test__late", nil); r.Content != "late tool ran" {
+		t.Errorf("late = %+v", r)
+	}
+
+	// A server that dies mid-call: an error result with its last stderr
+	// lines; the next call starts it again.
+	r := set.Call(ctx, "mcp__test__crash", nil)
+	if !r.IsError || !strings.Contains(r.Content, "crashing on purpose") || !strings.Contains(r.Content, "MCP server test") {
+		t.Errorf("crash = %+v", r)
+	}
+	if pidAlive(prov.PID) {
+		t.Errorf("the crashed server %d is still there", prov.PID)
+	}
+	if r := set.Call(ctx, "mcp__test__echo", json.RawMessage(`{"text":"again"}`)); r.Content != "echo: again" {
+		t.Errorf("echo after the crash = %+v", r)
+	}
+	newPID := set.Tools()[0].Server.PID
+	if newPID == prov.PID || newPID == 0 {
+		t.Errorf("restarted server pid %d, was %d", newPID, prov.PID)
+	}
+
+	set.Close()
+	if pidAlive(newPID) {
+		t.Errorf("server %d still alive after Close", newPID)
+	}
+	if strings.Contains(logBuf.String(), secret) {
+		t.Errorf("the log holds the server's secret:\n%s", logBuf.String())
+	}
+	if !strings.Contains(logBuf.String(), "mcptest up") {
+		t.Errorf("the server's stderr is not in the log:\n%s", logBuf.String())
+	}
+}
+
+// TestHungCall: a call the server never answers ends after CallTimeout as
+// an error result; the server is started again for the next call, and a
+// cancelled call returns at once.
+func TestHungCall(t *testing.T) {
+	bin := testServer(t)
+	set := Start([]ServerConfig{{Name: "test", Command: bin}}, Options{Environ: os.Environ(), CallTimeout: time.Second})
+	defer set.Close()
+	pid := set.Tools()[0].Server.PID
+	start := time.Now()
+	r := set.Call(context.Background(), "mcp__test__hang", nil)
+	if !r.IsError || !strings.Contains(r.Content, "did not answer within 1s") || !strings.Contains(r.Content, "hanging on purpose") {
+		t.Errorf("hang = %+v", r)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the hung call took %s", d)
+	}
+	if pidAlive(pid) {
+		t.Errorf("the hung server %d is still running", pid)
+	}
+	if r := set.Call(context.Background(), "mcp__test__echo", json.RawMessage(`{"text":"back"}`)); r.Content != "echo: back" {
+		t.Errorf("echo after the hang = %+v", r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start = time.Now()
+	if r := set.Call(ctx, "mcp__test__hang", nil); !r.IsError || r.Content != "cancelled" {
+		t.Errorf("cancelled hang = %+v", r)
+	}
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("the cancelled call took %s", d)
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	bin := testServer(t)
+	cases := []struct {
+		name string
+		cfg  ServerConfig
+		want []string
+	}{
+		{"missing command", ServerConfig{Name: "gone", Command: "/nonexistent/mcp-server", Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
+			[]string{"MCP server gone", "not started", "start /nonexistent/mcp-server", "installed"}},
+		{"not an MCP server", ServerConfig{Name: "cat", Command: "sh", Args: []string{"-c", "echo oops tok-1234567 >&2; echo nonsense; sleep 30"}, Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
+			[]string{"MCP server cat", "not started", "initialize", "oops [redacted]"}},
+		{"bad name", ServerConfig{Name: "a b", Command: bin}, []string{`MCP server name "a b"`}},
+		{"never answers initialize", ServerConfig{Name: "mute", Command: "sleep", Args: []string{"30"}},
+			[]string{"MCP server mute", "not started", "initialize", "no answer within 2s"}},
+		{"http refused", ServerConfig{Name: "web", Type: HTTP, URL: "http://user:pw@127.0.0.1:1/mcp?key=tok-1234567", Headers: []EnvVar{{"Authorization", "Bearer tok-1234567"}}},
+			[]string{"MCP server web", "not started", "initialize"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var logBuf logtest.Buffer
+			log := hclog.New(&hclog.LoggerOptions{Output: &logBuf})
+			start := time.Now()
+			set := Start([]ServerConfig{c.cfg}, Options{Logger: log, Environ: os.Environ(), StartTimeout: 2 * time.Second})
+			if tools := set.Tools(); len(tools) != 0 {
+				t.Errorf("tools = %v", toolNames(tools))
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Errorf("a failing server took %s", d)
+			}
+			set.Close()
+			out := logBuf.String()
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("log lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "tok-1234567") || strings.Contains(out, ":pw@") {
+				t.Errorf("the log holds a secret:\n%s", out)
+			}
+			if n := strings.Count(out, "not started"); n > 1 {
+				t.Errorf("%d warnings, want one line:\n%s", n, out)
+			}
+		})
+	}
+}
+
+// TestHTTPServer reaches the test server over streamable HTTP and over
+// the older HTTP+SSE transport, with a header.
+func TestHTTPServer(t *testing.T) {
+	for _, typ := range []string{HTTP, SSE} {
+		t.Run(typ, func(t *testing.T) { testRemote(t, typ) })
+	}
+}
+
+func testRemote(t *testing.T, typ string) {
+	bin := testServer(t)
+	cmd := exec.Command(bin, "-"+typ, "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the server's URL: %v", err)
+	}
+	url := strings.TrimSpace(line)
+	set := Start([]ServerConfig{{Name: "web", Type: typ, URL: url, Headers: []EnvVar{{"X-Test", "yes"}}}},
+		Options{Environ: os.Environ()})
+	defer set.Close()
+	tools := set.Tools()
+	if !has(toolNames(tools), "mcp__web__echo") {
+		t.Fatalf("tools = %v", toolNames(tools))
+	}
+	if p := tools[0].Server; p.URL != url || p.ServerName != "mcptest" || p.Command != "" {
+		t.Errorf("provenance = %+v", p)
+	}
+	if r := set.Call(context.Background(), "mcp__web__echo", json.RawMessage(`{"text":"over http"}`)); r.Content != "echo: over http" || r.IsError {
+		t.Errorf("echo = %+v", r)
+	}
+	// tools/list_changed reaches the client over this transport too
+	if r := set.Call(context.Background(), "mcp__web__add_tool", nil); r.IsError {
+		t.Fatalf("add_tool = %+v", r)
+	}
+	if !has(toolNames(set.Tools()), "mcp__web__late") {
+		t.Errorf("after add_tool: %v", toolNames(set.Tools()))
+	}
+}
+
+func TestParseFile(t *testing.T) {
+	env := map[string]string{"GH": "ghp_x", "HOST": "example.com"}
+	getenv := func(k string) string { return env[k] }
+	cases := []struct {
+		name, text string
+		want       []ServerConfig
+		err        string
+	}{
+		{"claude shape", `{"mcpServers":{
+			"gh":{"command":"npx","args":["-y","server-github"],"env":{"GITHUB_TOKEN":"${GH}"}},
+			"docs":{"type":"http","url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${GH}"}},
+			"old":{"type":"sse","url":"https://x/sse"},
+			"bare":{"url":"https://y/mcp"},
+			"def":{"command":"${NOPE:-srv}"}}}`,
+			[]ServerConfig{
+				{Name: "bare", Type: HTTP, URL: "https://y/mcp", Source: "f"},
+				{Name: "def", Command: "srv", Source: "f"},
+				{Name: "docs", Type: HTTP, URL: "https://example.com/mcp", Headers: []EnvVar{{"Authorization", "Bearer ghp_x"}}, Source: "f"},
+				{Name: "gh", Command: "npx", Args: []string{"-y", "server-github"}, Env: []EnvVar{{"GITHUB_TOKEN", "ghp_x"}}, Source: "f"},
+				{Name: "old", Type: SSE, URL: "https://x/sse", Source: "f"},
+			}, ""},
+		{"empty", `{}`, nil, ""},
+		{"not json", `{"mcpServers":`, nil, "read f"},
+		{"bad entries kept apart", `{"mcpServers":{"ok":{"command":"a"},"x":{},"y":{"type":"ws","url":"ws://q"}}}`,
+			[]ServerConfig{{Name: "ok", Command: "a", Source: "f"}}, "no command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseFile([]byte(c.text), "f", getenv)
+			if (err != nil) != (c.err != "") || err != nil && !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("err = %v, want %q", err, c.err)
+			}
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(c.want)
+			if string(gb) != string(wb) {
+				t.Errorf("got  %s\nwant %s", gb, wb)
+			}
+		})
+	}
+}
+
+func TestMergeAndFiles(t *testing.T) {
+	a := []ServerConfig{{Name: "x", Command: "1"}, {Name: "y", Command: "2"}}
+	b := []ServerConfig{{Name: "x", Command: "3"}}
+	got := Merge(a, b)
+	if len(got) != 2 || got[0].Command != "3" || got[1].Command != "2" {
+		t.Errorf("Merge = %+v", got)
+	}
+	if f := UserFile(func(k string) string { return map[string]string{"HOME": "/h"}[k] }); f != "/h/.config/harness/mcp.json" {
+		t.Errorf("UserFile = %s", f)
+	}
+	if got, err := LoadFile(filepath.Join(t.TempDir(), "none.json"), nil); got != nil || err != nil {
+		t.Errorf("LoadFile(missing) = %v, %v", got, err)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://u:p@h/mcp?key=1#f": "https://h/mcp",
+		"http://h:8080/sse":         "http://h:8080/sse",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte(`{"mcpServers":{"a":{"command":"x","env":{"K":"${V:-d}"}}}}`))
+	f.Add([]byte(`{"mcpServers":{"b":{"type":"http","url":"http://h/${X"}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, _ := ParseFile(b, "f", func(string) string { return "v" })
+		for _, c := range got {
+			if err := c.check(); err != nil {
+				t.Errorf("ParseFile returned a server that fails its check: %v", err)
+			}
+		}
+	})
+}

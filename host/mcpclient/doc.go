@@ -1,0 +1,55 @@
+// Package mcpclient connects MCP (Model Context Protocol) servers as tool
+// families, on the official Go MCP SDK (github.com/modelcontextprotocol/
+// go-sdk, pinned in go.mod): the host speaks no MCP of its own.
+//
+// # Contract
+//
+// [Start] connects one session's servers in the background and returns a
+// [Set] at once; [Set.Tools] waits for servers still starting (each up to
+// Options.StartTimeout, so a server that never answers initialize delays
+// the first step by that much and no more) and lists their tools as
+// mcp__<server>__<tool> with the servers' input schemas. A schema that
+// pluginapi.CheckSchema refuses, or a name that is not
+// ^[a-zA-Z0-9_-]{1,64}$, leaves that tool out with a warning naming the
+// server and the tool. A server that says notifications/tools/list_changed
+// has its list fetched again on the next Tools (the next step). [Set.Call]
+// turns a tools/call result into text: text content as it is, images,
+// audio and resources summarized with their type, structured content as
+// JSON when nothing else came; isError stays an error result. A server
+// that fails to start is one warning line — its name, where it was
+// configured, what failed, what to do — and the session goes on without
+// it. A server that dies or stops answering during a call (Options.
+// CallTimeout) turns the call into an error result with its last stderr
+// lines and is started again on its next use, with a growing pause, at
+// most MaxRestarts times; then it is disabled for the session.
+//
+// # Processes
+//
+// A stdio server runs as the plugins do: in the session's folder, in its
+// own process group, with the allow-listed part of the host's environment
+// (pluginhost.PluginEnv with the host's --plugin-env names) plus the env
+// its configuration gives it — never the host's other variables, so never
+// the host's API keys. Its stdin and stdout are the MCP pipe (the host's own
+// never reach it); its stderr goes to the host's log line by line. On
+// Linux the kernel SIGKILLs it when the host dies (Pdeathsig, from a
+// thread kept for the process's lifetime); [Set.Close] closes its stdin,
+// gives it two seconds, then kills its whole process group.
+//
+// # Secrets
+//
+// Env values, header values and a URL's password, query and fragment are
+// passed to the server and never logged: they are replaced by
+// "[redacted]" in its stderr lines and in every error, and provenance
+// ([event.MCPServer]) holds the command without arguments or the URL
+// without credentials or query.
+//
+// # Configuration files
+//
+// [ParseFile] reads Claude Code's mcp.json shape, {"mcpServers": {NAME:
+// {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}},
+// with its ${VAR} and ${VAR:-default} expansion: the shape users already
+// have for Claude Code and that other agents read too, so that a server
+// configured once works here as it is. [UserFile] is the user's
+// ($XDG_CONFIG_HOME/harness/mcp.json), [ProjectFile] a project's
+// (.mcp.json in the session's folder).
+package mcpclient

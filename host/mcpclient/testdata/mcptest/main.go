@@ -1,0 +1,125 @@
+// Command mcptest is the MCP server the tests of harness run: built from
+// the official Go MCP SDK, over stdio (or streamable HTTP with -http
+// ADDR, or HTTP+SSE with -sse ADDR, printing its URL on stdout). Its tools: echo, fail (isError),
+// image, badschema (an input schema the host refuses), add_tool (a new tool "late" appears: tools/list_changed), hasenv
+// (whether a variable is set, never its value), hang (never answers) and
+// crash (exits mid-call).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type textArg struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type nameArg struct {
+	Name string `json:"name" jsonschema:"an environment variable name"`
+}
+
+type none struct{}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func newServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.2.3"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "echo called\n")
+			return text("echo: " + in.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			r := text("it failed on purpose")
+			r.IsError = true
+			return r, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "image", Description: "Returns a tiny PNG."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			png := []byte("\x89PNG\r\n\x1a\n0123456789")
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "here is a picture"},
+				&mcp.ImageContent{Data: png, MIMEType: "image/png"},
+			}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds the tool late."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Added by add_tool."},
+				func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+					return text("late tool ran"), nil, nil
+				})
+			// the SDK sends tools/list_changed after 10 ms (debounced): let
+			// it go out before the answer, as a server that announces first
+			time.Sleep(100 * time.Millisecond)
+			return text("added"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hasenv", Description: "Says whether a variable is set."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in nameArg) (*mcp.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Name)
+			if !ok {
+				return text(in.Name + " is unset"), nil, nil
+			}
+			return text(fmt.Sprintf("%s is set (%d bytes)", in.Name, len(v))), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "hanging on purpose\n")
+			select {} // ignores cancellation, as a stuck server does
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "crashing on purpose\n")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	// a schema the host refuses (an unknown type), which the SDK passes
+	s.AddTool(&mcp.Tool{Name: "badschema", Description: "Has a bad schema.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"strng"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("never"), nil })
+	return s
+}
+
+func main() {
+	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
+	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
+	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
+	flag.Parse()
+	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
+	var h http.Handler
+	switch {
+	case *addr != "":
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, nil)
+	case *sse != "":
+		h, addr = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return newServer() }, nil), sse
+	}
+	if h != nil {
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("http://%s/mcp\n", ln.Addr())
+		log.Fatal(http.Serve(ln, h))
+	}
+	err := newServer().Run(context.Background(), &mcp.StdioTransport{})
+	if *linger {
+		time.Sleep(time.Hour)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
+		os.Exit(1)
+	}
+}
