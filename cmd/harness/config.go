@@ -46,6 +46,8 @@ type config struct {
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
 	Reattach string
+	// PluginIdle stops a plugin idle that long (0: never).
+	PluginIdle time.Duration
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -80,6 +82,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	watch := e.get("HARNESS_WATCH") != "false" && e.get("HARNESS_WATCH") != "0"
 	fs.BoolVar(&c.Watch, "watch", watch, "reload a plugin when its binary changes; --watch=false turns it off (env HARNESS_WATCH)")
 	c.Reattach = e.get(pluginapi.EnvReattach)
+	fs.DurationVar(&c.PluginIdle, "plugin-idle", envDuration(e, "HARNESS_PLUGIN_IDLE", defaultPluginIdle), "stop a plugin after this long without use; it starts again on its next call; 0: never (env HARNESS_PLUGIN_IDLE)")
 	fs.BoolVar(&c.Yes, "yes", false, "allow every tool call without asking (same as --permission allow-all)")
 	fs.IntVar(&c.MaxSteps, "max-steps", 100, "most model steps in one turn (env HARNESS_MAX_STEPS)")
 	num := func(p *int, name, envName string, def int, usage string) {

@@ -49,7 +49,8 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
-		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv()}, nil
+		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(),
+		PluginIdle: c.PluginIdle}, checkPluginIdle(c.PluginIdle)
 }
 
 // newTermApp checks the configuration and builds the runtime with a logger on

@@ -36,8 +36,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 		if !ok {
 			return errorResult(nil, "unknown tool %q", c.Name)
 		}
-		ref := e.inst.ref
-		ref.PID = 0 // until a process is reached
+		ref := e.plug.ref() // PID 0 until a process is reached
 		args, err := checkArgs(c.Args)
 		if err != nil {
 			return errorResult(&ref, "invalid arguments: %v", err)
@@ -46,7 +45,9 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			return cancelled(&ref)
 		}
 		inst := e.inst
-		if !inst.alive() {
+		if inst == nil || !inst.alive() {
+			// Not started yet, stopped when idle, or crashed: start it
+			// (concurrent calls share one start).
 			if inst, err = e.plug.acquire(ctx); err != nil {
 				if errors.Is(err, errRetired) {
 					c.Plugin = nil // the current snapshot from now on
@@ -59,9 +60,20 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			}
 		}
 		if !inst.calls.enter() {
-			// Retired and drained meanwhile: the new snapshot is stored.
+			// Retired and drained meanwhile (the new snapshot is stored),
+			// or stopped when idle: its plugin starts a new process.
 			c.Plugin = nil
-			continue
+			next, err := e.plug.acquire(ctx)
+			switch {
+			case err == nil && next != inst && next.calls.enter():
+				inst = next
+			case err == nil || errors.Is(err, errRetired):
+				continue
+			case ctx.Err() != nil:
+				return cancelled(&ref)
+			default:
+				return errorResult(&ref, "%v", err)
+			}
 		}
 		res := e.plug.execute(ctx, inst, c, args, progress)
 		inst.calls.leave()
@@ -74,7 +86,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 // offers c.Name and still takes calls, else the current snapshot's entry.
 func (tb *Toolbox) route(c Call) (entry, bool) {
 	e, ok := tb.reg.Load().tools[c.Name]
-	if c.Plugin == nil || (ok && e.inst.ref == *c.Plugin) {
+	if c.Plugin == nil || (ok && e.inst != nil && e.inst.ref == *c.Plugin) {
 		return e, ok
 	}
 	tb.mu.Lock()
@@ -113,6 +125,7 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 	if err != nil {
 		return p.callFailed(ctx, inst, err)
 	}
+	p.noteHolds(inst, c.SessionID, res.HoldsState)
 	if err := validateEvents(p.desc.Name, p.events, res.Events); err != nil {
 		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
