@@ -198,13 +198,13 @@ type Status string
 
 // Plugin states.
 const (
-	StatusRunning  Status = "running"  // a process serves its tools
-	StatusStopped  Status = "stopped"  // no process now; the next call starts one
+	StatusRunning Status = "running" // a process serves its tools
+	StatusStopped Status = "stopped" // no process now; the next call starts one
 	// StatusNotStarted: described from the cache (or stopped when idle);
 	// the next call starts it.
 	StatusNotStarted Status = "not started"
-	StatusDisabled Status = "disabled" // crashed too often; its calls fail
-	StatusFailed   Status = "failed"   // never registered; see Err
+	StatusDisabled   Status = "disabled" // crashed too often; its calls fail
+	StatusFailed     Status = "failed"   // never registered; see Err
 )
 
 // PluginInfo describes one discovered plugin file, for `harness plugins`.
