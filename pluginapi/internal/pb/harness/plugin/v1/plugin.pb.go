@@ -1100,7 +1100,8 @@ type Execute_Result struct {
 	// The plugin holds state for the call's session in its own process
 	// after this call (background tasks): the host does not stop it when
 	// idle until a later result of the session says false or the session
-	// is closed (SessionClosed). Added in minor 1; older hosts ignore it.
+	// is closed (SessionClosed). Optional: a peer that predates it reads
+	// false.
 	HoldsState    bool `protobuf:"varint,4,opt,name=holds_state,json=holdsState,proto3" json:"holds_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
