@@ -119,13 +119,17 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 	if res.ProjectTruncated {
 		r.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
 	}
-	var tools agent.Toolbox
+	var (
+		tools agent.Toolbox
+		model agent.Model = toolPrompt{Model: r.cfg.Model, prompt: res}
+	)
 	if r.tools != nil {
-		tools = loopTools{r.tools}
+		st := &stepTools{loopTools: loopTools{r.tools}}
+		tools, model = st, startingModel{Model: model, tools: st}
 	}
 	return &agent.Loop{
 		Tools:     tools,
-		Model:     toolPrompt{Model: r.cfg.Model, prompt: res},
+		Model:     model,
 		ModelName: r.cfg.ModelName,
 		System:    res.Text,
 		MaxSteps:  r.cfg.MaxSteps,

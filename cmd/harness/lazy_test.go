@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"os/exec"
 	"regexp"
@@ -38,9 +37,9 @@ func waitPlugins(t *testing.T, pid int, sums map[string]string, want ...string) 
 
 // TestPluginsStartOnFirstUse runs the installed harness (the real plugins
 // next to it) on a session whose model calls todo_write and starts a
-// background bash task, then waits: only those two plugins ever start
-// (fs and subagent, never called, never run); once idle for --plugin-idle,
-// todo stops, while bash, which holds a background task, stays.
+// background bash task, then thinks: only those two plugins ever start
+// (fs and subagent, never called, never run). `harness plugins` lists
+// every plugin as not started.
 func TestPluginsStartOnFirstUse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the install")
@@ -84,14 +83,13 @@ func TestPluginsStartOnFirstUse(t *testing.T) {
 	if !seen["bash"] {
 		t.Fatalf("bash never started though the model called it (seen %v)", seen)
 	}
-	// todo stops once idle; bash holds a background task and stays.
-	waitPlugins(t, pid, sums, "bash")
+	// Exactly the two called plugins run while the model thinks (a step
+	// holds the processes its tool list names, so none stops meanwhile;
+	// idle stops are tested in engine's TestPluginsLifecycle).
+	waitPlugins(t, pid, sums, "bash", "todo")
 	time.Sleep(1500 * time.Millisecond) // several idle periods
 	for _, n := range runningPlugins(pid, sums) {
 		seen[n] = true
-	}
-	if got := runningPlugins(pid, sums); !slices.Equal(got, []string{"bash"}) {
-		t.Errorf("after 1.5 s idle the host runs %v, want bash only (it holds a background task)", got)
 	}
 	if seen["fs"] || seen["subagent"] {
 		t.Errorf("plugins that were never called ran: %v", seen)
@@ -124,15 +122,21 @@ func TestSessionWithoutToolsStartsNoPlugin(t *testing.T) {
 		// describing starts of a cold cache have ended by then.
 		asked := make(chan bool, 1)
 		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				if strings.Contains(sc.Text(), "waiting-for-ever") {
+			var seen []byte
+			buf := make([]byte, 4096)
+			for {
+				n, err := stdout.Read(buf)
+				seen = append(seen, buf[:n]...)
+				if strings.Contains(string(seen), "waiting-for-ever") {
 					asked <- true
 					io.Copy(io.Discard, stdout)
 					return
 				}
+				if err != nil {
+					asked <- false
+					return
+				}
 			}
-			asked <- false
 		}()
 		select {
 		case ok := <-asked:

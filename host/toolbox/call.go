@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/pluginapi"
@@ -176,4 +177,44 @@ func errorResult(ref *event.Plugin, format string, args ...any) Result {
 
 func cancelled(ref *event.Plugin) Result {
 	return Result{Content: "Error: cancelled", IsError: true, Plugin: ref}
+}
+
+// StartTool makes sure a process serves the tool name — starting its
+// plugin if it is not running (a lazily started or idle-stopped one), as
+// its first call would — and holds that process, like
+// [Toolbox.HoldTools], until release. It returns the process, so that a
+// caller who learns which tools a step will call (the engine, from the
+// model's answer) can log each tool/call naming the process that will
+// serve it, before the call. release is idempotent. An unknown tool, a
+// disabled plugin or a failed start is an error; the call then fails the
+// usual way.
+func (tb *Toolbox) StartTool(ctx context.Context, name string) (ref event.Plugin, release func(), err error) {
+	if tb.closed.Load() {
+		return ref, nil, errClosed
+	}
+	for range maxRoutes {
+		e, ok := tb.reg.Load().tools[name]
+		if !ok {
+			return ref, nil, fmt.Errorf("unknown tool %q", name)
+		}
+		inst := e.inst
+		if inst == nil || !inst.alive() {
+			if inst, err = e.plug.acquire(ctx); err != nil {
+				if errors.Is(err, errRetired) {
+					continue
+				}
+				return ref, nil, err
+			}
+		}
+		if !inst.calls.hold() {
+			// Stopped when idle or retired meanwhile: look again.
+			if _, err := e.plug.acquire(ctx); err != nil && !errors.Is(err, errRetired) {
+				return ref, nil, err
+			}
+			continue
+		}
+		var once sync.Once
+		return inst.ref, func() { once.Do(inst.calls.unhold) }, nil
+	}
+	return ref, nil, fmt.Errorf("plugin of tool %q kept being replaced; try again", name)
 }
