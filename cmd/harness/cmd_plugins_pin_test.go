@@ -138,10 +138,11 @@ func listPlugins(t *testing.T, dir string) string {
 	return out
 }
 
-// running reports whether `harness plugins` lists plugin name as running
-// with the sha256 sum.
+// running reports whether `harness plugins` lists plugin name with the
+// sha256 sum as running, or registered to start on first use (not
+// started).
 func running(out, name, sum string) bool {
-	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +\S+ +` + sum[:12] + ` +running `).MatchString(out)
+	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +\S+ +` + sum[:12] + ` +(running|not started) `).MatchString(out)
 }
 
 // TestPinnedPluginRefused is the acceptance test of pinning: a pinned

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
