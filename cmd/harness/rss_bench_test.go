@@ -148,6 +148,12 @@ func descendants(pid int) []int {
 func BenchmarkIdleRSS(b *testing.B) {
 	bin := installedHarness(b)
 	state := b.TempDir()
+	// Warm the state dir: a cold one starts every plugin once to describe it.
+	warm := exec.Command(bin, "plugins")
+	warm.Env = installedEnv(state)
+	if out, err := warm.CombinedOutput(); err != nil {
+		b.Fatalf("harness plugins: %v\n%s", err, out)
+	}
 	script := filepath.Join(b.TempDir(), "hang.jsonl")
 	if err := os.WriteFile(script, []byte(`{"text":"waiting","hang":true}`+"\n"), 0o600); err != nil {
 		b.Fatal(err)
