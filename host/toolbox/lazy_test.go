@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/pluginapi"
 )
 
 // lazyConfig is testConfig with plugins started on first use; cache is the
@@ -289,4 +291,48 @@ func TestCachedDescription(t *testing.T) {
 			t.Errorf("%s: the description was not rebuilt: %s", name, b)
 		}
 	}
+}
+
+// BenchmarkFirstCall measures the first call to the real todo plugin's
+// tool when its plugin is not running (started on first use: launch,
+// Describe, Configure, then the call) next to a call to the running
+// process, in the same run; first-call-extra-p50 is the difference of the
+// medians (budget: one plugin start, ≤ 15 ms). The process is stopped
+// between first calls by a 1 ms idle time, untimed.
+func BenchmarkFirstCall(b *testing.B) {
+	cache := filepath.Join(b.TempDir(), "cache")
+	tb := open(b, lazyConfig(b, cache, time.Millisecond, pluginDir(b, "todo")))
+	ctx := context.Background()
+	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs}
+	var first, warm []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		for pluginInfo(b, tb, "todo").PID != 0 {
+			time.Sleep(time.Millisecond)
+		}
+		b.StartTimer()
+		begin := time.Now()
+		res := tb.Call(ctx, c, nil)
+		first = append(first, time.Since(begin))
+		if res.IsError {
+			b.Fatalf("first call: %+v", res)
+		}
+		// A warm call, on the process the first call started: holding it
+		// keeps the 1 ms idle stop away meanwhile.
+		b.StopTimer()
+		_, release := tb.HoldTools()
+		begin = time.Now()
+		res = tb.Call(ctx, c, nil)
+		warm = append(warm, time.Since(begin))
+		release()
+		if res.IsError {
+			b.Fatalf("warm call: %+v", res)
+		}
+		b.StartTimer()
+	}
+	slices.Sort(first)
+	slices.Sort(warm)
+	b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "ms-first-p50")
+	b.ReportMetric(float64(warm[len(warm)/2].Microseconds())/1000, "ms-warm-p50")
+	b.ReportMetric(float64((first[len(first)/2]-warm[len(warm)/2]).Microseconds())/1000, "ms-first-call-extra-p50")
 }
