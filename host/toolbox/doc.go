@@ -77,7 +77,10 @@
 // hot reload, and provenance — Result.Plugin names the process that
 // served. A step's tool list names PID 0 for a plugin that was not
 // running when the step began (the list cannot hold a process that does
-// not exist yet).
+// not exist yet); [Toolbox.StartTool] starts and holds the process of a
+// tool the caller knows will be called, so that the engine, which calls
+// it as the model's answer names each tool, logs every tool/call with the
+// pid that serves it.
 //
 // # Stop when idle
 //
