@@ -90,6 +90,12 @@ type Config struct {
 	// plugins do (nil: the process's).
 	Getenv  func(string) string
 	Environ []string
+	// PluginIdle stops a plugin that has been idle that long — no call in
+	// flight, no step of a turn holding it, no session state in it (bash's
+	// background tasks) — until its next call starts it again (0: never).
+	// Plugins start on the first call to one of their tools either way
+	// (toolbox.Config.StartOnUse).
+	PluginIdle time.Duration
 }
 
 // Runtime runs turns of sessions with the plugins' tools. Build it with New.
@@ -227,6 +233,12 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	if tp, ok := turn.Model.(toolPrompt); ok {
 		tp.Model = sessionModel{r: r, s: s} // the session's model, as of each step
 		turn.Model = tp
+	}
+	if lt, ok := turn.Tools.(loopTools); ok {
+		// Plugins start on first use: this turn's steps start the ones
+		// the model calls while it is still answering (prestart.go).
+		st := &stepTools{loopTools: lt}
+		turn.Tools, turn.Model = st, startingModel{Model: turn.Model, tools: st}
 	}
 	checker := permission.Checker{Policy: r.cfg.Policy}
 	if asker != nil {
@@ -372,8 +384,12 @@ func (r *Runtime) Close() error {
 	return nil
 }
 
-// StartTools starts the plugins of the configured plugin dirs, and
+// StartTools registers the plugins of the configured plugin dirs, and
 // attaches to the plugins running in debug mode that Config.Reattach names.
+// A plugin's tools come from its description cached by the binary's
+// sha256; its process starts on the first call to one of them (a binary
+// not seen before is started once to be described), and stops after
+// Config.PluginIdle without use.
 func (r *Runtime) StartTools(ctx context.Context) error {
 	reattach, err := pluginhost.ParseReattach(r.cfg.Reattach)
 	if err != nil {
@@ -391,6 +407,8 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
 		PluginEnv:   r.cfg.PluginEnv,
+		StartOnUse:  true,
+		IdleTimeout: r.cfg.PluginIdle,
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)

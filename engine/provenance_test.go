@@ -66,6 +66,7 @@ func whoamiPlugin(t *testing.T, v string) string {
 // taken and step/start is logged — while the model waits.
 type gatedModel struct {
 	agent.Model
+	pass    atomic.Bool // while set, requests are not gated nor counted
 	n       atomic.Int32
 	entered chan struct{}
 	open    chan struct{}
@@ -73,7 +74,7 @@ type gatedModel struct {
 
 // Stream implements agent.Model.
 func (m *gatedModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
-	first := m.n.Add(1) == 1
+	first := !m.pass.Load() && m.n.Add(1) == 1
 	return func(yield func(llm.Chunk, error) bool) {
 		if first {
 			close(m.entered)
@@ -127,6 +128,10 @@ func TestReplacedWhileThinking(t *testing.T) {
 	}
 	// Who served what is checked on the log below, not by the script.
 	lines := []string{
+		// Turn 0 starts the plugin (plugins start on first use): the
+		// process held across the reload is then a running one.
+		call("c0"),
+		`{"text":"turn 0 done","expect":{"lastRole":"tool"}}`,
 		call("c1"), // step 1: answered only once the plugin is replaced
 		call("c2"), // step 2
 		`{"text":"turn 1 done","expect":{"lastRole":"tool"}}`,
@@ -152,15 +157,23 @@ func TestReplacedWhileThinking(t *testing.T) {
 	if err := h.StartTools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	old, ok := pluginInfo(h, path)
-	if !ok || old.SHA256 != sum1 || old.PID == 0 || old.Status != toolbox.StatusRunning {
-		t.Fatalf("at start: %+v (found %v), want v1 (sha256 %s) running", old, ok, sum1)
+	if lazy, _ := pluginInfo(h, path); lazy.Status != toolbox.StatusNotStarted || lazy.PID != 0 {
+		t.Fatalf("before any call: %+v, want not started", lazy)
 	}
 	s, err := h.CreateSession(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(s)
+	model.pass.Store(true)
+	if out := h.Run(ctx, s, nil, event.Text("start it"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn 0: %s %v\n%s", out.Reason, out.Err, stderr.String())
+	}
+	model.pass.Store(false)
+	old, ok := pluginInfo(h, path)
+	if !ok || old.SHA256 != sum1 || old.PID == 0 || old.Status != toolbox.StatusRunning {
+		t.Fatalf("after its first call: %+v (found %v), want v1 (sha256 %s) running", old, ok, sum1)
+	}
 
 	type ended struct {
 		reason event.Reason

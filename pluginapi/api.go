@@ -147,6 +147,13 @@ type Result struct {
 	Events  []Event
 	// Meta is what the call did, for the editor (minor 2).
 	Meta Meta
+	// HoldsState says that after this call the plugin holds state for the
+	// call's session in its own process (bash's background tasks), so the
+	// host must not stop it when idle until a later result of that session
+	// says false or the session is closed (SessionClosed). A plugin sets it
+	// for all its results with [Plugin.HoldsState]; hosts that predate it
+	// ignore it.
+	HoldsState bool
 }
 
 // Todo is one item of a session's todo list, as HostServices.ReadState

@@ -63,7 +63,7 @@ func callFromPB(r *pb.Execute_Request) CallRequest {
 }
 
 func resultToPB(r Result) *pb.Execute_Result {
-	out := &pb.Execute_Result{Content: r.Content, IsError: r.IsError}
+	out := &pb.Execute_Result{Content: r.Content, IsError: r.IsError, HoldsState: r.HoldsState}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, &pb.SessionEvent{Type: e.Type, DataJson: e.Data})
 	}

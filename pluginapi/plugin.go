@@ -29,6 +29,12 @@ type Plugin struct {
 	// waits for it: it should return within a few seconds. It may run
 	// concurrently with calls of other sessions.
 	SessionClosed func(ctx context.Context, sessionID string)
+	// HoldsState, if set, is asked after every call whether the plugin now
+	// holds state for the session in its process (bash: background tasks
+	// of the session, running or with output left to read); its answer
+	// goes in Result.HoldsState, and the host does not stop an idle plugin
+	// that holds state for a session until SessionClosed. It must be quick.
+	HoldsState func(sessionID string) bool
 	// OnExit, if set, is called once when the plugin stops serving: before
 	// the process exits because the host shut it down, closed its stdin or
 	// went away, or because it got SIGTERM; and when an in-process server

@@ -193,6 +193,9 @@ func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamin
 		}()
 	}
 	res := s.run(ctx, call, stream)
+	if s.plugin.HoldsState != nil {
+		res.HoldsState = s.plugin.HoldsState(call.SessionID)
+	}
 	return stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Result{Result: resultToPB(res)}})
 }
 

@@ -78,10 +78,13 @@ func (p *acpProc) call(b *testing.B, id int, method, params string) int {
 	}
 }
 
-// plugins fails unless the process runs exactly the real plugins.
-func (p *acpProc) plugins(b *testing.B, sums map[string]string) {
+// noPlugins fails if the process runs any child: plugins start on the
+// first call to one of their tools, and the benchmarks call none.
+func (p *acpProc) noPlugins(b *testing.B) {
 	b.Helper()
-	pluginProcs(b, p.cmd.Process.Pid, sums)
+	if kids := childPIDs(p.cmd.Process.Pid); len(kids) != 0 {
+		b.Fatalf("harness acp runs %d child processes %v before any tool call, want none (plugins start on first use)", len(kids), kids)
+	}
 }
 
 func (p *acpProc) stop(b *testing.B) {
@@ -92,20 +95,28 @@ func (p *acpProc) stop(b *testing.B) {
 	}
 }
 
-// benchState returns a state dir for the installed harness bin, warmed by
-// one start (its plugin cache filled, as after a user's first start), and
-// a script file with no lines in it.
-func benchState(b *testing.B, bin string, sums map[string]string) string {
+// coldState returns a new, empty state dir for the installed harness,
+// holding only a script file with no lines in it.
+func coldState(b *testing.B) string {
 	b.Helper()
 	state := b.TempDir()
 	if err := os.WriteFile(filepath.Join(state, "none.jsonl"), []byte("// no model calls\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	return state
+}
+
+// benchState returns a state dir for the installed harness bin, warmed by
+// one start (its plugin cache and the plugins' cached descriptions filled,
+// as after a user's first start), and a script file with no lines in it.
+func benchState(b *testing.B, bin string) string {
+	b.Helper()
+	state := coldState(b)
 	begin := time.Now()
 	p := startACP(b, bin, state)
 	p.call(b, 1, "initialize", initializeParams)
 	p.call(b, 2, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, b.TempDir()))
-	p.plugins(b, sums)
+	p.noPlugins(b)
 	p.stop(b)
 	b.Logf("first start in a new state dir (plugin cache cold): spawn → session/new answered %v", time.Since(begin))
 	return state
@@ -114,16 +125,19 @@ func benchState(b *testing.B, bin string, sums map[string]string) string {
 const initializeParams = `{"protocolVersion":1,"clientCapabilities":{}}`
 
 // BenchmarkACPStart measures a fresh `harness acp` of the installed
-// layout (bin/harness, its plugins in bin/plugins/), with a state dir
-// whose plugin cache is warm, from spawn until initialize is answered, and
-// until session/new is answered — which waits for the three plugins to
-// have started (budgets 15 ms and 50 ms). After each, untimed, it checks
-// that the process runs exactly the three plugins; the process's exit is
-// not counted.
+// layout (bin/harness, its four plugins in bin/plugins/ found next to it,
+// no --plugin-dir), from spawn until initialize is answered, and until
+// session/new is answered: with a state dir whose plugin cache and cached
+// descriptions are warm (a user's every start but the first), and with a
+// new, empty state dir (session_new_cold: each plugin is copied into the
+// cache, started once to be described and stopped). session_new also
+// reports the RSS of the whole process tree (host and every descendant)
+// once session/new is answered. After each, untimed, it checks that no
+// plugin process runs: plugins start on the first call to one of their
+// tools. The process's exit is not counted.
 func BenchmarkACPStart(b *testing.B) {
 	bin := installedHarness(b)
-	sums := pluginSums(b, bin)
-	state := benchState(b, bin, sums)
+	state := benchState(b, bin)
 	cwd := b.TempDir()
 	newParams := fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd)
 	b.Run("initialize", func(b *testing.B) {
@@ -132,34 +146,99 @@ func BenchmarkACPStart(b *testing.B) {
 			p.call(b, 1, "initialize", initializeParams)
 			b.StopTimer()
 			p.call(b, 2, "session/new", newParams)
-			p.plugins(b, sums)
+			p.noPlugins(b)
 			p.stop(b)
 			b.StartTimer()
 		}
 	})
 	b.Run("session_new", func(b *testing.B) {
+		var rss, anon, procs int
 		for i := 0; i < b.N; i++ {
 			p := startACP(b, bin, state)
 			p.call(b, 1, "initialize", initializeParams)
 			p.call(b, 2, "session/new", newParams)
 			b.StopTimer()
-			p.plugins(b, sums)
+			rss, anon, procs = treeRSS(p.cmd.Process.Pid)
+			p.noPlugins(b)
+			p.stop(b)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(rss)/1024, "MB-tree-rss")
+		b.ReportMetric(float64(anon)/1024, "MB-tree-anon")
+		b.ReportMetric(float64(procs), "procs")
+	})
+	b.Run("session_new_cold", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			state := coldState(b)
+			b.StartTimer()
+			p := startACP(b, bin, state)
+			p.call(b, 1, "initialize", initializeParams)
+			p.call(b, 2, "session/new", newParams)
+			b.StopTimer()
+			p.noPlugins(b)
 			p.stop(b)
 			b.StartTimer()
 		}
 	})
 }
 
+// BenchmarkVersion measures `harness version` of the installed layout,
+// spawn to exit, next to the floor: a static Go binary that does nothing,
+// built and run the same way in the same run. floor-ratio is harness's
+// time over the floor's.
+func BenchmarkVersion(b *testing.B) {
+	bin := installedHarness(b)
+	floor := floorBinary(b)
+	run := func(b *testing.B, argv ...string) time.Duration {
+		var total time.Duration
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = installedEnv(b.TempDir())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %v\n%s", argv, err, out)
+			}
+			total += time.Since(start)
+		}
+		return total / time.Duration(b.N)
+	}
+	var harness, empty time.Duration
+	b.Run("harness", func(b *testing.B) { harness = run(b, bin, "version") })
+	b.Run("floor", func(b *testing.B) { empty = run(b, floor) })
+	if empty > 0 {
+		b.Logf("harness version: %v per run; a static Go binary doing nothing: %v (%.1f× the floor)", harness, empty, float64(harness)/float64(empty))
+	}
+}
+
+// floorBinary builds a static Go program that does nothing: the floor of
+// any Go command's start.
+func floorBinary(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module floor\n\ngo 1.24\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cmd := staticBuild("-o", filepath.Join(dir, "floor"), ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the floor: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "floor")
+}
+
 // BenchmarkACPLoad measures session/load of a 10,000-event session in a
 // fresh `harness acp` of the installed layout: from the request to its
-// response, every replayed update read (budget 500 ms); the load waits
-// for the plugins, which start while the editor initializes.
+// response, every replayed update read (budget 500 ms).
 // spawn→loaded/op adds the process start and initialize. After each load,
-// untimed, it checks that the process runs exactly the three plugins.
+// untimed, it checks that no plugin process runs (they start on first
+// use).
 func BenchmarkACPLoad(b *testing.B) {
 	bin := installedHarness(b)
-	sums := pluginSums(b, bin)
-	state := benchState(b, bin, sums)
+	state := benchState(b, bin)
 	id, n := writeSession(b, filepath.Join(state, "sessions"), 10_000)
 	params := fmt.Sprintf(`{"sessionId":%q,"cwd":"/bench","mcpServers":[]}`, id)
 	var total time.Duration
@@ -174,7 +253,7 @@ func BenchmarkACPLoad(b *testing.B) {
 		updates = p.call(b, 2, "session/load", params)
 		b.StopTimer()
 		total += time.Since(start)
-		p.plugins(b, sums)
+		p.noPlugins(b)
 		p.stop(b)
 		b.StartTimer()
 	}

@@ -58,6 +58,8 @@ type config struct {
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
 	Reattach string
+	// PluginIdle stops a plugin idle that long (0: never).
+	PluginIdle time.Duration
 	// ConfigFile is the config file (--config, HARNESS_CONFIG).
 	ConfigFile string
 	// Models are more model names of the provider a session may switch
@@ -123,6 +125,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
+	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -237,6 +240,9 @@ func (c *config) check() error {
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
+	}
+	if c.PluginIdle < 0 {
+		return fmt.Errorf("%s: plugin-idle must be a duration such as 5m, or 0 for never", c.source("plugin-idle"))
 	}
 	if c.CompactAt < 0 || c.CompactAt > 100 {
 		return fmt.Errorf("%s: compact-at must be a percent from 1 to 100", c.source("compact-at"))

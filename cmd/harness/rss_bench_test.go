@@ -120,15 +120,40 @@ func stopHost(tb testing.TB, cmd *exec.Cmd) {
 	}
 }
 
+// treeRSS returns the summed VmRSS and RssAnon (kB) of pid and all its
+// descendants, and how many processes that is.
+func treeRSS(pid int) (rss, anon, procs int) {
+	for _, p := range descendants(pid) {
+		r, a := rssKB(p)
+		rss, anon, procs = rss+r, anon+a, procs+1
+	}
+	return rss, anon, procs
+}
+
+// descendants returns pid and every process below it.
+func descendants(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, childPIDs(out[i])...)
+	}
+	return out
+}
+
 // BenchmarkIdleRSS measures the memory of an installed harness (static
-// builds, the plugins in plugins/ next to it) waiting on the model with
-// its three plugins (todo, bash, subagent) started and idle: the sum of
-// the RSS of the host and of exactly those three processes, and of the
-// anonymous part (heap, stacks) alone — the rest is the binaries'
-// read-only pages. It fails unless it found the three plugin processes.
+// builds, the plugins in plugins/ next to it, a warm state dir) waiting on
+// the model in a session that called no tool: the summed RSS of the whole
+// process tree (the host and every descendant), and of its anonymous part
+// (heap, stacks) alone — the rest is the binaries' read-only pages. It
+// fails if any plugin process runs: plugins start on first use.
 func BenchmarkIdleRSS(b *testing.B) {
 	bin := installedHarness(b)
-	sums := pluginSums(b, bin)
+	state := b.TempDir()
+	// Warm the state dir: a cold one starts every plugin once to describe it.
+	warm := exec.Command(bin, "plugins")
+	warm.Env = installedEnv(state)
+	if out, err := warm.CombinedOutput(); err != nil {
+		b.Fatalf("harness plugins: %v\n%s", err, out)
+	}
 	script := filepath.Join(b.TempDir(), "hang.jsonl")
 	if err := os.WriteFile(script, []byte(`{"text":"waiting","hang":true}`+"\n"), 0o600); err != nil {
 		b.Fatal(err)
@@ -136,20 +161,19 @@ func BenchmarkIdleRSS(b *testing.B) {
 	var total, anon int
 	for b.Loop() {
 		cmd := exec.Command(bin, "run", "--provider", "script", "--script", script, "idle")
-		cmd.Env = installedEnv(b.TempDir())
+		cmd.Env = installedEnv(state)
 		cmd.Dir = b.TempDir()
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		kids := pluginProcs(b, cmd.Process.Pid, sums)
-		time.Sleep(500 * time.Millisecond) // settle
-		total, anon = 0, 0
-		for _, pid := range append([]int{cmd.Process.Pid}, kids...) {
-			r, a := rssKB(pid)
-			if r == 0 {
-				b.Fatalf("no RSS for pid %d: it exited", pid)
-			}
-			total, anon = total+r, anon+a
+		time.Sleep(500 * time.Millisecond) // settle: the model waits
+		if kids := childPIDs(cmd.Process.Pid); len(kids) != 0 {
+			b.Fatalf("harness runs %d child processes %v though no tool was called, want none", len(kids), kids)
+		}
+		var procs int
+		total, anon, procs = treeRSS(cmd.Process.Pid)
+		if procs != 1 || total == 0 {
+			b.Fatalf("process tree of %d processes, %d kB: the host exited?", procs, total)
 		}
 		stopHost(b, cmd)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -190,10 +191,13 @@ func (b *cacheBook) prune(keep map[string]bool, grace time.Duration, log hclog.L
 	for _, e := range entries {
 		name := e.Name()
 		isEntry := isSum(name)
-		if !isEntry && !(pluginlock.Skip(name) && filepath.Ext(name) == ".tmp") {
+		// A stored description goes with its entry.
+		described, isDesc := strings.CutSuffix(name, describeSuffix)
+		isDesc = isDesc && isSum(described)
+		if !isEntry && !isDesc && !(pluginlock.Skip(name) && filepath.Ext(name) == ".tmp") {
 			continue // index.json, book.json, anything else
 		}
-		if keep[name] {
+		if keep[name] || isDesc && keep[described] {
 			continue
 		}
 		fi, err := e.Info()
@@ -213,6 +217,7 @@ func (b *cacheBook) prune(keep map[string]bool, grace time.Duration, log hclog.L
 		n++
 		bytes += fi.Size()
 		if isEntry {
+			os.Remove(filepath.Join(b.dir, name+describeSuffix))
 			b.forget(name)
 			log.Debug("pruned plugin cache entry", "sha256", name, "last_used", last)
 		}

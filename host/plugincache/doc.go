@@ -44,6 +44,15 @@
 // could at worst start the previous cached version, never unhashed bytes.
 // [Cache.SaveIndex] writes it.
 //
+// # Cached descriptions
+//
+// [Cache.StoreDescription] keeps a plugin's description (opaque JSON, the
+// caller's type) as DIR/<sha256>.describe.json, with the sha256 it
+// describes and a check sum of its bytes; [Cache.LoadDescription] returns
+// it only when both match, and an error for a missing, unreadable, too
+// large or damaged one, which the caller replaces by describing the
+// plugin again. Prune removes a description with its entry.
+//
 // Which files are plugins at all is [pluginlock.Skip]'s rule; which bytes
 // a pinned dir may run is [pluginlock.Verify]'s, applied by the caller.
 package plugincache

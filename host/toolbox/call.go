@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/pluginapi"
@@ -36,8 +37,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 		if !ok {
 			return errorResult(nil, "unknown tool %q", c.Name)
 		}
-		ref := e.inst.ref
-		ref.PID = 0 // until a process is reached
+		ref := e.plug.ref() // PID 0 until a process is reached
 		args, err := checkArgs(c.Args)
 		if err != nil {
 			return errorResult(&ref, "invalid arguments: %v", err)
@@ -46,7 +46,9 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			return cancelled(&ref)
 		}
 		inst := e.inst
-		if !inst.alive() {
+		if inst == nil || !inst.alive() {
+			// Not started yet, stopped when idle, or crashed: start it
+			// (concurrent calls share one start).
 			if inst, err = e.plug.acquire(ctx); err != nil {
 				if errors.Is(err, errRetired) {
 					c.Plugin = nil // the current snapshot from now on
@@ -59,9 +61,20 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			}
 		}
 		if !inst.calls.enter() {
-			// Retired and drained meanwhile: the new snapshot is stored.
+			// Retired and drained meanwhile (the new snapshot is stored),
+			// or stopped when idle: its plugin starts a new process.
 			c.Plugin = nil
-			continue
+			next, err := e.plug.acquire(ctx)
+			switch {
+			case err == nil && next != inst && next.calls.enter():
+				inst = next
+			case err == nil || errors.Is(err, errRetired):
+				continue
+			case ctx.Err() != nil:
+				return cancelled(&ref)
+			default:
+				return errorResult(&ref, "%v", err)
+			}
 		}
 		res := e.plug.execute(ctx, inst, c, args, progress)
 		inst.calls.leave()
@@ -74,7 +87,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 // offers c.Name and still takes calls, else the current snapshot's entry.
 func (tb *Toolbox) route(c Call) (entry, bool) {
 	e, ok := tb.reg.Load().tools[c.Name]
-	if c.Plugin == nil || (ok && e.inst.ref == *c.Plugin) {
+	if c.Plugin == nil || (ok && e.inst != nil && e.inst.ref == *c.Plugin) {
 		return e, ok
 	}
 	tb.mu.Lock()
@@ -113,6 +126,7 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 	if err != nil {
 		return p.callFailed(ctx, inst, err)
 	}
+	p.noteHolds(inst, c.SessionID, res.HoldsState)
 	if err := validateEvents(p.desc.Name, p.events, res.Events); err != nil {
 		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
@@ -138,7 +152,8 @@ func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
 		return pluginapi.Meta{}
 	}
 	inst := e.inst
-	if !inst.alive() {
+	if inst == nil || !inst.alive() {
+		// Not started yet, or stopped: start it, as a call would.
 		if inst, err = e.plug.acquire(ctx); err != nil {
 			return pluginapi.Meta{}
 		}
@@ -201,4 +216,44 @@ func errorResult(ref *event.Plugin, format string, args ...any) Result {
 
 func cancelled(ref *event.Plugin) Result {
 	return Result{Content: "Error: cancelled", IsError: true, Plugin: ref}
+}
+
+// StartTool makes sure a process serves the tool name — starting its
+// plugin if it is not running (a lazily started or idle-stopped one), as
+// its first call would — and holds that process, like
+// [Toolbox.HoldTools], until release. It returns the process, so that a
+// caller who learns which tools a step will call (the engine, from the
+// model's answer) can log each tool/call naming the process that will
+// serve it, before the call. release is idempotent. An unknown tool, a
+// disabled plugin or a failed start is an error; the call then fails the
+// usual way.
+func (tb *Toolbox) StartTool(ctx context.Context, name string) (ref event.Plugin, release func(), err error) {
+	if tb.closed.Load() {
+		return ref, nil, errClosed
+	}
+	for range maxRoutes {
+		e, ok := tb.reg.Load().tools[name]
+		if !ok {
+			return ref, nil, fmt.Errorf("unknown tool %q", name)
+		}
+		inst := e.inst
+		if inst == nil || !inst.alive() {
+			if inst, err = e.plug.acquire(ctx); err != nil {
+				if errors.Is(err, errRetired) {
+					continue
+				}
+				return ref, nil, err
+			}
+		}
+		if !inst.calls.hold() {
+			// Stopped when idle or retired meanwhile: look again.
+			if _, err := e.plug.acquire(ctx); err != nil && !errors.Is(err, errRetired) {
+				return ref, nil, err
+			}
+			continue
+		}
+		var once sync.Once
+		return inst.ref, func() { once.Do(inst.calls.unhold) }, nil
+	}
+	return ref, nil, fmt.Errorf("plugin of tool %q kept being replaced; try again", name)
 }

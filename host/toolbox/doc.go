@@ -50,6 +50,54 @@
 // host's whole environment, so the host's API keys stay out of every
 // plugin and of what it starts.
 //
+// # Start on first use
+//
+// With Config.StartOnUse (the engine sets it) Open starts no plugin whose
+// description it has: the description a binary gave — the whole Describe
+// answer as JSON, so fields added to it later come along — is cached next
+// to its cache entry as CacheDir/<sha256>.describe.json
+// (plugincache.Cache.StoreDescription), and read back at the next Open
+// for the same bytes. A cached description is checked like a live one
+// (its sha256, a check sum of its bytes, then every check of Open); one
+// that is missing, unreadable, damaged or invalid is ignored with a warn
+// line, and the plugin is started once to be described again — never
+// trusted, never fatal. A binary seen for the first time, or changed
+// while no harness ran (a new sha256), is started, described, checked,
+// configured and stopped again at Open, so its tools are never offered
+// from a stale description.
+//
+// Tools then lists the plugin's tools with its binary's name, version and
+// sha256 and PID 0, and Plugins shows it "not started". The first call to
+// one of its tools starts it (launch, Describe, Configure, a check that it
+// offers the tools of its description — a mismatch removes the cached
+// description and fails the start, which counts as a crash); that call
+// waits for the start, and concurrent first calls share it. Everything
+// else holds as for a plugin started at Open: crash handling and the
+// breaker, pinning (checked when the file is hashed at Open or a reload),
+// hot reload, and provenance — Result.Plugin names the process that
+// served. A step's tool list names PID 0 for a plugin that was not
+// running when the step began (the list cannot hold a process that does
+// not exist yet); [Toolbox.StartTool] starts and holds the process of a
+// tool the caller knows will be called, so that the engine, which calls
+// it as the model's answer names each tool, logs every tool/call with the
+// pid that serves it.
+//
+// # Stop when idle
+//
+// With Config.IdleTimeout > 0, a running plugin is stopped once it has
+// been idle that long: no call in flight, no step holding it
+// ([Toolbox.HoldTools]), and no session state in its process. A plugin
+// says it holds state for a session in its results
+// (pluginapi.Result.HoldsState, set for every result by
+// pluginapi.Plugin.HoldsState: bash holds a session's background tasks,
+// running or with output left to read); it is kept until a later result
+// of that session says false or the session is closed
+// ([Toolbox.SessionClosed] acknowledged). The stop shuts the process's
+// call gate first (a call racing it starts a new process instead), then
+// swaps in a snapshot listing no process for the plugin, then stops the
+// process; it is not a crash. The next call starts it again. Reattached
+// plugins are never stopped.
+//
 // # Reattached plugins
 //
 // Config.Reattach (the CLI reads it from $HARNESS_REATTACH_PLUGINS, see

@@ -30,6 +30,43 @@ type flight struct {
 	holds   int           // steps holding the process
 	shut    bool          // takes no new calls
 	changed chan struct{} // closed (and replaced) whenever n or holds drop
+	idle    func()        // called (outside mu) when n and holds drop to 0
+}
+
+// onIdle sets the function called, outside any lock, each time the last
+// call leaves or the last hold ends (the idle timer arms then).
+func (f *flight) onIdle(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.idle = fn
+}
+
+// tryShut shuts the gate if no call is in flight and no step holds the
+// process, and reports whether it did: an idle stop then owns the process.
+func (f *flight) tryShut() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shut || f.n > 0 || f.holds > 0 {
+		return false
+	}
+	f.shut = true
+	return true
+}
+
+// busy reports whether a call is in flight or a step holds the process.
+func (f *flight) busy() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n > 0 || f.holds > 0
+}
+
+// idleNowLocked returns the idle hook to call once mu is released, if the
+// process just became idle.
+func (f *flight) idleNowLocked() func() {
+	if f.n == 0 && f.holds == 0 && !f.shut {
+		return f.idle
+	}
+	return nil
 }
 
 func newFlight() *flight {
@@ -51,9 +88,13 @@ func (f *flight) enter() bool {
 // leave counts a call out.
 func (f *flight) leave() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.n--
 	f.signalLocked()
+	idle := f.idleNowLocked()
+	f.mu.Unlock()
+	if idle != nil {
+		idle()
+	}
 }
 
 // hold counts a step in that listed this process; it keeps the process
@@ -72,9 +113,13 @@ func (f *flight) hold() bool {
 // unhold counts a step out.
 func (f *flight) unhold() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.holds--
 	f.signalLocked()
+	idle := f.idleNowLocked()
+	f.mu.Unlock()
+	if idle != nil {
+		idle()
+	}
 }
 
 func (f *flight) signalLocked() {

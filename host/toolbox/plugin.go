@@ -2,8 +2,10 @@ package toolbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -51,6 +53,8 @@ type plugin struct {
 	closed   bool
 	retired  bool // a reload replaced or removed it: no more starts
 	lastErr  string
+	started  bool        // a process of it has run (for Plugins' status)
+	idle     *time.Timer // stops cur once it has been idle for IdleTimeout
 
 	// attached: a plugin of Config.Reattach, running under its developer's
 	// debugger; set before its process is watched, never changed. It is not
@@ -68,6 +72,10 @@ type instance struct {
 	// guarded by the plugin's mu
 	noted    bool // its exit was handled
 	stopping bool // the toolbox stopped it on purpose
+	// holding are the sessions for which the plugin said, in its last
+	// result of each, that it holds state (bash's background tasks): it is
+	// not stopped when idle until they are released.
+	holding map[string]bool
 }
 
 // alive reports whether the process has not exited (as far as the client
@@ -102,14 +110,65 @@ func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 		return nil, err
 	}
 	hashed := time.Since(begin)
+	if tb.cfg.StartOnUse {
+		if desc, ok := tb.cachedDescription(path, sum); ok {
+			p := tb.supervisor(path, sum, exe, desc, nil)
+			p.log.Debug("plugin described from the cache", "path", path, "version", desc.Version, "sha256", sum,
+				"tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
+			return p, nil
+		}
+	}
 	inst, desc, err := tb.start(ctx, path, exe, sum, nil)
 	if err != nil {
 		return nil, err
 	}
+	tb.storeDescription(sum, desc)
 	p := tb.newPlugin(path, sum, exe, desc, inst)
 	p.log.Debug("plugin started", "path", path, "version", desc.Version, "sha256", sum,
 		"pid", inst.ref.PID, "tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
+	if tb.cfg.StartOnUse {
+		// Started to be described: it starts again on first use.
+		p.stopIdle(inst)
+		p.mu.Lock()
+		p.started = false
+		p.mu.Unlock()
+	}
 	return p, nil
+}
+
+// cachedDescription returns the description cached for the binary of
+// sha256 sum, if there is a valid one. A damaged or invalid one is removed
+// (the plugin is described again), never trusted.
+func (tb *Toolbox) cachedDescription(path, sum string) (pluginapi.Description, bool) {
+	var desc pluginapi.Description
+	b, err := tb.cache.LoadDescription(sum)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			tb.log.Warn("cached plugin description ignored; describing the plugin again", "path", path, "error", err)
+		}
+		return desc, false
+	}
+	if err := json.Unmarshal(b, &desc); err == nil {
+		err = validateDescription(desc)
+	}
+	if err != nil {
+		tb.log.Warn("cached plugin description ignored; describing the plugin again", "path", path, "error", err)
+		tb.cache.ForgetDescription(sum)
+		return pluginapi.Description{}, false
+	}
+	return desc, true
+}
+
+// storeDescription caches desc, the checked description of the binary of
+// sha256 sum, for the next Open.
+func (tb *Toolbox) storeDescription(sum string, desc pluginapi.Description) {
+	b, err := json.Marshal(desc)
+	if err == nil {
+		err = tb.cache.StoreDescription(sum, b)
+	}
+	if err != nil {
+		tb.log.Warn("could not cache the plugin description", "sha256", sum, "error", err)
+	}
 }
 
 // newPlugin returns the supervisor of the plugin file path whose cached
@@ -117,8 +176,89 @@ func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 // watching inst's exit.
 func (tb *Toolbox) newPlugin(path, sum, exe string, desc pluginapi.Description, inst *instance) *plugin {
 	p := tb.supervisor(path, sum, exe, desc, inst)
+	p.adopt(inst)
 	go p.watch(inst)
 	return p
+}
+
+// ref names p's binary, with PID 0 (no process).
+func (p *plugin) ref() event.Plugin {
+	return event.Plugin{Name: p.desc.Name, Version: p.desc.Version, SHA256: p.sum}
+}
+
+// adopt makes inst, a new process of p, stop when idle for
+// Config.IdleTimeout, and arms its idle timer.
+func (p *plugin) adopt(inst *instance) {
+	p.mu.Lock()
+	p.started = true
+	p.mu.Unlock()
+	if p.tb.cfg.IdleTimeout <= 0 || p.attached {
+		return
+	}
+	inst.calls.onIdle(func() { p.armIdle(inst) })
+	p.armIdle(inst)
+}
+
+// armIdle (re)starts the idle timer of inst, p's current process.
+func (p *plugin) armIdle(inst *instance) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur != inst || inst.stopping || p.closed || p.retired || p.attached {
+		return
+	}
+	if p.idle != nil {
+		p.idle.Stop()
+	}
+	p.idle = time.AfterFunc(p.tb.cfg.IdleTimeout, func() { p.stopIdle(inst) })
+}
+
+// stopIdle stops inst, p's current process, unless a call is in flight on
+// it, a step holds it or it holds session state, and reports whether it
+// did. The snapshot then lists p's tools with no process; the next call
+// starts one.
+func (p *plugin) stopIdle(inst *instance) bool {
+	p.mu.Lock()
+	if p.cur != inst || inst.stopping || p.closed || p.retired || p.attached || len(inst.holding) > 0 {
+		p.mu.Unlock()
+		return false
+	}
+	if !inst.calls.tryShut() {
+		p.mu.Unlock()
+		return false // busy: armed again when it is idle
+	}
+	inst.stopping = true
+	p.cur = nil
+	p.tb.swapInstance(p, nil)
+	p.mu.Unlock()
+	p.log.Debug("plugin stopped while idle", "pid", inst.ref.PID)
+	if err := inst.client.Close(); err != nil {
+		p.log.Warn("could not stop the idle plugin", "pid", inst.ref.PID, "error", err)
+	}
+	return true
+}
+
+// noteHolds records whether inst holds state for a session after a call
+// of it (pluginapi.Result.HoldsState).
+func (p *plugin) noteHolds(inst *instance, sessionID string, holds bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if holds {
+		if inst.holding == nil {
+			inst.holding = map[string]bool{}
+		}
+		inst.holding[sessionID] = true
+		return
+	}
+	delete(inst.holding, sessionID)
+}
+
+// released notes that inst let go of what it held for a session (it
+// acknowledged SessionClosed), and arms its idle timer if it is idle.
+func (p *plugin) released(inst *instance, sessionID string) {
+	p.noteHolds(inst, sessionID, false)
+	if !inst.calls.busy() {
+		p.armIdle(inst)
+	}
 }
 
 // supervisor returns the supervisor of a plugin served by inst, without
@@ -314,7 +454,9 @@ func (p *plugin) restart(ctx context.Context, st *start) {
 	inst, desc, err := p.tb.start(ctx, p.path, p.exe, p.sum, nil)
 	if err == nil && !sameTools(p.desc, desc) {
 		inst.client.Close()
-		inst, err = nil, errors.New("it offers other tools than at its first start")
+		inst, err = nil, errors.New("it offers other tools than at its first start (or than its cached description)")
+		// Whichever was wrong, the next Open describes it afresh.
+		p.tb.cache.ForgetDescription(p.sum)
 	}
 
 	var stop *instance // started in vain: the toolbox closed meanwhile
@@ -339,9 +481,16 @@ func (p *plugin) restart(ctx context.Context, st *start) {
 		p.cur = inst
 		p.tb.swapInstance(p, inst)
 		go p.watch(inst)
-		p.log.Info("plugin restarted", "pid", inst.ref.PID, "elapsed", time.Since(begin))
+		if p.started {
+			p.log.Info("plugin restarted", "pid", inst.ref.PID, "elapsed", time.Since(begin))
+		} else {
+			p.log.Debug("plugin started on first use", "pid", inst.ref.PID, "elapsed", time.Since(begin))
+		}
 	}
 	p.mu.Unlock()
+	if st.err == nil && inst != nil {
+		p.adopt(inst)
+	}
 	if stop != nil {
 		stop.client.Close()
 	}
@@ -443,6 +592,9 @@ func (p *plugin) retire() *instance {
 func (p *plugin) close() error {
 	p.mu.Lock()
 	p.closed = true
+	if p.idle != nil {
+		p.idle.Stop()
+	}
 	st, inst := p.starting, p.cur
 	if inst != nil {
 		inst.stopping = true
@@ -480,6 +632,8 @@ func (p *plugin) info() PluginInfo {
 	case p.cur != nil && p.cur.alive() && !p.cur.stopping:
 		pi.Status = StatusRunning
 		pi.PID = p.cur.ref.PID
+	case !p.started && !p.attached:
+		pi.Status = StatusNotStarted
 	}
 	return pi
 }

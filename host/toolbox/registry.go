@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -26,7 +27,16 @@ type member struct {
 	inst *instance
 }
 
-// entry routes one tool.
+// ref names the process serving m in this snapshot: its plugin's binary
+// with PID 0 when none runs (not started yet, or stopped when idle).
+func (m member) ref() event.Plugin {
+	if m.inst != nil {
+		return m.inst.ref
+	}
+	return m.plug.ref()
+}
+
+// entry routes one tool. inst is nil when no process runs.
 type entry struct {
 	plug *plugin
 	inst *instance
@@ -47,7 +57,7 @@ func newRegistry(members []member, failures []Failure) *registry {
 				ConcurrencySafe: spec.ConcurrencySafe,
 				NeedsPermission: spec.NeedsPermission,
 				Kind:            toolKind(spec.Kind),
-				Plugin:          m.inst.ref,
+				Plugin:          m.ref(),
 			})
 		}
 	}

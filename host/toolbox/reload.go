@@ -250,6 +250,7 @@ func (tb *Toolbox) reloadFile(ctx context.Context, path string, at, last, fired 
 		tb.failed(a, stage, err)
 		return false
 	}
+	tb.storeDescription(sum, desc)
 	p := tb.newPlugin(path, sum, exe, desc, inst)
 
 	tb.swapMu.Lock()

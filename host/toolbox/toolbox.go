@@ -75,6 +75,17 @@ type Config struct {
 	// max(4, GOMAXPROCS)).
 	Parallel int
 
+	// StartOnUse starts a plugin on the first call to one of its tools
+	// instead of at Open: Open takes its tools from the description cached
+	// by the binary's sha256 next to its cache entry (a binary seen for
+	// the first time is started once to be described, then stopped). See
+	// "Start on first use" in the package doc.
+	StartOnUse bool
+	// IdleTimeout stops a running plugin that has had no call in flight,
+	// no step holding it and no session state for that long; the next call
+	// starts it again (0: never). Reattached plugins are never stopped.
+	IdleTimeout time.Duration
+
 	// Reattach names plugins running in debug mode (under a debugger),
 	// from $HARNESS_REATTACH_PLUGINS (pluginhost.ParseReattach): Open
 	// attaches to them instead of launching a file, and they win over a
@@ -193,10 +204,13 @@ type Status string
 
 // Plugin states.
 const (
-	StatusRunning  Status = "running"  // a process serves its tools
-	StatusStopped  Status = "stopped"  // no process now; the next call starts one
-	StatusDisabled Status = "disabled" // crashed too often; its calls fail
-	StatusFailed   Status = "failed"   // never registered; see Err
+	StatusRunning Status = "running" // a process serves its tools
+	StatusStopped Status = "stopped" // no process now; the next call starts one
+	// StatusNotStarted: described from the cache (or stopped when idle);
+	// the next call starts it.
+	StatusNotStarted Status = "not started"
+	StatusDisabled   Status = "disabled" // crashed too often; its calls fail
+	StatusFailed     Status = "failed"   // never registered; see Err
 )
 
 // PluginInfo describes one discovered plugin file, for `harness plugins`.
@@ -572,7 +586,10 @@ func (tb *Toolbox) SessionClosed(ctx context.Context, sessionID string) error {
 		wg.Go(func() {
 			if err := m.inst.client.SessionClosed(ctx, sessionID); err != nil {
 				errs[i] = fmt.Errorf("tell plugin %s session %s ended: %w", m.plug.desc.Name, sessionID, err)
+				return
 			}
+			// It released what it held for the session.
+			m.plug.released(m.inst, sessionID)
 		})
 	}
 	wg.Wait()
@@ -631,7 +648,11 @@ func (tb *Toolbox) pruneCache() {
 func (tb *Toolbox) swapInstance(p *plugin, inst *instance) {
 	tb.swapMu.Lock()
 	defer tb.swapMu.Unlock()
-	if next := tb.reg.Load().withInstance(p, inst); next != nil {
+	cur := tb.reg.Load()
+	if cur == nil {
+		return // Open has not stored the first snapshot yet
+	}
+	if next := cur.withInstance(p, inst); next != nil {
 		tb.reg.Store(next)
 	}
 }

@@ -54,7 +54,7 @@ func callToPB(c pluginapi.CallRequest) *pb.Execute_Request {
 }
 
 func resultFromPB(r *pb.Execute_Result) pluginapi.Result {
-	out := pluginapi.Result{Content: r.GetContent(), IsError: r.GetIsError()}
+	out := pluginapi.Result{Content: r.GetContent(), IsError: r.GetIsError(), HoldsState: r.GetHoldsState()}
 	for _, e := range r.GetEvents() {
 		out.Events = append(out.Events, pluginapi.Event{Type: e.GetType(), Data: json.RawMessage(e.GetDataJson())})
 	}

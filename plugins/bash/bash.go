@@ -149,6 +149,7 @@ func (b *bashPlugin) plugin() pluginapi.Plugin {
 			}, b.killTask),
 		},
 		SessionClosed: b.sessionClosed,
+		HoldsState:    b.tasks.holds,
 		OnExit:        b.exit,
 	}
 }

@@ -134,6 +134,20 @@ func (tt *taskTable) start(session string, timeout time.Duration, spawn func(id 
 	return t, nil
 }
 
+// holds reports whether session has background tasks in the table,
+// running or finished with output left to read: the host must not stop
+// the plugin when idle while it does (pluginapi.Plugin.HoldsState).
+func (tt *taskTable) holds(session string) bool {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	for _, t := range tt.byID {
+		if t.session == session {
+			return true
+		}
+	}
+	return false
+}
+
 // get returns the task id if session may use it: a task belongs to the
 // session that started it.
 func (tt *taskTable) get(id, session string) (*task, error) {

@@ -1499,7 +1499,13 @@ type Execute_Result struct {
 	Events []*SessionEvent `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	// What the call did, for the editor: its title, the files it touched
 	// and the diffs it applied. Since minor 2.
-	Meta          *ToolMeta `protobuf:"bytes,4,opt,name=meta,proto3" json:"meta,omitempty"`
+	Meta *ToolMeta `protobuf:"bytes,4,opt,name=meta,proto3" json:"meta,omitempty"`
+	// The plugin holds state for the call's session in its own process
+	// after this call (background tasks): the host does not stop it when
+	// idle until a later result of the session says false or the session
+	// is closed (SessionClosed). Since minor 2; a peer that predates it
+	// reads false.
+	HoldsState    bool `protobuf:"varint,5,opt,name=holds_state,json=holdsState,proto3" json:"holds_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1560,6 +1566,13 @@ func (x *Execute_Result) GetMeta() *ToolMeta {
 		return x.Meta
 	}
 	return nil
+}
+
+func (x *Execute_Result) GetHoldsState() bool {
+	if x != nil {
+		return x.HoldsState
+	}
+	return false
 }
 
 type SessionClosed_Request struct {
@@ -2460,7 +2473,7 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x17host_services_broker_id\x18\x04 \x01(\rR\x14hostServicesBrokerId\x12\x1b\n" +
 	"\tstate_dir\x18\x05 \x01(\tR\bstateDir\x1a&\n" +
 	"\bResponse\x12\x1a\n" +
-	"\bwarnings\x18\x01 \x03(\tR\bwarnings\"\x81\x05\n" +
+	"\bwarnings\x18\x01 \x03(\tR\bwarnings\"\xa2\x05\n" +
 	"\aExecute\x1a\xd3\x01\n" +
 	"\aRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x1b\n" +
@@ -2476,12 +2489,14 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06result\x18\x02 \x01(\v2!.harness.plugin.v1.Execute.ResultH\x00R\x06resultB\a\n" +
 	"\x05event\x1a\x1e\n" +
 	"\bProgress\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x1a\xa7\x01\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x1a\xc8\x01\n" +
 	"\x06Result\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x02 \x01(\bR\aisError\x127\n" +
 	"\x06events\x18\x03 \x03(\v2\x1f.harness.plugin.v1.SessionEventR\x06events\x12/\n" +
-	"\x04meta\x18\x04 \x01(\v2\x1b.harness.plugin.v1.ToolMetaR\x04meta\"C\n" +
+	"\x04meta\x18\x04 \x01(\v2\x1b.harness.plugin.v1.ToolMetaR\x04meta\x12\x1f\n" +
+	"\vholds_state\x18\x05 \x01(\bR\n" +
+	"holdsState\"C\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fCALLER_AGENT\x10\x01\x12\x0f\n" +
