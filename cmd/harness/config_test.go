@@ -30,7 +30,7 @@ func TestConfigFileSettings(t *testing.T) {
 			args: []string{"models", "--model", "q"}, wantOut: []string{"q (default)", "p "}},
 		{name: "deepseek defaults", args: []string{"models"},
 			wantOut: []string{"deepseek-chat (default)", "deepseek-reasoner", "128000", "USD 0.28 / 0.028 / 0.42"}},
-		{name: "file models with prices and efforts", file: "provider = \"script\"\nmodel = \"m\"\n[[models]]\nname = \"m\"\ncontext-window = 1000\ninput-price = 3\noutput-price = 15\nreasoning-efforts = [\"low\", \"high\"]\n",
+		{name: "file models with prices and efforts", file: "provider = \"script\"\nmodel = \"m\"\n[[models]]\nname = \"m\"\ncontext-window = 100000\ninput-price = 3\noutput-price = 15\nreasoning-efforts = [\"low\", \"high\"]\n",
 			args: []string{"models"}, wantOut: []string{"m (default)", "script", "1000", "USD 3 / 3 / 15", "low high"}},
 		{name: "bad file value", file: "max-steps = \"many\"\n", args: []string{"models"},
 			wantCode: exitUsage, wantErr: `config.toml: max-steps: "many" is not a whole number`},
@@ -86,7 +86,7 @@ func TestRunUsageLine(t *testing.T) {
 	xdg := t.TempDir()
 	os.MkdirAll(filepath.Join(xdg, "harness"), 0o700)
 	os.WriteFile(filepath.Join(xdg, "harness", "config.toml"), []byte(
-		"provider = \"script\"\nmodel = \"m\"\n[[models]]\nname = \"m\"\ncontext-window = 1000\ninput-price = 1\ncached-input-price = 0.5\noutput-price = 2\n"), 0o600)
+		"provider = \"script\"\nmodel = \"m\"\n[[models]]\nname = \"m\"\ncontext-window = 100000\ninput-price = 1\ncached-input-price = 0.5\noutput-price = 2\n"), 0o600)
 	script := writeScript(t, `{"text":"one","usage":{"input":1000,"cacheRead":2000,"output":500},"expect":{"model":"m"}}`)
 	env := map[string]string{"XDG_CONFIG_HOME": xdg, "HARNESS_STATE_DIR": t.TempDir(), "HARNESS_SCRIPT": script,
 		"HARNESS_PLUGIN_DIR": t.TempDir()}
@@ -95,7 +95,7 @@ func TestRunUsageLine(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// 1000 in at 1, 2000 cached at 0.5, 500 out at 2 per million = $0.003.
-	if want := "tokens: 3000 in (2000 cached) · 500 out · $0.0030 · context 3500/1000"; !strings.Contains(errOut, want) {
+	if want := "tokens: 3000 in (2000 cached) · 500 out · $0.0030 · context 3500/100000"; !strings.Contains(errOut, want) {
 		t.Fatalf("stderr has no %q:\n%s", want, errOut)
 	}
 	id := strings.Fields(errOut[strings.Index(errOut, "session ")+len("session "):])[0]
