@@ -66,7 +66,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 		}
 		fs.StringVar(p, name, def, usage+" (env "+envName+")")
 	}
-	str(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | script")
+	str(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | openai-responses | anthropic | script")
 	str(&c.Model, "model", "HARNESS_MODEL", "", "model name (deepseek: deepseek-chat by default)")
 	str(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1")
 	str(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
@@ -122,9 +122,9 @@ func (c *config) check() error {
 		return fmt.Errorf("--max-steps (or HARNESS_MAX_STEPS) must be a whole number of at least 1")
 	}
 	switch c.Provider {
-	case "deepseek", "openai", "script":
+	case "deepseek", "openai", "openai-responses", "anthropic", "script":
 	default:
-		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
+		return fmt.Errorf("unknown provider %q: use deepseek, openai, openai-responses, anthropic or script", c.Provider)
 	}
 	if c.Permission != "" {
 		if _, err := permission.ParseMode(c.Permission); err != nil {

@@ -233,7 +233,7 @@ func TestRequestRoundTrip(t *testing.T) {
 					"input": map[string]any{"todos": []any{map[string]any{"content": "write tests", "status": "pending"}}}},
 			}},
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_01A",
-				"content": []any{map[string]any{"type": "text", "text": "1 todo"}},
+				"content":       []any{map[string]any{"type": "text", "text": "1 todo"}},
 				"cache_control": map[string]any{"type": "ephemeral"}}}},
 		},
 	}
