@@ -26,6 +26,7 @@
 // nothing to stdout; it logs to Config.Logger.
 //
 // What a front end needs to fill Config the way harness does is here too:
-// OpenModel (the providers: deepseek, openai, script), DefaultStateDir,
+// OpenModel (the providers: deepseek, openai, openai-responses, anthropic,
+// script), DefaultStateDir,
 // DefaultPermissionsFile, PluginDirs and Version.
 package engine
