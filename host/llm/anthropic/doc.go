@@ -56,6 +56,9 @@
 // Config.RetryMax, but only while nothing has been yielded, as the
 // openai package does.
 //
+// A request that receives no bytes for Config.IdleTimeout (default 5
+// minutes) ends as an ErrTransport error ("no data from …").
+//
 // The SDK reads no environment: the key, base URL and headers come from
 // [Config] only (engine reads ANTHROPIC_API_KEY and --base-url).
 package anthropic

@@ -30,6 +30,8 @@ const (
 	// DefaultMaxTokens caps an answer when the request sets no cap; the
 	// API requires one.
 	DefaultMaxTokens = 32000
+	// DefaultIdleTimeout ends a silent request.
+	DefaultIdleTimeout = 5 * time.Minute
 )
 
 // Config configures a [Provider]. Only APIKey is required.
@@ -52,6 +54,10 @@ type Config struct {
 	ThinkingBudget int
 	// HTTPClient sends the requests. Default http.DefaultClient.
 	HTTPClient *http.Client
+	// IdleTimeout ends a request that receives no bytes for that long,
+	// the wait for the response headers included, as an ErrTransport
+	// error (retried). 0 means 5 minutes; negative disables it.
+	IdleTimeout time.Duration
 	// Logger receives retries at Warn. Default: discard.
 	Logger hclog.Logger
 	// MaxRetries bounds the retries of one request: 0 means 3, negative
@@ -73,6 +79,7 @@ type Provider struct {
 	thinking  int
 	log       hclog.Logger
 	retry     retry.Policy
+	idle      time.Duration
 }
 
 // New checks cfg and returns a provider.
@@ -99,11 +106,11 @@ func New(cfg Config) (*Provider, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(0),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	} else {
-		opts = append(opts, option.WithHTTPClient(http.DefaultClient))
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
 	}
+	opts = append(opts, option.WithHTTPClient(retry.IdleClient(cfg.HTTPClient, idle)))
 	p := &Provider{
 		client:    sdk.NewClient(opts...),
 		shownBase: shown(u),
@@ -114,6 +121,7 @@ func New(cfg Config) (*Provider, error) {
 		thinking:  cfg.ThinkingBudget,
 		log:       cfg.Logger,
 		retry:     retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
+		idle:      idle,
 	}
 	if p.log == nil {
 		p.log = hclog.NewNullLogger()

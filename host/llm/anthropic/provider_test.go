@@ -452,3 +452,18 @@ func readFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// TestIdleTimeout: a server that goes silent mid-stream ends the request
+// with a transport error saying so, instead of hanging.
+func TestIdleTimeout(t *testing.T) {
+	s := newServer(t, reply{body: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n", block: true})
+	p, err := New(Config{BaseURL: s.URL, APIKey: testKey, MaxRetries: -1, IdleTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = collect(t.Context(), p, simple)
+	le, ok := errors.AsType[*llm.Error](err)
+	if !ok || le.Kind != llm.ErrTransport || !strings.Contains(le.Message, "no data from") {
+		t.Fatalf("got %v, want an idle transport error", err)
+	}
+}

@@ -49,7 +49,8 @@
 // events are classified by their code. The SDK's retries are off; rate
 // limits, server errors and transport failures are retried with backoff
 // (honouring retry-after-ms and Retry-After) while nothing has been
-// yielded. The API key never appears in an error or a log line.
+// yielded. A request idle for Config.IdleTimeout (default 5 minutes) ends
+// as ErrTransport. The API key never appears in an error or a log line.
 //
 // The SDK takes the key and base URL from [Config]; it still reads
 // OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the

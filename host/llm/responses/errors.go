@@ -47,6 +47,10 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 		return &llm.Error{Kind: llm.ErrMalformed, Provider: Name, Err: err,
 			Message: "the stream could not be decoded: " + p.clean(err.Error())}
 	}
+	if errors.Is(err, retry.ErrIdle) {
+		return &llm.Error{Kind: llm.ErrTransport, Provider: Name, Err: err,
+			Message: fmt.Sprintf("no data from %s for %s", p.shownBase, p.idle)}
+	}
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // its URL may carry credentials
 	}

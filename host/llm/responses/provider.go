@@ -24,6 +24,8 @@ const (
 	Name           = "openai-responses"
 	DefaultBaseURL = "https://api.openai.com/v1"
 	DefaultModel   = "gpt-5.5"
+	// DefaultIdleTimeout ends a silent request.
+	DefaultIdleTimeout = 5 * time.Minute
 )
 
 // Config configures a [Provider]. Only APIKey is required.
@@ -42,6 +44,10 @@ type Config struct {
 	ReasoningEffort string
 	// HTTPClient sends the requests. Default http.DefaultClient.
 	HTTPClient *http.Client
+	// IdleTimeout ends a request that receives no bytes for that long,
+	// the wait for the response headers included, as an ErrTransport
+	// error (retried). 0 means 5 minutes; negative disables it.
+	IdleTimeout time.Duration
 	// Logger receives retries at Warn. Default: discard.
 	Logger hclog.Logger
 	// MaxRetries bounds the retries of one request: 0 means 3, negative
@@ -61,6 +67,7 @@ type Provider struct {
 	effort    string
 	log       hclog.Logger
 	retry     retry.Policy
+	idle      time.Duration
 }
 
 // New checks cfg and returns a provider.
@@ -79,10 +86,11 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("new openai-responses provider: no API key")
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
 	}
+	hc := retry.IdleClient(cfg.HTTPClient, idle)
 	p := &Provider{
 		client: oai.NewClient(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
 			option.WithMaxRetries(0), option.WithHTTPClient(hc)),
@@ -93,6 +101,7 @@ func New(cfg Config) (*Provider, error) {
 		effort:    cfg.ReasoningEffort,
 		log:       cfg.Logger,
 		retry:     retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
+		idle:      idle,
 	}
 	if p.log == nil {
 		p.log = hclog.NewNullLogger()

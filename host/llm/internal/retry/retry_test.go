@@ -1,7 +1,10 @@
 package retry
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +53,25 @@ func TestCleanMasksSecrets(t *testing.T) {
 	got := Clean("bad key sk-ant-123456\n  try again", "sk-ant-123456", "abc")
 	if strings.Contains(got, "sk-ant") || strings.Contains(got, "\n") {
 		t.Errorf("Clean = %q", got)
+	}
+}
+
+func TestIdleClient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.Write([]byte("first"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // then silence
+	}))
+	defer srv.Close()
+	c := IdleClient(nil, 100*time.Millisecond)
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if string(b) != "first" || !errors.Is(err, ErrIdle) {
+		t.Errorf("read %q, %v; want the first bytes, then ErrIdle", b, err)
 	}
 }
