@@ -123,6 +123,7 @@ type AssistantMessage struct {
 type Block struct {
 	Provider  string `json:"provider"`
 	Type      string `json:"type"`
+	Model     string `json:"model,omitempty"`
 	ID        string `json:"id,omitempty"`
 	Text      string `json:"text,omitempty"`
 	Signature string `json:"signature,omitempty"`

@@ -19,7 +19,8 @@
 // signature, an encrypted reasoning item) after the reasoning deltas of its
 // text, if any; hosts keep it in the log and hand it back in
 // [Message].Blocks, and only the provider named in [Block].Provider reads
-// it, so a session may switch providers between turns: the other provider
-// sees the readable Reasoning and drops the blocks. [Assembler] folds a
+// it (and only for the [Block].Model that made it), so a session may switch
+// providers or models between turns: the other provider sees the readable
+// Reasoning and drops the blocks. [Assembler] folds a
 // stream into a [Response].
 package llm

@@ -46,6 +46,9 @@ type Block struct {
 	// Type is the provider's block type: "thinking", "redacted_thinking",
 	// "reasoning".
 	Type string
+	// Model is the model that made the block; providers send a block back
+	// only to the same model (Anthropic binds thinking to the model).
+	Model string
 	// ID is the provider's id of the block, where it has one.
 	ID string
 	// Text is the block's readable text (thinking text, reasoning summary).

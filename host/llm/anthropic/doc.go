@@ -12,8 +12,11 @@
 // then one Usage chunk, then one Finish chunk.
 //
 // Sending history: an assistant message is sent as its blocks whose
-// Provider is "anthropic" (thinking with the signature it came with,
-// redacted thinking with its data, both unchanged and in their order), then
+// Provider is "anthropic" and whose Model is the model now requested
+// (thinking with the signature it came with, redacted thinking with its
+// data, both unchanged and in their order; thinking is bound to the model
+// that made it, so a session that switches models drops the earlier
+// model's thinking), then
 // its text, then its tool_use blocks; a message's reasoning text without
 // such a block (from another provider) is not sent, since the API accepts
 // only signed thinking. Tool results, and a user message right after them,
@@ -28,10 +31,13 @@
 // cache_read_input_tokens as CacheReadTokens and
 // cache_creation_input_tokens as CacheWriteTokens.
 //
-// Extended thinking is off unless Config.ThinkingBudget is set: a positive
-// budget sends {"type": "enabled", "budget_tokens": N} (max_tokens is raised
-// above it), a negative one {"type": "adaptive"}. Images are not sent: the
-// llm types carry no image content yet.
+// Thinking: with Config.ThinkingBudget 0 no thinking setting is sent and
+// the model's default applies (adaptive thinking on Claude Sonnet 5 and
+// later, none on older models); a negative budget sends {"type":
+// "adaptive"}; a positive one {"type": "enabled", "budget_tokens": N}
+// (max_tokens is raised above it), which only models before Claude Sonnet 5
+// accept. Whatever thinking comes back is kept and returned. Images are not
+// sent: the llm types carry no image content yet.
 //
 // Finish reasons: end_turn, stop_sequence and pause_turn are stop; tool_use
 // is tool_calls; max_tokens and model_context_window_exceeded are

@@ -149,7 +149,7 @@ func TestStream(t *testing.T) {
 		{"thinking and tool call with streamed arguments", "thinking_tool.sse", llm.Response{
 			Text:      "Adding it.",
 			Reasoning: "The user wants a plan. I should add a todo.",
-			Blocks: []llm.Block{{Provider: "anthropic", Type: "thinking", Text: "The user wants a plan. I should add a todo.",
+			Blocks: []llm.Block{{Provider: "anthropic", Model: DefaultModel, Type: "thinking", Text: "The user wants a plan. I should add a todo.",
 				Signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+sig=="}},
 			ToolCalls: []llm.ToolCall{{ID: "toolu_01A", Name: "todo_write",
 				Arguments: `{"todos": [{"content": "write tests", "status": "pending"}]}`}},
@@ -158,8 +158,8 @@ func TestStream(t *testing.T) {
 		{"redacted thinking and cache read", "redacted.sse", llm.Response{
 			Text: "Done.", Reasoning: "Fine.",
 			Blocks: []llm.Block{
-				{Provider: "anthropic", Type: "redacted_thinking", Data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"},
-				{Provider: "anthropic", Type: "thinking", Text: "Fine.", Signature: "sig-2"}},
+				{Provider: "anthropic", Model: DefaultModel, Type: "redacted_thinking", Data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"},
+				{Provider: "anthropic", Model: DefaultModel, Type: "thinking", Text: "Fine.", Signature: "sig-2"}},
 			Finish: llm.FinishStop,
 			Usage:  &llm.Usage{InputTokens: 12, OutputTokens: 7, CacheReadTokens: 3000, CacheWriteTokens: 150}}},
 		{"tool call without arguments cut by max_tokens", "max_tokens.sse", llm.Response{
@@ -243,14 +243,17 @@ func TestRequestRoundTrip(t *testing.T) {
 }
 
 // TestOtherProvidersBlocksDropped: a reasoning text without an anthropic
-// block (another provider's) is not sent; redacted thinking goes back as is.
+// block (another provider's) is not sent, nor is another model's thinking;
+// redacted thinking of this model goes back as is.
 func TestOtherProvidersBlocksDropped(t *testing.T) {
 	s := newServer(t, reply{file: "text.sse"})
 	p := newProvider(t, s.URL, nil)
 	req := llm.Request{Messages: []llm.Message{
 		{Role: llm.RoleUser, Text: "a"},
 		{Role: llm.RoleAssistant, Text: "b", Reasoning: "deepseek thoughts",
-			Blocks: []llm.Block{{Provider: "openai-responses", Type: "reasoning", Data: "enc"}, {Provider: "anthropic", Type: "redacted_thinking", Data: "opaque"}}},
+			Blocks: []llm.Block{{Provider: "openai-responses", Type: "reasoning", Data: "enc"},
+				{Provider: "anthropic", Model: "claude-opus-4-8", Type: "thinking", Text: "other model", Signature: "s"},
+				{Provider: "anthropic", Model: DefaultModel, Type: "redacted_thinking", Data: "opaque"}}},
 		{Role: llm.RoleUser, Text: "c"},
 	}}
 	if _, _, err := collect(t.Context(), p, req); err != nil {

@@ -43,7 +43,7 @@ func (p *Provider) params(model string, req llm.Request) (sdk.MessageNewParams, 
 		}
 		prm.Tools = append(prm.Tools, sdk.ToolUnionParam{OfTool: tp})
 	}
-	prm.Messages = messages(req.Messages)
+	prm.Messages = messages(req.Messages, model)
 	markCache(prm.Messages)
 	return prm, nil
 }
@@ -87,7 +87,7 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 // results) that follow each other become one user message with the tool
 // results first; an assistant message becomes its signed blocks, text and
 // tool_use blocks.
-func messages(ms []llm.Message) []sdk.MessageParam {
+func messages(ms []llm.Message, model string) []sdk.MessageParam {
 	var out []sdk.MessageParam
 	var user []sdk.ContentBlockParamUnion // the user message being gathered
 	var text []sdk.ContentBlockParamUnion // its text blocks, after the results
@@ -115,7 +115,7 @@ func messages(ms []llm.Message) []sdk.MessageParam {
 			user = append(user, sdk.ContentBlockParamUnion{OfToolResult: r})
 		case llm.RoleAssistant:
 			flush()
-			if blocks := assistant(m); len(blocks) > 0 {
+			if blocks := assistant(m, model); len(blocks) > 0 {
 				out = append(out, sdk.NewAssistantMessage(blocks...))
 			}
 		default:
@@ -128,11 +128,12 @@ func messages(ms []llm.Message) []sdk.MessageParam {
 	return out
 }
 
-// assistant returns the blocks of an assistant message.
-func assistant(m llm.Message) []sdk.ContentBlockParamUnion {
+// assistant returns the blocks of an assistant message; thinking goes back
+// only to the model that made it.
+func assistant(m llm.Message, model string) []sdk.ContentBlockParamUnion {
 	var bs []sdk.ContentBlockParamUnion
 	for _, b := range m.Blocks {
-		if b.Provider != Name {
+		if b.Provider != Name || b.Model != "" && b.Model != model {
 			continue
 		}
 		switch b.Type {

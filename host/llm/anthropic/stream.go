@@ -13,7 +13,7 @@ import (
 func (p *Provider) attempt(ctx context.Context, model string, prm sdk.MessageNewParams, out *emitter) error {
 	stream := p.client.Messages.NewStreaming(ctx, prm)
 	defer stream.Close()
-	d := decoder{}
+	d := decoder{model: model}
 	for stream.Next() {
 		for _, c := range d.event(stream.Current()) {
 			if !out.emit(c) {
@@ -41,6 +41,7 @@ func (p *Provider) attempt(ctx context.Context, model string, prm sdk.MessageNew
 
 // decoder turns the Messages stream events into chunks.
 type decoder struct {
+	model    string // the model requested (not a dated id the answer may name), for the blocks
 	usage    llm.Usage
 	finish   llm.Finish
 	done     bool
@@ -83,7 +84,7 @@ func (d *decoder) event(ev sdk.MessageStreamEventUnion) []llm.Chunk {
 				return []llm.Chunk{{Kind: llm.ChunkReasoning, Text: cb.Thinking}}
 			}
 		case "redacted_thinking":
-			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Type: "redacted_thinking", Data: cb.Data}}}
+			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Model: d.model, Type: "redacted_thinking", Data: cb.Data}}}
 		case "tool_use":
 			return []llm.Chunk{{Kind: llm.ChunkToolCall, ToolCall: llm.ToolCallDelta{Index: int(ev.Index), ID: cb.ID, Name: cb.Name}}}
 		}
@@ -120,7 +121,7 @@ func (d *decoder) event(ev sdk.MessageStreamEventUnion) []llm.Chunk {
 		switch {
 		case b == nil:
 		case b.typ == "thinking":
-			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Type: "thinking", Text: string(b.text), Signature: b.signature}}}
+			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Model: d.model, Type: "thinking", Text: string(b.text), Signature: b.signature}}}
 		case b.typ == "tool_use" && !b.args:
 			return []llm.Chunk{{Kind: llm.ChunkToolCall, ToolCall: llm.ToolCallDelta{Index: int(ev.Index), Arguments: "{}"}}}
 		}

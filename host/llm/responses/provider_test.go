@@ -136,7 +136,7 @@ func TestStream(t *testing.T) {
 		{"text", "text.sse", llm.Response{Text: "Hello there.", Finish: llm.FinishStop, Usage: &llm.Usage{InputTokens: 36, OutputTokens: 9}}},
 		{"reasoning and a tool call with streamed arguments", "reasoning_tool.sse", llm.Response{
 			Reasoning: "**Planning** I should add a todo.",
-			Blocks: []llm.Block{{Provider: Name, Type: "reasoning", ID: "rs_02", Text: "**Planning** I should add a todo.",
+			Blocks: []llm.Block{{Provider: Name, Model: DefaultModel, Type: "reasoning", ID: "rs_02", Text: "**Planning** I should add a todo.",
 				Data: "gAAAAABpZ-encrypted-reasoning-02=="}},
 			ToolCalls: []llm.ToolCall{{ID: "call_Xy12", Name: "todo_write", Arguments: `{"todos": [{"content": "write tests", "status": "pending"}]}`}},
 			Finish:    llm.FinishToolCalls,

@@ -41,12 +41,12 @@ func (p *Provider) params(model string, req llm.Request) (responses.ResponseNewP
 		}
 		prm.Tools = append(prm.Tools, responses.ToolUnionParam{OfFunction: f})
 	}
-	prm.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input(req.Messages)}
+	prm.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input(req.Messages, model)}
 	return prm, nil
 }
 
 // input lays out the history as input items.
-func input(ms []llm.Message) responses.ResponseInputParam {
+func input(ms []llm.Message, model string) responses.ResponseInputParam {
 	var items responses.ResponseInputParam
 	for _, m := range ms {
 		switch m.Role {
@@ -56,7 +56,7 @@ func input(ms []llm.Message) responses.ResponseInputParam {
 			items = append(items, it)
 		case llm.RoleAssistant:
 			for _, b := range m.Blocks {
-				if b.Provider != Name || b.Type != "reasoning" {
+				if b.Provider != Name || b.Type != "reasoning" || b.Model != "" && b.Model != model {
 					continue
 				}
 				r := &responses.ResponseReasoningItemParam{ID: b.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}

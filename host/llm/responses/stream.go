@@ -14,7 +14,7 @@ import (
 func (p *Provider) attempt(ctx context.Context, model string, prm responses.ResponseNewParams, out *emitter) error {
 	stream := p.client.Responses.NewStreaming(ctx, prm)
 	defer stream.Close()
-	d := decoder{}
+	d := decoder{model: model}
 	for stream.Next() {
 		cs, err := d.event(stream.Current())
 		for _, c := range cs {
@@ -44,6 +44,7 @@ func (e *eventFailure) Error() string { return e.code + ": " + e.message }
 
 // decoder turns Responses stream events into chunks.
 type decoder struct {
+	model   string
 	done    bool
 	calls   map[int64]bool // output indexes of function calls, true once arguments arrived
 	refused bool
@@ -86,7 +87,7 @@ func (d *decoder) event(ev responses.ResponseStreamEventUnion) ([]llm.Chunk, err
 			for _, s := range it.Summary {
 				sum = append(sum, s.Text)
 			}
-			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Type: "reasoning",
+			return []llm.Chunk{{Kind: llm.ChunkBlock, Block: llm.Block{Provider: Name, Model: d.model, Type: "reasoning",
 				ID: it.ID, Text: strings.Join(sum, "\n\n"), Data: it.EncryptedContent}}}, nil
 		case "function_call":
 			got, seen := d.calls[ev.OutputIndex]
