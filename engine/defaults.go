@@ -25,10 +25,12 @@ func DefaultStateDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "state", "harness"), nil
 }
 
-// DefaultPermissionsFile is the permission rules file unless told
-// otherwise: $XDG_CONFIG_HOME/harness/permissions.json, else under
-// ~/.config; "" when there is no home to look in.
-func DefaultPermissionsFile(getenv func(string) string) string {
+// ConfigFile is the file name in harness's config folder:
+// $XDG_CONFIG_HOME/harness/NAME (an absolute XDG_CONFIG_HOME only), else
+// ~/.config/harness/NAME; "" when there is no home to look in. The config
+// file (config.toml), the permission rules (permissions.json) and the
+// user's MCP servers (mcp.json) live there.
+func ConfigFile(getenv func(string) string, name string) string {
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		home := getenv("HOME")
@@ -37,7 +39,13 @@ func DefaultPermissionsFile(getenv func(string) string) string {
 		}
 		dir = filepath.Join(home, ".config")
 	}
-	return filepath.Join(dir, "harness", "permissions.json")
+	return filepath.Join(dir, "harness", name)
+}
+
+// DefaultPermissionsFile is the permission rules file unless told
+// otherwise: ConfigFile's permissions.json.
+func DefaultPermissionsFile(getenv func(string) string) string {
+	return ConfigFile(getenv, "permissions.json")
 }
 
 // PluginDirs returns the plugin folders of list, a list of paths

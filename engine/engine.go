@@ -78,7 +78,7 @@ type Config struct {
 	ContextWindow int
 	CompactAt     int
 	KeepTokens    int
-	// MCPUserFile is the user's mcp.json (mcpclient.UserFile), read by
+	// MCPUserFile is the user's mcp.json (ConfigFile's mcp.json), read by
 	// ConnectMCP; "" reads none. MCPProject trusts the session folder's
 	// .mcp.json too: its servers are commands from the repository.
 	MCPUserFile string

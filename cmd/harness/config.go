@@ -47,6 +47,8 @@ type config struct {
 	SubagentSteps  int
 	SubagentTime   time.Duration
 	SubagentTokens int
+	// MCPProject trusts the session folder's .mcp.json.
+	MCPProject bool
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
 	// PluginEnv names host environment variables the plugins get besides
@@ -104,7 +106,7 @@ func (e env) get(name string) string {
 func bindConfig(fs *flag.FlagSet, e env) *config {
 	c := &config{env: e, set: settings.New(fs)}
 	s := c.set
-	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", defaultConfigFile(e.get), "settings file (TOML; keys are the flag names, plus [[models]])")
+	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", engine.ConfigFile(e.get, "config.toml"), "settings file (TOML; keys are the flag names, plus [[models]])")
 	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | openai-responses | anthropic | script")
 	s.String(&c.Model, "model", "HARNESS_MODEL", "", "the default model (deepseek: deepseek-chat)")
 	s.String(&c.Models, "models", "HARNESS_MODELS", "", "comma-separated model names of the provider a session may switch to (the editor's model picker); the first is the default unless --model says otherwise")
@@ -120,6 +122,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "deprecated: use --mode")
 	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
+	s.Bool(&c.MCPProject, "mcp-project", "HARNESS_MCP_PROJECT", false, "start the MCP servers of the project's .mcp.json too (they run commands from the repository)")
 	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
 	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --mode allow-all)")
 	s.Int(&c.MaxSteps, "max-steps", "HARNESS_MAX_STEPS", 100, "most model steps in one turn")
@@ -132,20 +135,6 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
 	return c
-}
-
-// defaultConfigFile is $XDG_CONFIG_HOME/harness/config.toml, else under
-// ~/.config; "" when there is no home to look in.
-func defaultConfigFile(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "harness", "config.toml")
 }
 
 // parse parses args into fs and resolves the settings. It returns done

@@ -464,7 +464,16 @@ func TestHostNotReadable(t *testing.T) {
 	host := start(bin, "run", "--provider", "script", "--script", script, "--state-dir", filepath.Join(dir, "state"),
 		"--plugin-dir", filepath.Join(dir, "no-plugins"), "wait")
 	other := start("sleep", "30")
-	time.Sleep(time.Second) // harness has made itself non-dumpable
+	// Wait until harness has created its session — long after main made
+	// the process non-dumpable — however slow the machine is.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if logs, _ := filepath.Glob(filepath.Join(dir, "state", "sessions", "*.jsonl")); len(logs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("harness created no session within 60s")
+		}
+	}
 	if out, err := read(other.Process.Pid); err != nil || !strings.Contains(out, "hidden-value-42") {
 		t.Fatalf("the control: cannot read the environment of a process of the same user: %v %q", err, out)
 	}

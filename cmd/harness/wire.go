@@ -11,7 +11,6 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
-	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
 )
@@ -52,7 +51,7 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(),
-		MCPUserFile: mcpclient.UserFile(e.get), MCPProject: e.get("HARNESS_MCP_PROJECT") == "1", Getenv: e.get, PluginIdle: c.PluginIdle}, nil
+		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle}, nil
 }
 
 // newTermApp checks the configuration and builds the runtime with a logger on

@@ -350,9 +350,6 @@ func TestMergeAndFiles(t *testing.T) {
 	if len(got) != 2 || got[0].Command != "3" || got[1].Command != "2" {
 		t.Errorf("Merge = %+v", got)
 	}
-	if f := UserFile(func(k string) string { return map[string]string{"HOME": "/h"}[k] }); f != "/h/.config/harness/mcp.json" {
-		t.Errorf("UserFile = %s", f)
-	}
 	if got, err := LoadFile(filepath.Join(t.TempDir(), "none.json"), nil); got != nil || err != nil {
 		t.Errorf("LoadFile(missing) = %v, %v", got, err)
 	}

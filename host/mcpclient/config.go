@@ -210,20 +210,6 @@ func LoadFile(path string, getenv func(string) string) ([]ServerConfig, error) {
 	return ParseFile(b, path, getenv)
 }
 
-// UserFile is the user's own mcp.json: $XDG_CONFIG_HOME/harness/mcp.json,
-// else under ~/.config; "" when there is no home to look in.
-func UserFile(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "harness", "mcp.json")
-}
-
 // ProjectFile is the project's .mcp.json in cwd, where Claude Code keeps a
 // project's servers.
 func ProjectFile(cwd string) string { return filepath.Join(cwd, ".mcp.json") }

@@ -49,7 +49,7 @@
 // {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}},
 // with its ${VAR} and ${VAR:-default} expansion: the shape users already
 // have for Claude Code and that other agents read too, so that a server
-// configured once works here as it is. [UserFile] is the user's
-// ($XDG_CONFIG_HOME/harness/mcp.json), [ProjectFile] a project's
-// (.mcp.json in the session's folder).
+// configured once works here as it is. The user's file is
+// $XDG_CONFIG_HOME/harness/mcp.json (the engine names it), [ProjectFile] a
+// project's (.mcp.json in the session's folder).
 package mcpclient

@@ -111,7 +111,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("http://%s/mcp\n", ln.Addr())
+		fmt.Printf("http://%s/mcp\n", ln.Addr()) // stdout-ok: the test reads the URL
 		log.Fatal(http.Serve(ln, h))
 	}
 	err := newServer().Run(context.Background(), &mcp.StdioTransport{})
