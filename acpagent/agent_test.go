@@ -1,4 +1,4 @@
-package main
+package acpagent
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/acpbridge"
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/prompt"
 )
@@ -44,7 +44,7 @@ func TestACPNewSessionFailureLeavesNoFile(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ah := newACPHost(t, tc.toolsErr)
+			ah := newAgent(t, tc.toolsErr)
 			s, err := ah.NewSession(context.Background(), tc.cwd)
 			if err == nil {
 				s.Close()
@@ -58,7 +58,7 @@ func TestACPNewSessionFailureLeavesNoFile(t *testing.T) {
 			}
 		})
 	}
-	ah := newACPHost(t, nil)
+	ah := newAgent(t, nil)
 	s, err := ah.NewSession(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -69,25 +69,23 @@ func TestACPNewSessionFailureLeavesNoFile(t *testing.T) {
 	}
 }
 
-// newACPHost is the ACP host of a harness without plugins whose plugin
-// start ended with toolsErr.
-func newACPHost(t *testing.T, toolsErr error) *acpHost {
+// newAgent is the Agent of a runtime without plugins whose plugin start
+// ended with toolsErr.
+func newAgent(t *testing.T, toolsErr error) *Agent {
 	t.Helper()
-	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: t.TempDir(),
-		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
-	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}}
 	model, err := script.Load(strings.NewReader(`{"text":"unused"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
+	rt, err := engine.New(engine.Config{StateDir: t.TempDir(), PluginDirs: []string{t.TempDir()}, Model: model, ModelName: "script", MaxSteps: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.Close() })
-	ready := make(chan struct{})
-	close(ready)
-	return &acpHost{h: h, log: hclog.NewNullLogger(), toolsReady: ready, toolsErr: toolsErr}
+	t.Cleanup(func() { rt.Close() })
+	a := New(rt, hclog.NewNullLogger())
+	a.toolsErr = toolsErr
+	close(a.toolsReady)
+	return a
 }
 
 func sessionFiles(t *testing.T, dir string) []string {

@@ -1,4 +1,4 @@
-package main
+package acpagent
 
 import (
 	"context"
@@ -52,6 +52,6 @@ func (e invalidOption) Is(target error) bool { return target == acpbridge.ErrInv
 
 // Usage implements acpbridge.Configurable.
 func (s *acpSession) Usage() acpbridge.Usage {
-	u := s.h.Runtime.Usage(s.Session, 0)
+	u := s.h.Usage(s.Session, 0)
 	return acpbridge.Usage{Used: u.Used, Size: u.Size, Cost: u.Cost, Currency: u.Currency, Priced: u.Priced}
 }

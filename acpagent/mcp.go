@@ -1,4 +1,4 @@
-package main
+package acpagent
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 
 // MCPTransports implements acpbridge.MCPAgent: stdio, streamable http and
 // sse, all through the official Go MCP SDK.
-func (a *acpHost) MCPTransports() (http, sse bool) { return true, true }
+func (a *Agent) MCPTransports() (http, sse bool) { return true, true }
 
 // ConnectMCP implements acpbridge.MCPAgent: the editor's servers, with the
 // user's (and a trusted project's), belong to the session.
-func (a *acpHost) ConnectMCP(_ context.Context, s acpbridge.Session, servers []acpbridge.MCPServer) {
+func (a *Agent) ConnectMCP(_ context.Context, s acpbridge.Session, servers []acpbridge.MCPServer) {
 	as, ok := s.(*acpSession)
 	if !ok {
 		return

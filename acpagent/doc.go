@@ -1,0 +1,16 @@
+// Package acpagent serves an [engine.Runtime] as an ACP agent: [Agent]
+// implements [acpbridge.Agent] and the bridge's optional interfaces
+// (MCP servers from session/new), and its sessions implement
+// acpbridge.Session with the optional ModeSession (permission modes as
+// ACP session modes) and Configurable (model and reasoning effort as
+// config options, usage). It holds no state of its own: everything it
+// answers comes from the runtime and so from the session logs.
+//
+// Contract: build it with [New] on a Runtime, call [Agent.StartTools]
+// (plugins start while the editor initializes; sessions wait for them),
+// hand it to acpbridge.Serve with [Modes] as Options.Modes, then call the
+// stop StartTools returned and close the Runtime. A failed session/new
+// leaves no session file: everything that can fail for the cwd (the
+// directory, the plugins, the prompt and its AGENTS.md) is done before the
+// session is created.
+package acpagent
