@@ -54,4 +54,3 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	return exitOK, nil
 }
-

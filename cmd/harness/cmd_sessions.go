@@ -32,7 +32,7 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 		fmt.Fprintf(std.err, "no sessions in %s yet: start one with harness run PROMPT, or try harness demo\n", store.Dir)
 		return exitOK, nil
 	}
-	models, err := c.models()
+	models, err := c.modelChoice().Resolve()
 	if err != nil {
 		return exitUsage, err
 	}

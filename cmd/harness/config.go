@@ -71,26 +71,12 @@ type config struct {
 	Models        string
 	ContextWindow int
 	// ModelTable is the config file's [[models]].
-	ModelTable []modelEntry
+	ModelTable []engine.ModelEntry
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
 	env      env
 	resolved bool
-}
-
-// modelEntry is one [[models]] table of the config file. Prices are in
-// Currency (default USD) per million tokens.
-type modelEntry struct {
-	Provider         string   `toml:"provider"`
-	Name             string   `toml:"name"`
-	ContextWindow    int      `toml:"context-window"`
-	InputPrice       *float64 `toml:"input-price"`
-	CachedInputPrice *float64 `toml:"cached-input-price"`
-	OutputPrice      *float64 `toml:"output-price"`
-	Currency         string   `toml:"currency"`
-	ReasoningEfforts []string `toml:"reasoning-efforts"`
-	DefaultEffort    string   `toml:"default-reasoning-effort"`
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.
@@ -212,7 +198,7 @@ func (c *config) check() error {
 	if c.ContextWindow < 0 {
 		return fmt.Errorf("%s: context-window must be a number of tokens, 0 for unknown", c.source("context-window"))
 	}
-	if _, err := c.models(); err != nil {
+	if _, err := c.modelChoice().Resolve(); err != nil {
 		return err
 	}
 	switch c.Provider {

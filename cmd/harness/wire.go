@@ -87,11 +87,11 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 	if model != nil {
 		rc.Model, rc.ModelName = model, c.Provider
 	} else {
-		if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.defaultModel(),
+		if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.modelChoice().DefaultModel(),
 			BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, log); err != nil {
 			return nil, err
 		}
-		if rc.Models, err = c.models(); err != nil {
+		if rc.Models, err = c.modelChoice().Resolve(); err != nil {
 			return nil, err
 		}
 		// A model of another provider ([[models]] in the config file) is
