@@ -238,6 +238,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.sessions[s.ID()] = newLiveSession(s)
 	b.mu.Unlock()
 	b.log.Debug("session created", "session", s.ID(), "cwd", s.Cwd())
+	b.sendCommandsAfterResponse(s)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID()), ConfigOptions: configOptions(s), Modes: b.modeState(s)}, nil
 }
 
@@ -260,6 +261,7 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	if err := b.replay(ctx, ls.s); err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
+	b.sendCommands(ls.s)
 	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
 	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
@@ -270,6 +272,7 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
+	b.sendCommandsAfterResponse(ls.s)
 	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 

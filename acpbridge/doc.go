@@ -44,6 +44,18 @@
 // tokens in the context now), size (the model's window; nothing is sent
 // while it is unknown) and cost (the session's so far, when every step's
 // model has prices).
+//
+// # Slash commands
+//
+// A Session that implements [Commander] has slash commands: the bridge
+// sends available_commands_update listing them after session/new's
+// response (an editor knows the session only once it has the response),
+// after session/load's replay (before its response) and after
+// session/resume's response. A prompt "/name …" reaches Session.Prompt as
+// typed: running a command is the Session's business (harness: engine's
+// Runtime.Prompt). After a context/compact — /compact's or an automatic
+// one — usage_update shows the compacted history's size.
+//
 // # Modes
 //
 // When Options.Modes lists modes and the session implements [ModeSession]

@@ -119,18 +119,18 @@ func (ts *turnStream) catchUpLocked() {
 	evs := ts.sess.Events()
 	for ; ts.cursor < int64(len(evs)); ts.cursor++ {
 		ev := evs[ts.cursor]
-		if ts.b.sendCompaction(ts.sess.ID(), ev) {
-			continue
+		if !ts.b.sendCompaction(ts.sess.ID(), ev) {
+			ups, err := ts.tr.updates(ev)
+			if err != nil {
+				ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+				continue
+			}
+			for _, u := range ups {
+				ts.b.send(ts.sess.ID(), u)
+			}
 		}
-		ups, err := ts.tr.updates(ev)
-		if err != nil {
-			ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
-			continue
-		}
-		for _, u := range ups {
-			ts.b.send(ts.sess.ID(), u)
-		}
-		if ev.Type == event.TypeAssistantMessage { // a step's usage is in
+		// a step's usage is in, or the history was compacted
+		if ev.Type == event.TypeAssistantMessage || ev.Type == event.TypeCompact {
 			if u, ok := usageUpdate(ts.sess); ok {
 				ts.b.send(ts.sess.ID(), u)
 			}

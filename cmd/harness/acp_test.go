@@ -63,6 +63,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "subagent", needs: []string{"subagent", "todo"}},
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 		{name: "compaction", needs: []string{"todo"}},
+		{name: "commands"},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

@@ -179,7 +179,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 	if a, ok := live.(acpbridge.Asker); ok {
 		asker = editorAsker{a}
 	}
-	out := s.h.Run(ctx, s.Session, s.loop, prompt, live, asker)
+	out := s.h.Prompt(ctx, s.Session, s.loop, prompt, live, asker)
 	return out.Reason, out.Err
 }
 

@@ -32,7 +32,8 @@ await run("compaction", async (h) => {
     for (const p of prompts) {
       const r = await a.prompt(sessionId, p);
       assert.equal(r.stopReason, "end_turn");
-      live.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: p } }, ...coalesce(r.updates));
+      // usage_update is live only: a replay has no gauge to update
+      live.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: p } }, ...coalesce(r.updates).filter((u) => u.sessionUpdate !== "usage_update"));
     }
     await a.close();
     const kinds = live.map((u) => u.sessionUpdate);
