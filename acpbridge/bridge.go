@@ -261,6 +261,11 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	if err := b.replay(ctx, ls.s); err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
+	if evs := ls.s.Events(); len(evs) > 0 {
+		if u, ok := infoUpdate(ls.s, evs[len(evs)-1].Time); ok {
+			b.send(ls.s.ID(), u)
+		}
+	}
 	b.sendCommands(ls.s)
 	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
 	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil

@@ -56,6 +56,14 @@
 // Runtime.Prompt). After a context/compact — /compact's or an automatic
 // one — usage_update shows the compacted history's size.
 //
+// # Titles
+//
+// A Session that implements [Titled] has a title (harness: the first
+// prompt on one line, cut to 100 runes; derived from the log). The bridge
+// sends session_info_update {title, updatedAt} once the session's first
+// user/message is logged, and again after session/load's replay;
+// session/list returns the same title.
+//
 // # Modes
 //
 // When Options.Modes lists modes and the session implements [ModeSession]

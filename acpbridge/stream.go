@@ -27,6 +27,9 @@ type turnStream struct {
 	cursor int64 // next event to translate
 	// progress is the live output of the turn's tool calls, by call id.
 	progress map[string]*strings.Builder
+	// titled is set once the session has a user/message: its title went
+	// out (titles.go).
+	titled bool
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -36,8 +39,9 @@ type turnStream struct {
 // follows the session until finish, whatever becomes of ctx: the updates
 // of a cancelled turn still go out.
 func (b *bridge) startStream(ctx context.Context, sess Session) *turnStream {
-	ts := &turnStream{b: b, sess: sess,
-		tr: translator{sessionID: sess.ID()}, cursor: int64(len(sess.Events())), done: make(chan struct{})}
+	evs := sess.Events()
+	ts := &turnStream{b: b, sess: sess, titled: prompted(evs),
+		tr: translator{sessionID: sess.ID()}, cursor: int64(len(evs)), done: make(chan struct{})}
 	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	ts.stop = stop
 	from := ts.cursor
@@ -126,6 +130,12 @@ func (ts *turnStream) catchUpLocked() {
 				continue
 			}
 			for _, u := range ups {
+				ts.b.send(ts.sess.ID(), u)
+			}
+		}
+		if ev.Type == event.TypeUserMessage && !ts.titled { // the first prompt names the session
+			ts.titled = true
+			if u, ok := infoUpdate(ts.sess, ev.Time); ok {
 				ts.b.send(ts.sess.ID(), u)
 			}
 		}

@@ -3,7 +3,10 @@
 // the history — a context/compact of reason "command" in the log, no
 // user/message with "/compact" — and is followed by a usage_update showing
 // fewer tokens used; an unknown /word reaches the model as typed; /init
-// runs a turn on the documented AGENTS.md prompt.
+// runs a turn on the documented AGENTS.md prompt. Titles: the first
+// prompt, shortened, comes as session_info_update once, is what
+// session/list returns, and is sent again after a fresh process's
+// session/load replay.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { run, assert, script, sleep } from "./lib.mjs";
@@ -29,6 +32,14 @@ await run("commands", async (h) => {
   for (const p of [note("First"), note("Second")]) {
     assert.equal((await a.prompt(sessionId, p)).stopReason, "end_turn");
   }
+  // titles: the first prompt, on one line, cut to 100 characters
+  const title = note("First").split(/\s+/).join(" ").trim().slice(0, 99).trimEnd() + "…";
+  const infos = a.metaOf(sessionId, "session_info_update");
+  assert.equal(infos.length, 1, `one session_info_update, after the first prompt: ${JSON.stringify(infos)}`);
+  assert.equal(infos[0].title, title);
+  assert.ok(!Number.isNaN(Date.parse(infos[0].updatedAt)), `updatedAt ${infos[0].updatedAt}`);
+  const listed2 = await a.request("session/list", { cwd });
+  assert.equal(listed2.sessions.find((s) => s.sessionId === sessionId)?.title, title, "session/list returns the title");
   const usedBefore = a.updatesOf(sessionId).filter((u) => u.sessionUpdate === "usage_update").at(-1)?.used;
   assert.equal(usedBefore, 24050, "the usage the provider reported for the last step");
 
@@ -61,5 +72,8 @@ await run("commands", async (h) => {
   await b.initialize();
   await b.request("session/load", { sessionId, cwd, mcpServers: [] });
   assert.equal(b.metaOf(sessionId, "available_commands_update").length, 1, "available_commands_update on session/load");
+  assert.deepEqual(b.metaOf(sessionId, "session_info_update").map((u) => u.title), [title], "the title survives the reload");
+  const listed3 = await b.request("session/list", {});
+  assert.equal(listed3.sessions.find((s) => s.sessionId === sessionId)?.title, title);
   await b.close();
 });
