@@ -36,6 +36,11 @@ type Options struct {
 	// Modes are the modes a session may be in (see ModeSession); none:
 	// sessions have no modes.
 	Modes []SessionMode
+	// Images is initialize's promptCapabilities.image: the default model
+	// takes images. Image blocks reach Session.Prompt either way (a
+	// session may have switched models); the Session refuses them for a
+	// model without image input (ErrInvalidPrompt).
+	Images bool
 }
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
@@ -201,7 +206,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
 			McpCapabilities:    b.mcpCapabilities(),
 			SessionCapabilities: acp.SessionCapabilities{
 				List:   &acp.SessionListCapabilities{},
@@ -390,6 +395,9 @@ func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	ts := b.startStream(ctx, ls.s)
 	reason, err := ls.s.Prompt(turnCtx, content, ts)
 	ts.finish()
+	if errors.Is(err, ErrInvalidPrompt) {
+		return acp.PromptResponse{}, invalidParams(err)
+	}
 	if turnCtx.Err() != nil {
 		return cancelled, nil // whatever the turn made of it
 	}

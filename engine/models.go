@@ -224,6 +224,9 @@ func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 		req.Model = info.Name
 	}
 	req.ReasoningEffort = effort
+	if !info.Images {
+		req.Messages = withoutImages(req.Messages) // a switch from a vision model
+	}
 	p, err := m.r.provider(info)
 	if err != nil {
 		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }

@@ -4,6 +4,7 @@ import (
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -33,3 +34,15 @@ func (s *acpSession) Title() string {
 	}
 	return ""
 }
+
+// defaultTakesImages is initialize's promptCapabilities.image: the default
+// model (the first) takes images.
+func defaultTakesImages(models []llm.ModelInfo) bool {
+	return len(models) > 0 && models[0].Images
+}
+
+// invalidPrompt is a prompt the engine refused before running anything, as
+// the bridge knows it (-32602).
+type invalidPrompt struct{ error }
+
+func (e invalidPrompt) Is(target error) bool { return target == acpbridge.ErrInvalidPrompt }

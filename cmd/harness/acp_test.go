@@ -64,6 +64,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 		{name: "compaction", needs: []string{"todo"}},
 		{name: "commands"},
+		{name: "images"},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

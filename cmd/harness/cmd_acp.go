@@ -57,7 +57,8 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ah.toolsErr = h.StartTools(toolsCtx)
 	}()
 	err = acpbridge.Serve(ctx, ah, std.in, std.out, acpbridge.Options{
-		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpModes()})
+		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpModes(),
+		Images: defaultTakesImages(h.Models())})
 	stopStarting() // if the editor left while they were starting
 	<-ah.toolsReady
 	if cerr := h.Close(); cerr != nil {
@@ -180,6 +181,9 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 		asker = editorAsker{a}
 	}
 	out := s.h.Prompt(ctx, s.Session, s.loop, prompt, live, asker)
+	if errors.Is(out.Err, engine.ErrImagesUnsupported) {
+		return out.Reason, invalidPrompt{out.Err} // -32602: nothing ran
+	}
 	return out.Reason, out.Err
 }
 

@@ -153,6 +153,11 @@ func (c *config) models() ([]llm.ModelInfo, error) {
 				info.ContextWindow = known.ContextWindow
 			}
 		}
+		if m.Images != nil {
+			info.Images = *m.Images
+		} else if known, ok := llm.FindModel(table, info.Provider, info.Name); ok {
+			info.Images = known.Images
+		}
 		fromFile = append(fromFile, info)
 	}
 	lookup := func(provider, name string) llm.ModelInfo {

@@ -88,6 +88,9 @@ type modelEntry struct {
 	Currency         string   `toml:"currency"`
 	ReasoningEfforts []string `toml:"reasoning-efforts"`
 	DefaultEffort    string   `toml:"default-reasoning-effort"`
+	// Images says the model takes images (unset: what the built-in table
+	// says, else no).
+	Images *bool `toml:"images"`
 }
 
 // env looks up an environment variable; main passes os.LookupEnv, tests a map.

@@ -28,6 +28,16 @@ type Message struct {
 	ToolCallID string
 	// IsError marks a tool message that reports a failure.
 	IsError bool
+	// Images are the images of a user message, after its Text; only for a
+	// model whose ModelInfo.Images is true.
+	Images []Image
+}
+
+// Image is one image of a user message: its bytes and their MIME type
+// (image/png, image/jpeg, …). A provider sends it in its own format.
+type Image struct {
+	MimeType string
+	Data     []byte
 }
 
 // ToolCall is one call the model made. Arguments is its raw JSON text.

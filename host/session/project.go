@@ -66,6 +66,10 @@ func userText(content []event.Content) string {
 			}
 			b.WriteString("<" + c.URI + ">]")
 			textRun = false
+		case event.ContentImage:
+			sep()
+			b.WriteString("[image: " + c.MimeType + "]")
+			textRun = false
 		case event.ContentResource:
 			sep()
 			b.WriteString("<resource uri=" + strconv.Quote(c.URI) + ">\n")
