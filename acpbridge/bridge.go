@@ -282,7 +282,7 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	b.sendCommandsAfterResponse(ls.s)
+	b.sendCommands(ls.s) // the client named the session: it knows it
 	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 

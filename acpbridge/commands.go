@@ -18,7 +18,7 @@ type Command struct {
 // Commander is a Session with slash commands. The bridge lists them in
 // available_commands_update after session/new (once its response is
 // written: an editor knows the session only then), after session/load's
-// replay (before its response) and after session/resume's response. Running
+// replay and on session/resume (before their responses). Running
 // them is the Session's business: a prompt "/name …" reaches Prompt as
 // typed.
 type Commander interface {
@@ -56,8 +56,8 @@ func (b *bridge) sendCommands(s Session) {
 }
 
 // sendCommandsAfterResponse sends s's available_commands_update right after
-// the response that names the session (session/new's, resume's) is
-// written: the SDK writes a response once its handler has returned.
+// the response that names the session (session/new's) is written: the SDK
+// writes a response once its handler has returned.
 func (b *bridge) sendCommandsAfterResponse(s Session) {
 	u, ok := commandsUpdate(s)
 	if !ok {
