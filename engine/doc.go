@@ -38,8 +38,9 @@
 // nothing to stdout; it logs to Config.Logger.
 //
 // What a front end needs to fill Config the way harness does is here too:
-// OpenModel (the providers: deepseek, openai, script), ListRemoteModels (an
-// OpenAI-compatible server's GET /models), DefaultStateDir,
+// OpenModel (the providers: deepseek, openai, openai-responses, anthropic,
+// script), ListRemoteModels (an OpenAI-compatible server's GET /models),
+// DefaultStateDir,
 // DefaultPermissionsFile, PluginDirs and Version.
 //
 // # Models per session

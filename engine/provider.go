@@ -1,27 +1,40 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm/anthropic"
 	"github.com/harness-dev/harness/host/llm/openai"
+	"github.com/harness-dev/harness/host/llm/responses"
 	"github.com/harness-dev/harness/host/llm/script"
 )
+
+// ProviderNames are the providers OpenModel knows, in the order the help
+// text lists them.
+var ProviderNames = []string{"deepseek", "openai", "openai-responses", "anthropic", "script"}
 
 // openAIBaseURL is the default endpoint of the openai provider.
 const openAIBaseURL = "https://api.openai.com/v1"
 
 // Provider names a model provider and how to reach it.
 type Provider struct {
-	Name    string // deepseek | openai | script
+	Name    string // deepseek | openai | openai-responses | anthropic | script
 	Model   string // the model to request ("" = the provider's default, where it has one)
-	BaseURL string // an OpenAI-compatible endpoint ("" = the provider's)
+	BaseURL string // the API root ("" = the provider's): an OpenAI-compatible endpoint, a Responses or Messages API proxy
 	Script  string // the script provider's JSONL file
+	// Thinking sets the anthropic provider's extended thinking (the
+	// --thinking-budget setting): "adaptive", a budget of at least 1024
+	// tokens, or "" / "off" to send none (the model's default).
+	Thinking string
 	// Getenv looks up the API key: HARNESS_API_KEY, else the provider's
-	// own variable (DEEPSEEK_API_KEY, OPENAI_API_KEY).
+	// own variable (DEEPSEEK_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY).
 	Getenv func(string) string
 }
 
@@ -92,8 +105,37 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 			return nil, "", err
 		}
 		return p, c.Model, nil
+
+	case "openai-responses":
+		key, keyVar := apiKey(e, "OPENAI_API_KEY")
+		if key == "" {
+			return nil, "", fmt.Errorf("no API key for openai-responses: set OPENAI_API_KEY (or HARNESS_API_KEY)")
+		}
+		model := cmp.Or(c.Model, responses.DefaultModel)
+		p, err := responses.New(responses.Config{BaseURL: c.BaseURL, APIKey: key, KeyHint: "check " + keyVar, Model: model, Logger: log.Named("openai-responses")})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, model, nil
+
+	case "anthropic":
+		key, keyVar := apiKey(e, anthropic.KeyEnv)
+		if key == "" {
+			return nil, "", fmt.Errorf("no API key for anthropic: set %s (or HARNESS_API_KEY)", anthropic.KeyEnv)
+		}
+		budget, err := ThinkingBudget(c.Thinking)
+		if err != nil {
+			return nil, "", err
+		}
+		model := cmp.Or(c.Model, anthropic.DefaultModel)
+		p, err := anthropic.New(anthropic.Config{BaseURL: c.BaseURL, APIKey: key, KeyHint: "check " + keyVar, Model: model,
+			ThinkingBudget: budget, Logger: log.Named("anthropic")})
+		if err != nil {
+			return nil, "", err
+		}
+		return p, model, nil
 	}
-	return nil, "", fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Name)
+	return nil, "", fmt.Errorf("unknown provider %q: use %s", c.Name, strings.Join(ProviderNames, ", "))
 }
 
 // apiKey returns the key from HARNESS_API_KEY, else from the provider's own
@@ -103,4 +145,20 @@ func apiKey(e func(string) string, providerVar string) (key, from string) {
 		return k, "HARNESS_API_KEY"
 	}
 	return e(providerVar), providerVar
+}
+
+// ThinkingBudget reads the --thinking-budget setting: 0 for none ("",
+// "off", "0"), -1 for "adaptive", else a budget of at least 1024 tokens.
+func ThinkingBudget(v string) (int, error) {
+	switch v = strings.TrimSpace(v); v {
+	case "", "0", "off":
+		return 0, nil
+	case "adaptive":
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1024 {
+		return 0, fmt.Errorf("thinking budget %q: use adaptive, off or a number of tokens of at least 1024", v)
+	}
+	return n, nil
 }

@@ -25,6 +25,7 @@ type config struct {
 	Model            string
 	BaseURL          string
 	Script           string
+	Thinking         string // --thinking-budget (anthropic)
 	StateDir         string
 	PluginDir        string // colon-separated; resolved by pluginDirs
 	MaxSteps         int
@@ -107,11 +108,12 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	c := &config{env: e, set: settings.New(fs)}
 	s := c.set
 	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", defaultConfigFile(e.get), "settings file (TOML; keys are the flag names, plus [[models]])")
-	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | script")
+	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | openai-responses | anthropic | script")
 	s.String(&c.Model, "model", "HARNESS_MODEL", "", "the default model (deepseek: deepseek-chat)")
 	s.String(&c.Models, "models", "HARNESS_MODELS", "", "comma-separated model names of the provider a session may switch to (the editor's model picker); the first is the default unless --model says otherwise")
 	s.Int(&c.ContextWindow, "context-window", "HARNESS_CONTEXT_WINDOW", 0, "context window in tokens of the models the built-in table does not know")
-	s.String(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1")
+	s.String(&c.BaseURL, "base-url", "HARNESS_BASE_URL", "", "base URL of the provider's API (a local OpenAI-compatible server, a gateway), e.g. http://localhost:11434/v1")
+	s.String(&c.Thinking, "thinking-budget", "HARNESS_THINKING_BUDGET", "", "anthropic extended thinking: adaptive, off, or a budget of at least 1024 tokens (default: none sent, the model's default)")
 	s.String(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
 	s.String(&c.StateDir, "state-dir", "HARNESS_STATE_DIR", "", "where sessions are kept (default $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
 	s.String(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
@@ -228,9 +230,9 @@ func (c *config) check() error {
 		return err
 	}
 	switch c.Provider {
-	case "deepseek", "openai", "script":
+	case "deepseek", "openai", "openai-responses", "anthropic", "script":
 	default:
-		return fmt.Errorf("unknown provider %q: use deepseek, openai or script", c.Provider)
+		return fmt.Errorf("unknown provider %q: use deepseek, openai, openai-responses, anthropic or script", c.Provider)
 	}
 	if c.Mode != "" {
 		from := c.modeFrom
@@ -246,6 +248,9 @@ func (c *config) check() error {
 	}
 	if c.PluginIdle < 0 {
 		return fmt.Errorf("%s: plugin-idle must be a duration such as 5m, or 0 for never", c.source("plugin-idle"))
+	}
+	if _, err := engine.ThinkingBudget(c.Thinking); err != nil {
+		return fmt.Errorf("%s: %w", c.source("thinking-budget"), err)
 	}
 	if c.CompactAt < 0 || c.CompactAt > 100 {
 		return fmt.Errorf("%s: compact-at must be a percent from 1 to 100", c.source("compact-at"))

@@ -89,7 +89,7 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 		rc.Model, rc.ModelName = model, c.Provider
 	} else {
 		if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.defaultModel(),
-			BaseURL: c.BaseURL, Script: c.Script, Getenv: e.get}, log); err != nil {
+			BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, log); err != nil {
 			return nil, err
 		}
 		if rc.Models, err = c.models(); err != nil {
@@ -98,7 +98,7 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 		// A model of another provider ([[models]] in the config file) is
 		// served by that provider, opened on first use.
 		rc.OpenProvider = func(m llm.ModelInfo) (agent.Model, error) {
-			p, _, err := engine.OpenModel(engine.Provider{Name: m.Provider, Model: m.Name, Getenv: e.get}, log)
+			p, _, err := engine.OpenModel(engine.Provider{Name: m.Provider, Model: m.Name, Thinking: c.Thinking, Getenv: e.get}, log)
 			return p, err
 		}
 	}

@@ -328,10 +328,13 @@ func (t *turn) appendAnswer(st *step, r llm.Response) error {
 		t.usage = t.usage.Add(usage(*r.Usage))
 		t.hasUsage = true
 	}
-	if r.Text == "" && r.Reasoning == "" && len(r.ToolCalls) == 0 && r.Usage == nil {
+	if r.Text == "" && r.Reasoning == "" && len(r.Blocks) == 0 && len(r.ToolCalls) == 0 && r.Usage == nil {
 		return nil
 	}
 	m := event.AssistantMessage{Turn: t.n, Step: st.k, Text: r.Text, Reasoning: r.Reasoning, Finish: string(r.Finish)}
+	for _, b := range r.Blocks {
+		m.Blocks = append(m.Blocks, event.Block(b))
+	}
 	if r.Usage != nil {
 		u := usage(*r.Usage)
 		m.Usage = &u
@@ -409,7 +412,7 @@ func (t *turn) append(p event.Payload) error {
 
 func usage(u llm.Usage) event.Usage {
 	return event.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, ReasoningTokens: u.ReasoningTokens}
+		CacheReadTokens: u.CacheReadTokens, ReasoningTokens: u.ReasoningTokens, CacheWriteTokens: u.CacheWriteTokens}
 }
 
 // both keeps the first error and adds the second, on one line.

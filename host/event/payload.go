@@ -92,6 +92,8 @@ type Usage struct {
 	OutputTokens    int `json:"outputTokens,omitempty"`
 	CacheReadTokens int `json:"cacheReadTokens,omitempty"`
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	// CacheWriteTokens is input written to the provider's prompt cache.
+	CacheWriteTokens int `json:"cacheWriteTokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
@@ -101,6 +103,8 @@ func (u Usage) Add(v Usage) Usage {
 		OutputTokens:    u.OutputTokens + v.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens,
 		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens,
+
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
 	}
 }
 
@@ -109,14 +113,30 @@ func (u Usage) IsZero() bool { return u == Usage{} }
 
 // AssistantMessage is the model's assembled answer for one step. Surface.
 type AssistantMessage struct {
-	Turn      int               `json:"turn"`
-	Step      int               `json:"step"`
-	Text      string            `json:"text,omitempty"`
-	Reasoning string            `json:"reasoning,omitempty"`
+	Turn      int    `json:"turn"`
+	Step      int    `json:"step"`
+	Text      string `json:"text,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// Blocks are the provider's opaque reasoning blocks (thinking with its
+	// signature, redacted thinking, encrypted reasoning), kept verbatim so
+	// that they can be sent back unchanged.
+	Blocks    []Block           `json:"blocks,omitempty"`
 	ToolCalls []ToolCallRequest `json:"toolCalls,omitempty"`
 	Usage     *Usage            `json:"usage,omitempty"`
 	// Finish is the provider's finish reason (stop, tool_calls, max_tokens, …).
 	Finish string `json:"finish,omitempty"`
+}
+
+// Block is one opaque provider block of an assistant message; see
+// llm.Block. Only the provider named in Provider reads it.
+type Block struct {
+	Provider  string `json:"provider"`
+	Type      string `json:"type"`
+	Model     string `json:"model,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
 }
 
 // Plugin names the binary that served a tool call.

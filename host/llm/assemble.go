@@ -11,6 +11,7 @@ import (
 type Assembler struct {
 	text, reasoning strings.Builder
 	calls           map[int]*toolCallBuilder
+	blocks          []Block
 	usage           *Usage
 	finish          Finish
 }
@@ -50,6 +51,8 @@ func (a *Assembler) Add(c Chunk) {
 		a.usage = &u
 	case ChunkFinish:
 		a.finish = c.Finish
+	case ChunkBlock:
+		a.blocks = append(a.blocks, c.Block)
 	}
 }
 
@@ -58,7 +61,7 @@ func (a *Assembler) Add(c Chunk) {
 // "call_<index>". A missing finish reason is tool_calls when there are tool
 // calls, else stop.
 func (a *Assembler) Response() Response {
-	r := Response{Text: a.text.String(), Reasoning: a.reasoning.String(), Usage: a.usage, Finish: a.finish}
+	r := Response{Text: a.text.String(), Reasoning: a.reasoning.String(), Blocks: a.blocks, Usage: a.usage, Finish: a.finish}
 	idx := make([]int, 0, len(a.calls))
 	for i := range a.calls {
 		idx = append(idx, i)

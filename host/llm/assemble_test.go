@@ -71,3 +71,20 @@ func TestErrorRetryable(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+func TestAssemblerKeepsBlocksInOrder(t *testing.T) {
+	var a Assembler
+	for _, c := range []Chunk{
+		{Kind: ChunkReasoning, Text: "think"},
+		{Kind: ChunkBlock, Block: Block{Provider: "anthropic", Type: "thinking", Text: "think", Signature: "sig"}},
+		{Kind: ChunkBlock, Block: Block{Provider: "anthropic", Type: "redacted_thinking", Data: "opaque"}},
+		{Kind: ChunkText, Text: "done"},
+		{Kind: ChunkFinish, Finish: FinishStop},
+	} {
+		a.Add(c)
+	}
+	r := a.Response()
+	if len(r.Blocks) != 2 || r.Blocks[0].Signature != "sig" || r.Blocks[1].Data != "opaque" || r.Reasoning != "think" || r.Text != "done" {
+		t.Errorf("response = %+v", r)
+	}
+}

@@ -14,7 +14,14 @@
 // and nothing after it. A failure is yielded as a non-nil error (usually an
 // [*Error]) and ends the stream; a cancelled context ends it with ctx.Err().
 // Tool-call deltas carry an Index; the first delta of an index carries the
-// call's ID and Name, later ones append to its Arguments. [Assembler] folds a
+// call's ID and Name, later ones append to its Arguments. A Block chunk
+// carries one whole opaque provider block (a thinking block with its
+// signature, an encrypted reasoning item) after the reasoning deltas of its
+// text, if any; hosts keep it in the log and hand it back in
+// [Message].Blocks, and only the provider named in [Block].Provider reads
+// it (and only for the [Block].Model that made it), so a session may switch
+// providers or models between turns: the other provider sees the readable
+// Reasoning and drops the blocks. [Assembler] folds a
 // stream into a [Response]. Usage keeps the provider's cached-input count
 // apart from the uncached input.
 //

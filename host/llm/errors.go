@@ -14,9 +14,12 @@ const (
 	ErrNotFound   ErrorKind = "not_found"   // 404: wrong base URL or unknown model
 	ErrBadRequest ErrorKind = "bad_request" // 400, 413, 422: the request was refused as sent
 	ErrRateLimit  ErrorKind = "rate_limit"  // 429
-	ErrServer     ErrorKind = "server"      // 5xx
+	ErrServer     ErrorKind = "server"      // 5xx, 529 overloaded
 	ErrTransport  ErrorKind = "transport"   // the connection failed or dropped
 	ErrMalformed  ErrorKind = "malformed"   // the stream could not be decoded
+	// ErrContextLength: the prompt does not fit the model's context window;
+	// sending it again cannot help, compacting the history can.
+	ErrContextLength ErrorKind = "context_length"
 )
 
 // Error is a provider failure. Its message is one line meant for the user.

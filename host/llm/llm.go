@@ -31,6 +31,12 @@ type Message struct {
 	// Images are the images of a user message, after its Text; only for a
 	// model whose ModelInfo.Images is true.
 	Images []Image
+	// Blocks are the assistant's opaque reasoning blocks, kept verbatim so
+	// that the provider that made them gets them back unchanged (Anthropic
+	// thinking signatures, OpenAI encrypted reasoning). A provider sends
+	// back only the blocks whose Provider is its own API and ignores the
+	// rest; Reasoning stays the readable text for everyone else.
+	Blocks []Block
 }
 
 // Image is one image of a user message: its bytes and their MIME type
@@ -38,6 +44,30 @@ type Message struct {
 type Image struct {
 	MimeType string
 	Data     []byte
+}
+
+// Block is one opaque provider block of an assistant answer, e.g. an
+// Anthropic thinking block with its signature, a redacted-thinking block,
+// or an OpenAI Responses reasoning item with its encrypted content. Hosts
+// store and return it unchanged; only the provider that made it reads it.
+type Block struct {
+	// Provider names the API that made it: "anthropic", "openai-responses".
+	Provider string
+	// Type is the provider's block type: "thinking", "redacted_thinking",
+	// "reasoning".
+	Type string
+	// Model is the model that made the block; providers send a block back
+	// only to the same model (Anthropic binds thinking to the model).
+	Model string
+	// ID is the provider's id of the block, where it has one.
+	ID string
+	// Text is the block's readable text (thinking text, reasoning summary).
+	Text string
+	// Signature authenticates Text (Anthropic thinking).
+	Signature string
+	// Data is the block's opaque payload (Anthropic redacted thinking,
+	// OpenAI encrypted_content).
+	Data string
 }
 
 // ToolCall is one call the model made. Arguments is its raw JSON text.
@@ -68,12 +98,16 @@ type Request struct {
 	ReasoningEffort string
 }
 
-// Usage counts tokens of one response. InputTokens excludes cached input.
+// Usage counts tokens of one response. InputTokens excludes cached input,
+// both read from the cache and written to it.
 type Usage struct {
 	InputTokens     int
 	OutputTokens    int
 	CacheReadTokens int
 	ReasoningTokens int
+	// CacheWriteTokens is input written to the prompt cache (Anthropic's
+	// cache_creation_input_tokens), billed above the input price.
+	CacheWriteTokens int
 }
 
 // Finish says why the model stopped.
@@ -97,6 +131,7 @@ const (
 	ChunkToolCall                       // ToolCall holds a tool-call delta
 	ChunkUsage                          // Usage is set
 	ChunkFinish                         // Finish is set; the last chunk
+	ChunkBlock                          // Block is set: a whole opaque block
 )
 
 // Chunk is one item of a model stream.
@@ -106,6 +141,7 @@ type Chunk struct {
 	ToolCall ToolCallDelta
 	Usage    Usage
 	Finish   Finish
+	Block    Block
 }
 
 // ToolCallDelta is a piece of a tool call. The first delta of an Index carries
@@ -121,6 +157,7 @@ type ToolCallDelta struct {
 type Response struct {
 	Text      string
 	Reasoning string
+	Blocks    []Block
 	ToolCalls []ToolCall
 	Usage     *Usage
 	Finish    Finish

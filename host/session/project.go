@@ -15,10 +15,13 @@ func message(p event.Payload) (llm.Message, bool) {
 	case event.UserMessage:
 		return llm.Message{Role: llm.RoleUser, Text: userText(p.Content)}, true
 	case event.AssistantMessage:
-		if p.Text == "" && p.Reasoning == "" && len(p.ToolCalls) == 0 {
+		if p.Text == "" && p.Reasoning == "" && len(p.Blocks) == 0 && len(p.ToolCalls) == 0 {
 			return llm.Message{}, false // hosts only usage, e.g. a max-tokens step
 		}
 		m := llm.Message{Role: llm.RoleAssistant, Text: p.Text, Reasoning: p.Reasoning}
+		for _, b := range p.Blocks {
+			m.Blocks = append(m.Blocks, llm.Block(b))
+		}
 		if len(p.ToolCalls) > 0 {
 			m.ToolCalls = make([]llm.ToolCall, len(p.ToolCalls))
 			for i, c := range p.ToolCalls {

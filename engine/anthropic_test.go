@@ -1,0 +1,189 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/internal/logtest"
+)
+
+// TestAnthropicTurn runs one turn of the real loop with the anthropic
+// provider against a recording fake of the Messages API and the real todo
+// plugin: the model thinks, calls todo_write, then answers. The second
+// request must carry the thinking block back unchanged with its signature
+// and cache breakpoints on the system prompt and the tools; the log keeps
+// the block and the cache counts.
+func TestAnthropicTurn(t *testing.T) {
+	const key = "sk-ant-engine-test-secret"
+	var mu sync.Mutex
+	var reqs []map[string]any
+	replies := []string{"thinking_tool.sse", "text.sse"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		b, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Errorf("request is not JSON: %v", err)
+		}
+		mu.Lock()
+		n := len(reqs)
+		reqs = append(reqs, body)
+		mu.Unlock()
+		if n >= len(replies) {
+			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`, http.StatusBadRequest)
+			return
+		}
+		sse, err := os.ReadFile(filepath.Join("..", "host", "llm", "anthropic", "testdata", replies[n]))
+		if err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(sse)
+	}))
+	defer srv.Close()
+
+	var logs logtest.Buffer
+	model, name, err := engine.OpenModel(engine.Provider{Name: "anthropic", BaseURL: srv.URL,
+		Getenv: func(k string) string {
+			if k == "ANTHROPIC_API_KEY" {
+				return key
+			}
+			return ""
+		}}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: name,
+		MaxSteps: 5, Instructions: "you are harness", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if err := rt.StartTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rt.CreateSession(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.CloseSession(s)
+	out := rt.Run(t.Context(), s, nil, event.Text("plan the work"), nil, nil)
+	if out.Err != nil || out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+	if todos := s.Todos(); len(todos) != 1 || todos[0].Content != "write tests" {
+		t.Errorf("todos = %+v, want the one the model wrote", todos)
+	}
+
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	second := reqs[1]
+	ephemeral := map[string]any{"type": "ephemeral"}
+	if sys := second["system"].([]any)[0].(map[string]any); !jsonEqual(sys["cache_control"], ephemeral) || !strings.Contains(sys["text"].(string), "you are harness") {
+		t.Errorf("system = %v, want the prompt with cache_control", sys)
+	}
+	tools := second["tools"].([]any)
+	if last := tools[len(tools)-1].(map[string]any); !jsonEqual(last["cache_control"], ephemeral) {
+		t.Errorf("last tool %v has no cache_control", last["name"])
+	}
+	msgs := second["messages"].([]any)
+	asst := msgs[1].(map[string]any)["content"].([]any)
+	wantThinking := map[string]any{"type": "thinking", "thinking": "The user wants a plan. I should add a todo.",
+		"signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+sig=="}
+	if !jsonEqual(asst[0], wantThinking) {
+		t.Errorf("second request's assistant message starts with %v, want the thinking block unchanged", asst[0])
+	}
+	last := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+	if res := last[0].(map[string]any); res["type"] != "tool_result" || res["tool_use_id"] != "toolu_01A" || !jsonEqual(res["cache_control"], ephemeral) {
+		t.Errorf("last message = %v, want the tool result with cache_control", res)
+	}
+
+	evs, _ := logtest.ReadLog(t, state)
+	var found bool
+	for _, ev := range evs {
+		if ev["type"] != "assistant/message" {
+			continue
+		}
+		d := ev["data"].(map[string]any)
+		if d["step"] != float64(1) {
+			continue
+		}
+		found = true
+		blocks, _ := d["blocks"].([]any)
+		if len(blocks) != 1 || blocks[0].(map[string]any)["signature"] != wantThinking["signature"] {
+			t.Errorf("logged blocks = %v, want the thinking block with its signature", blocks)
+		}
+		if u := d["usage"].(map[string]any); u["cacheWriteTokens"] != float64(2048) || u["inputTokens"] != float64(472) {
+			t.Errorf("logged usage = %v, want the cache write count", u)
+		}
+	}
+	if !found {
+		t.Error("no assistant/message of step 1 in the log")
+	}
+	if strings.Contains(logs.String(), key) {
+		t.Error("the API key is in the log output")
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// TestOpenModelSDKProviders: the new providers' settings errors name the
+// variable that fixes them and never echo a key.
+func TestOpenModelSDKProviders(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		p       engine.Provider
+		wantErr string
+		model   string
+	}{
+		{"anthropic without a key", engine.Provider{Name: "anthropic", Getenv: env()}, "set ANTHROPIC_API_KEY", ""},
+		{"anthropic default model", engine.Provider{Name: "anthropic", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, "", "claude-sonnet-5-5"},
+		{"anthropic adaptive thinking", engine.Provider{Name: "anthropic", Thinking: "adaptive", Getenv: env("HARNESS_API_KEY", "k-secret-1")}, "", "claude-sonnet-5-5"},
+		{"anthropic bad budget", engine.Provider{Name: "anthropic", Thinking: "lots", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, `thinking budget "lots"`, ""},
+		{"anthropic bad base URL", engine.Provider{Name: "anthropic", BaseURL: "ftp://x", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, "not an http(s) URL", ""},
+		{"responses without a key", engine.Provider{Name: "openai-responses", Getenv: env()}, "set OPENAI_API_KEY", ""},
+		{"responses model", engine.Provider{Name: "openai-responses", Model: "gpt-5.4", Getenv: env("OPENAI_API_KEY", "k-secret-1")}, "", "gpt-5.4"},
+		{"unknown lists all", engine.Provider{Name: "nope"}, "use deepseek, openai, openai-responses, anthropic, script", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, model, err := engine.OpenModel(tc.p, hclog.NewNullLogger())
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "k-secret-1") {
+					t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case model != tc.model:
+				t.Errorf("model = %q, want %q", model, tc.model)
+			}
+		})
+	}
+}

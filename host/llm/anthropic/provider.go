@@ -1,0 +1,198 @@
+package anthropic
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
+)
+
+// Defaults.
+const (
+	Name           = "anthropic"
+	DefaultBaseURL = "https://api.anthropic.com"
+	// DefaultModel is the model requested when none is set.
+	DefaultModel = "claude-sonnet-5-5"
+	// KeyEnv is the variable engine reads the key from.
+	KeyEnv = "ANTHROPIC_API_KEY"
+	// DefaultMaxTokens caps an answer when the request sets no cap; the
+	// API requires one.
+	DefaultMaxTokens = 32000
+	// DefaultIdleTimeout ends a silent request.
+	DefaultIdleTimeout = 5 * time.Minute
+)
+
+// Config configures a [Provider]. Only APIKey is required.
+type Config struct {
+	// BaseURL is the API root without /v1 (a trailing /v1 is dropped),
+	// e.g. a proxy or compatible gateway. Default DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as x-api-key.
+	APIKey string
+	// KeyHint ends the message of an authentication error, e.g.
+	// "check ANTHROPIC_API_KEY". Default "check the API key".
+	KeyHint string
+	// Model is used when a request names none. Default DefaultModel.
+	Model string
+	// MaxTokens caps an answer when the request names no cap. Default
+	// DefaultMaxTokens.
+	MaxTokens int
+	// ThinkingBudget enables extended thinking: > 0 with that many budget
+	// tokens, < 0 adaptive; 0 leaves it off.
+	ThinkingBudget int
+	// HTTPClient sends the requests. Default http.DefaultClient.
+	HTTPClient *http.Client
+	// IdleTimeout ends a request that receives no bytes for that long,
+	// the wait for the response headers included, as an ErrTransport
+	// error (retried). 0 means 5 minutes; negative disables it.
+	IdleTimeout time.Duration
+	// Logger receives retries at Warn. Default: discard.
+	Logger hclog.Logger
+	// MaxRetries bounds the retries of one request: 0 means 3, negative
+	// none. RetryBase is the first backoff, doubled up to RetryMax; a
+	// server's retry-after is honoured up to RetryMax.
+	MaxRetries          int
+	RetryBase, RetryMax time.Duration
+}
+
+// Provider streams answers from the Messages API. It is safe for
+// concurrent use.
+type Provider struct {
+	client    sdk.Client
+	shownBase string
+	apiKey    string
+	keyHint   string
+	model     string
+	maxTokens int
+	thinking  int
+	log       hclog.Logger
+	retry     retry.Policy
+	idle      time.Duration
+}
+
+// New checks cfg and returns a provider.
+func New(cfg Config) (*Provider, error) {
+	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
+	u, err := url.Parse(base)
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err // its URL may carry a password
+		}
+		return nil, fmt.Errorf("new anthropic provider: parse base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("new anthropic provider: base URL %q is not an http(s) URL", shown(u))
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1") + "/"
+	u.RawPath = ""
+	if cfg.APIKey == "" {
+		return nil, errors.New("new anthropic provider: no API key")
+	}
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(u.String()),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(0),
+	}
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
+	}
+	opts = append(opts, option.WithHTTPClient(retry.IdleClient(cfg.HTTPClient, idle)))
+	p := &Provider{
+		client:    sdk.NewClient(opts...),
+		shownBase: shown(u),
+		apiKey:    cfg.APIKey,
+		keyHint:   cmp.Or(cfg.KeyHint, "check the API key"),
+		model:     cmp.Or(cfg.Model, DefaultModel),
+		maxTokens: cmp.Or(cfg.MaxTokens, DefaultMaxTokens),
+		thinking:  cfg.ThinkingBudget,
+		log:       cfg.Logger,
+		retry:     retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
+		idle:      idle,
+	}
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
+	return p, nil
+}
+
+// Name returns "anthropic".
+func (p *Provider) Name() string { return Name }
+
+// Stream sends req and yields the answer as it arrives; see the package doc
+// for the contract, the errors and the retry policy.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		model := cmp.Or(req.Model, p.model)
+		params, err := p.params(model, req)
+		if err != nil {
+			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: Name, Message: err.Error(), Err: err})
+			return
+		}
+		out := &emitter{yield: yield}
+		for attempt := 0; ; attempt++ {
+			err := p.attempt(ctx, model, params, out)
+			if err == nil || out.stopped {
+				return
+			}
+			if ctx.Err() != nil {
+				yield(llm.Chunk{}, ctx.Err())
+				return
+			}
+			le, ok := errors.AsType[*llm.Error](err)
+			if out.yielded || attempt >= p.retry.Max || !ok || !le.Retryable() {
+				yield(llm.Chunk{}, err)
+				return
+			}
+			asked := time.Duration(-1)
+			if le.RetryAfter > 0 {
+				asked = le.RetryAfter
+			}
+			wait := p.retry.Wait(attempt, asked)
+			p.log.Warn("model request failed; retrying",
+				"provider", Name, "retry", attempt+1, "max_retries", p.retry.Max,
+				"wait", wait, "error", le.Error())
+			if err := retry.Sleep(ctx, wait); err != nil {
+				yield(llm.Chunk{}, err)
+				return
+			}
+		}
+	}
+}
+
+// emitter passes chunks to the consumer and remembers whether any reached it
+// and whether it asked to stop.
+type emitter struct {
+	yield            func(llm.Chunk, error) bool
+	yielded, stopped bool
+}
+
+func (e *emitter) emit(c llm.Chunk) bool {
+	e.yielded = true
+	if !e.yield(c, nil) {
+		e.stopped = true
+		return false
+	}
+	return true
+}
+
+// shown returns u without credentials or query, for messages.
+func shown(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	return v.String()
+}

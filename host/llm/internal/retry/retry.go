@@ -1,0 +1,125 @@
+// Package retry holds the retry policy shared by the SDK-based providers
+// (anthropic, responses): exponential backoff with jitter that honours the
+// server's Retry-After up to a cap, and a sleep that ends with the context.
+// The Chat Completions provider keeps its own copy of the same policy.
+package retry
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of [Policy].
+const (
+	DefaultMax  = 3
+	DefaultBase = 500 * time.Millisecond
+	DefaultCap  = 10 * time.Second
+)
+
+// Policy bounds the retries of one request.
+type Policy struct {
+	// Max is the number of retries; 0 means DefaultMax, negative none.
+	Max int
+	// Base is the first wait, doubled per retry up to Cap; a server's
+	// requested wait is honoured up to Cap. Defaults DefaultBase, DefaultCap.
+	Base, Cap time.Duration
+}
+
+// Normalized returns p with its defaults filled in.
+func (p Policy) Normalized() Policy {
+	switch {
+	case p.Max == 0:
+		p.Max = DefaultMax
+	case p.Max < 0:
+		p.Max = 0
+	}
+	if p.Base <= 0 {
+		p.Base = DefaultBase
+	}
+	if p.Cap <= 0 {
+		p.Cap = DefaultCap
+	}
+	if p.Cap < p.Base {
+		p.Cap = p.Base
+	}
+	return p
+}
+
+// Wait returns the wait before retry number attempt+1: the server's request
+// when it made one (asked >= 0), else Base doubled per attempt less up to
+// 20% jitter; never more than Cap.
+func (p Policy) Wait(attempt int, asked time.Duration) time.Duration {
+	if asked >= 0 {
+		return min(asked, p.Cap)
+	}
+	d := p.Cap
+	if attempt < 30 {
+		d = min(p.Base<<attempt, p.Cap)
+	}
+	if d <= 0 {
+		return 0
+	}
+	return d - rand.N(d/5+1)
+}
+
+// After reads the wait a response asks for: retry-after-ms, else
+// Retry-After in seconds or as an HTTP date. It is negative when the
+// response asks none.
+func After(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return -1
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < 1e12 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return -1
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 || s > 1e9 {
+			return -1
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return -1
+}
+
+// Sleep waits for d or until ctx ends, returning ctx.Err() then.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Clean makes a server's text fit a one-line message: whitespace collapsed,
+// every secret of at least 6 bytes masked, at most 300 runes.
+func Clean(s string, secrets ...string) string {
+	for _, k := range secrets {
+		if len(k) >= 6 {
+			s = strings.ReplaceAll(s, k, "[redacted]")
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = strings.TrimSpace(string(r[:299])) + "…"
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package retry
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		want time.Duration
+	}{
+		{"none", http.Header{}, -1},
+		{"nil", nil, -1},
+		{"seconds", http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{"ms wins", http.Header{"Retry-After": {"2"}, "Retry-After-Ms": {"150"}}, 150 * time.Millisecond},
+		{"date", http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second},
+		{"negative", http.Header{"Retry-After": {"-1"}}, -1},
+		{"garbage", http.Header{"Retry-After": {"soon"}}, -1},
+	} {
+		if got := After(tc.h, now); got != tc.want {
+			t.Errorf("%s: After = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWait(t *testing.T) {
+	p := Policy{Base: 100 * time.Millisecond, Cap: time.Second}.Normalized()
+	if got := p.Wait(0, 5*time.Second); got != time.Second {
+		t.Errorf("asked wait is not capped: %v", got)
+	}
+	if got := p.Wait(0, 200*time.Millisecond); got != 200*time.Millisecond {
+		t.Errorf("asked wait not honoured: %v", got)
+	}
+	for a := range 40 {
+		if got := p.Wait(a, -1); got <= 0 || got > time.Second {
+			t.Errorf("attempt %d: wait %v out of (0, 1s]", a, got)
+		}
+	}
+	if n := (Policy{Max: -1}).Normalized().Max; n != 0 {
+		t.Errorf("negative Max gives %d retries", n)
+	}
+}
+
+func TestCleanMasksSecrets(t *testing.T) {
+	got := Clean("bad key sk-ant-123456\n  try again", "sk-ant-123456", "abc")
+	if strings.Contains(got, "sk-ant") || strings.Contains(got, "\n") {
+		t.Errorf("Clean = %q", got)
+	}
+}
+
+func TestIdleClient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.Write([]byte("first"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // then silence
+	}))
+	defer srv.Close()
+	c := IdleClient(nil, 100*time.Millisecond)
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if string(b) != "first" || !errors.Is(err, ErrIdle) {
+		t.Errorf("read %q, %v; want the first bytes, then ErrIdle", b, err)
+	}
+}

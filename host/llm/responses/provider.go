@@ -1,0 +1,177 @@
+package responses
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
+)
+
+// Defaults.
+const (
+	Name           = "openai-responses"
+	DefaultBaseURL = "https://api.openai.com/v1"
+	DefaultModel   = "gpt-5.5"
+	// DefaultIdleTimeout ends a silent request.
+	DefaultIdleTimeout = 5 * time.Minute
+)
+
+// Config configures a [Provider]. Only APIKey is required.
+type Config struct {
+	// BaseURL is the API root including /v1. Default DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as a bearer token.
+	APIKey string
+	// KeyHint ends the message of an authentication error, e.g.
+	// "check OPENAI_API_KEY". Default "check the API key".
+	KeyHint string
+	// Model is used when a request names none. Default DefaultModel.
+	Model string
+	// ReasoningEffort, when set, is sent as reasoning.effort (with a
+	// summary "auto"): minimal, low, medium, high.
+	ReasoningEffort string
+	// HTTPClient sends the requests. Default http.DefaultClient.
+	HTTPClient *http.Client
+	// IdleTimeout ends a request that receives no bytes for that long,
+	// the wait for the response headers included, as an ErrTransport
+	// error (retried). 0 means 5 minutes; negative disables it.
+	IdleTimeout time.Duration
+	// Logger receives retries at Warn. Default: discard.
+	Logger hclog.Logger
+	// MaxRetries bounds the retries of one request: 0 means 3, negative
+	// none. RetryBase is the first backoff, doubled up to RetryMax.
+	MaxRetries          int
+	RetryBase, RetryMax time.Duration
+}
+
+// Provider streams answers from the Responses API. It is safe for
+// concurrent use.
+type Provider struct {
+	client    oai.Client
+	shownBase string
+	apiKey    string
+	keyHint   string
+	model     string
+	effort    string
+	log       hclog.Logger
+	retry     retry.Policy
+	idle      time.Duration
+}
+
+// New checks cfg and returns a provider.
+func New(cfg Config) (*Provider, error) {
+	u, err := url.Parse(cmp.Or(cfg.BaseURL, DefaultBaseURL))
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err // its URL may carry a password
+		}
+		return nil, fmt.Errorf("new openai-responses provider: parse base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("new openai-responses provider: base URL %q is not an http(s) URL", shown(u))
+	}
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+"/", ""
+	if cfg.APIKey == "" {
+		return nil, errors.New("new openai-responses provider: no API key")
+	}
+	idle := cfg.IdleTimeout
+	if idle == 0 {
+		idle = DefaultIdleTimeout
+	}
+	hc := retry.IdleClient(cfg.HTTPClient, idle)
+	p := &Provider{
+		client: oai.NewClient(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
+			option.WithMaxRetries(0), option.WithHTTPClient(hc)),
+		shownBase: shown(u),
+		apiKey:    cfg.APIKey,
+		keyHint:   cmp.Or(cfg.KeyHint, "check the API key"),
+		model:     cmp.Or(cfg.Model, DefaultModel),
+		effort:    cfg.ReasoningEffort,
+		log:       cfg.Logger,
+		retry:     retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
+		idle:      idle,
+	}
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
+	return p, nil
+}
+
+// Name returns "openai-responses".
+func (p *Provider) Name() string { return Name }
+
+// Stream sends req and yields the answer as it arrives; see the package doc.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		model := cmp.Or(req.Model, p.model)
+		prm, err := p.params(model, req)
+		if err != nil {
+			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: Name, Message: err.Error(), Err: err})
+			return
+		}
+		out := &emitter{yield: yield}
+		for attempt := 0; ; attempt++ {
+			err := p.attempt(ctx, model, prm, out)
+			if err == nil || out.stopped {
+				return
+			}
+			if ctx.Err() != nil {
+				yield(llm.Chunk{}, ctx.Err())
+				return
+			}
+			le, ok := errors.AsType[*llm.Error](err)
+			if out.yielded || attempt >= p.retry.Max || !ok || !le.Retryable() {
+				yield(llm.Chunk{}, err)
+				return
+			}
+			asked := time.Duration(-1)
+			if le.RetryAfter > 0 {
+				asked = le.RetryAfter
+			}
+			wait := p.retry.Wait(attempt, asked)
+			p.log.Warn("model request failed; retrying",
+				"provider", Name, "retry", attempt+1, "max_retries", p.retry.Max,
+				"wait", wait, "error", le.Error())
+			if err := retry.Sleep(ctx, wait); err != nil {
+				yield(llm.Chunk{}, err)
+				return
+			}
+		}
+	}
+}
+
+// emitter passes chunks to the consumer and remembers whether any reached it
+// and whether it asked to stop.
+type emitter struct {
+	yield            func(llm.Chunk, error) bool
+	yielded, stopped bool
+}
+
+func (e *emitter) emit(c llm.Chunk) bool {
+	e.yielded = true
+	if !e.yield(c, nil) {
+		e.stopped = true
+		return false
+	}
+	return true
+}
+
+// shown returns u without credentials or query, for messages.
+func shown(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	return v.String()
+}

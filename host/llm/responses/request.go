@@ -1,0 +1,86 @@
+package responses
+
+import (
+	"encoding/json"
+	"fmt"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// params builds the Responses request for req.
+func (p *Provider) params(model string, req llm.Request) (responses.ResponseNewParams, error) {
+	prm := responses.ResponseNewParams{
+		Model:   shared.ResponsesModel(model),
+		Store:   oai.Bool(false),
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+	}
+	if req.System != "" {
+		prm.Instructions = oai.String(req.System)
+	}
+	if req.MaxTokens > 0 {
+		prm.MaxOutputTokens = oai.Int(int64(req.MaxTokens))
+	}
+	if p.effort != "" {
+		prm.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(p.effort), Summary: shared.ReasoningSummaryAuto}
+	}
+	for _, t := range req.Tools {
+		params := map[string]any{"type": "object", "properties": map[string]any{}}
+		if len(t.Parameters) > 0 {
+			params = nil
+			if err := json.Unmarshal(t.Parameters, &params); err != nil {
+				return prm, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+			}
+		}
+		f := &responses.FunctionToolParam{Name: t.Name, Parameters: params, Strict: oai.Bool(false)}
+		if t.Description != "" {
+			f.Description = oai.String(t.Description)
+		}
+		prm.Tools = append(prm.Tools, responses.ToolUnionParam{OfFunction: f})
+	}
+	prm.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input(req.Messages, model)}
+	return prm, nil
+}
+
+// input lays out the history as input items.
+func input(ms []llm.Message, model string) responses.ResponseInputParam {
+	var items responses.ResponseInputParam
+	for _, m := range ms {
+		switch m.Role {
+		case llm.RoleTool:
+			it := responses.ResponseInputItemParamOfFunctionCallOutput(m.Text)
+			it.OfFunctionCallOutput.CallID = oai.String(m.ToolCallID)
+			items = append(items, it)
+		case llm.RoleAssistant:
+			for _, b := range m.Blocks {
+				if b.Provider != Name || b.Type != "reasoning" || b.Model != "" && b.Model != model {
+					continue
+				}
+				r := &responses.ResponseReasoningItemParam{ID: b.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+				if b.Text != "" {
+					r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: b.Text})
+				}
+				if b.Data != "" {
+					r.EncryptedContent = oai.String(b.Data)
+				}
+				items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: r})
+			}
+			if m.Text != "" {
+				items = append(items, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleAssistant))
+			}
+			for _, c := range m.ToolCalls {
+				args := c.Arguments
+				if args == "" {
+					args = "{}"
+				}
+				items = append(items, responses.ResponseInputItemParamOfFunctionCall(args, c.ID, c.Name))
+			}
+		default:
+			items = append(items, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
+		}
+	}
+	return items
+}
