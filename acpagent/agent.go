@@ -152,7 +152,10 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 	if a, ok := live.(acpbridge.Asker); ok {
 		asker = editorAsker{a}
 	}
-	out := s.h.Run(ctx, s.Session, s.loop, prompt, live, asker)
+	out := s.h.Prompt(ctx, s.Session, s.loop, prompt, live, asker)
+	if errors.Is(out.Err, engine.ErrImagesUnsupported) {
+		return out.Reason, invalidPrompt{out.Err} // -32602: nothing ran
+	}
 	return out.Reason, out.Err
 }
 

@@ -36,6 +36,11 @@ type Options struct {
 	// Modes are the modes a session may be in (see ModeSession); none:
 	// sessions have no modes.
 	Modes []SessionMode
+	// Images is initialize's promptCapabilities.image: the default model
+	// takes images. Image blocks reach Session.Prompt either way (a
+	// session may have switched models); the Session refuses them for a
+	// model without image input (ErrInvalidPrompt).
+	Images bool
 }
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
@@ -201,7 +206,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
 			McpCapabilities:    b.mcpCapabilities(),
 			SessionCapabilities: acp.SessionCapabilities{
 				List:   &acp.SessionListCapabilities{},
@@ -238,6 +243,7 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.sessions[s.ID()] = newLiveSession(s)
 	b.mu.Unlock()
 	b.log.Debug("session created", "session", s.ID(), "cwd", s.Cwd())
+	b.sendCommandsAfterResponse(s)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID()), ConfigOptions: configOptions(s), Modes: b.modeState(s)}, nil
 }
 
@@ -260,6 +266,12 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 	if err := b.replay(ctx, ls.s); err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
+	if evs := ls.s.Events(); len(evs) > 0 {
+		if u, ok := infoUpdate(ls.s, evs[len(evs)-1].Time); ok {
+			b.send(ls.s.ID(), u)
+		}
+	}
+	b.sendCommands(ls.s)
 	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
 	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
@@ -270,6 +282,7 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
+	b.sendCommands(ls.s) // the client named the session: it knows it
 	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 
@@ -382,6 +395,9 @@ func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	ts := b.startStream(ctx, ls.s)
 	reason, err := ls.s.Prompt(turnCtx, content, ts)
 	ts.finish()
+	if errors.Is(err, ErrInvalidPrompt) {
+		return acp.PromptResponse{}, invalidParams(err)
+	}
 	if turnCtx.Err() != nil {
 		return cancelled, nil // whatever the turn made of it
 	}

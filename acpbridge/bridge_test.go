@@ -268,7 +268,7 @@ func TestBadInputKeepsTheConnection(t *testing.T) {
 		{`42`, "null", -32600, "must be a JSON object"},
 		{`{"jsonrpc":"2.0"}`, "null", -32600, "needs a method or an id"},
 		{`{"jsonrpc":"2.0","id":"u1","method":"no/such"}`, `"u1"`, -32601, "Method not found"},
-		{`{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}`, `"p1"`, -32602, "image"},
+		{`{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"image","data":"%%%","mimeType":"image/png"}]}}`, `"p1"`, -32602, "not base64"},
 		{`{"jsonrpc":"2.0","id":"n1","method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}`, `"n1"`, -32602, "not an absolute path"},
 		{`{"jsonrpc":"2.0","id":"n2","method":"session/new","params":{"cwd":"/missing","mcpServers":[]}}`, `"n2"`, -32602, "/missing is not a directory"},
 		{`{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}}`, `"big"`, -32600, "over the limit of 1048576 bytes"},
@@ -499,7 +499,7 @@ func TestServeContext(t *testing.T) {
 }
 
 // TestPromptRefusesUnknownBlocks: a prompt block harness does not take —
-// an unadvertised image or audio, a type it does not know, a block without
+// an image that is not one, audio, a type it does not know, a block without
 // a type — is answered -32602 naming the block, and no turn runs (the SDK
 // decodes an unknown block as text, which became an empty message).
 func TestPromptRefusesUnknownBlocks(t *testing.T) {
@@ -516,12 +516,14 @@ func TestPromptRefusesUnknownBlocks(t *testing.T) {
 		block any
 		msg   string
 	}{
-		"unknown type":      {map[string]any{"type": "video", "uri": "file:///v.mp4"}, `block 1 has type "video"`},
-		"unknown with text": {map[string]any{"type": "markdown", "text": "# hi"}, `block 1 has type "markdown"`},
-		"wrong case":        {map[string]any{"type": "Text", "text": "hi"}, `block 1 has type "Text"`},
-		"no type":           {map[string]any{"text": "hi"}, "block 1 has no type"},
-		"image":             {map[string]any{"type": "image", "data": "AA==", "mimeType": "image/png"}, "block 1 is an image"},
-		"audio":             {map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}, "block 1 is audio"},
+		"unknown type":       {map[string]any{"type": "video", "uri": "file:///v.mp4"}, `block 1 has type "video"`},
+		"unknown with text":  {map[string]any{"type": "markdown", "text": "# hi"}, `block 1 has type "markdown"`},
+		"wrong case":         {map[string]any{"type": "Text", "text": "hi"}, `block 1 has type "Text"`},
+		"no type":            {map[string]any{"text": "hi"}, "block 1 has no type"},
+		"image not an image": {map[string]any{"type": "image", "data": "AA==", "mimeType": "text/html"}, `block 1 is an image of type "text/html"`},
+		"image not base64":   {map[string]any{"type": "image", "data": "A", "mimeType": "image/png"}, "block 1 is an image whose data is not base64"},
+		"image without data": {map[string]any{"type": "image", "data": "", "mimeType": "image/png"}, "block 1 is an image without data"},
+		"audio":              {map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}, "block 1 is audio"},
 	}
 	for name, tc := range tests {
 		blocks := []any{map[string]any{"type": "text", "text": "look at"}, tc.block}

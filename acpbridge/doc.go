@@ -9,16 +9,23 @@
 //
 // [Serve] answers initialize with protocol version 1, loadSession, the
 // session capabilities list, resume and close, and prompts of text,
-// resource links and embedded text resources (embeddedContext); no images,
-// audio or authentication. MCP servers go to an Agent that implements
+// resource links, embedded text resources (embeddedContext) and images
+// (promptCapabilities.image is Options.Images: the default model takes
+// them); no audio or authentication. MCP servers go to an Agent that implements
 // [MCPAgent]: initialize advertises the transports it takes
 // (mcpCapabilities; stdio always), and the mcpServers of session/new,
 // load and resume — those of a session newly opened on the connection —
 // are handed to ConnectMCP (a server of a transport not advertised is
 // dropped with a warning naming it; env and header values are never
-// logged). An Agent without it gets none (one warning). A prompt block of any other kind —
-// an image, audio, an unknown type, a block without a type — is answered
-// -32602 naming the block and its type, and no turn runs; an embedded
+// logged). An Agent without it gets none (one warning). An image block
+// reaches Session.Prompt as event.ContentImage with its decoded bytes in
+// Data (its MIME type must be image/*, its data base64), for the Session to
+// store out of the log; a Session that refuses a prompt before any turn
+// (harness: images for a model without image input) returns
+// [ErrInvalidPrompt], answered -32602 with its reason. On replay an image
+// shows as the text [image: <type>]. A prompt block of any other kind —
+// audio, an unknown type, a block without a type, an image that is not
+// one — is answered -32602 naming the block and its type, and no turn runs; an embedded
 // resource that is binary or has no text goes to the model as a link to its
 // URI. session/new creates a session; a cwd the host refuses
 // ([ErrInvalidCwd]: missing, not a directory) is answered -32602, and a
@@ -44,6 +51,26 @@
 // tokens in the context now), size (the model's window; nothing is sent
 // while it is unknown) and cost (the session's so far, when every step's
 // model has prices).
+//
+// # Slash commands
+//
+// A Session that implements [Commander] has slash commands: the bridge
+// sends available_commands_update listing them after session/new's
+// response (an editor knows the session only once it has the response),
+// after session/load's replay and on session/resume (before their
+// responses). A prompt "/name …" reaches Session.Prompt as
+// typed: running a command is the Session's business (harness: engine's
+// Runtime.Prompt). After a context/compact — /compact's or an automatic
+// one — usage_update shows the compacted history's size.
+//
+// # Titles
+//
+// A Session that implements [Titled] has a title (harness: the first
+// prompt on one line, cut to 100 runes; derived from the log). The bridge
+// sends session_info_update {title, updatedAt} once the session's first
+// user/message is logged, and again after session/load's replay;
+// session/list returns the same title.
+//
 // # Modes
 //
 // When Options.Modes lists modes and the session implements [ModeSession]

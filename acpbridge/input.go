@@ -28,12 +28,18 @@ const idPrefixBytes = 64 << 10
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// pending are lines to write after a response (commands.go).
+	pending []pendingLine
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if err == nil {
+		l.flushAfterLocked(p)
+	}
+	return n, err
 }
 
 // guard reads the client's messages line by line and hands the well-formed

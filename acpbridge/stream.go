@@ -27,6 +27,9 @@ type turnStream struct {
 	cursor int64 // next event to translate
 	// progress is the live output of the turn's tool calls, by call id.
 	progress map[string]*strings.Builder
+	// titled is set once the session has a user/message: its title went
+	// out (titles.go).
+	titled bool
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -36,8 +39,9 @@ type turnStream struct {
 // follows the session until finish, whatever becomes of ctx: the updates
 // of a cancelled turn still go out.
 func (b *bridge) startStream(ctx context.Context, sess Session) *turnStream {
-	ts := &turnStream{b: b, sess: sess,
-		tr: translator{sessionID: sess.ID()}, cursor: int64(len(sess.Events())), done: make(chan struct{})}
+	evs := sess.Events()
+	ts := &turnStream{b: b, sess: sess, titled: prompted(evs),
+		tr: translator{sessionID: sess.ID()}, cursor: int64(len(evs)), done: make(chan struct{})}
 	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	ts.stop = stop
 	from := ts.cursor
@@ -119,18 +123,24 @@ func (ts *turnStream) catchUpLocked() {
 	evs := ts.sess.Events()
 	for ; ts.cursor < int64(len(evs)); ts.cursor++ {
 		ev := evs[ts.cursor]
-		if ts.b.sendCompaction(ts.sess.ID(), ev) {
-			continue
+		if !ts.b.sendCompaction(ts.sess.ID(), ev) {
+			ups, err := ts.tr.updates(ev)
+			if err != nil {
+				ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+				continue
+			}
+			for _, u := range ups {
+				ts.b.send(ts.sess.ID(), u)
+			}
 		}
-		ups, err := ts.tr.updates(ev)
-		if err != nil {
-			ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
-			continue
+		if ev.Type == event.TypeUserMessage && !ts.titled { // the first prompt names the session
+			ts.titled = true
+			if u, ok := infoUpdate(ts.sess, ev.Time); ok {
+				ts.b.send(ts.sess.ID(), u)
+			}
 		}
-		for _, u := range ups {
-			ts.b.send(ts.sess.ID(), u)
-		}
-		if ev.Type == event.TypeAssistantMessage { // a step's usage is in
+		// a step's usage is in, or the history was compacted
+		if ev.Type == event.TypeAssistantMessage || ev.Type == event.TypeCompact {
 			if u, ok := usageUpdate(ts.sess); ok {
 				ts.b.send(ts.sess.ID(), u)
 			}

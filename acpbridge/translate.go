@@ -315,6 +315,9 @@ func contentBlock(c event.Content) acp.ContentBlock {
 	case event.ContentResource:
 		return acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{
 			Uri: c.URI, Text: c.Text, MimeType: mime}})
+	case event.ContentImage:
+		// the bytes are in the session's blob folder, not in the log
+		return acp.TextBlock("[image: " + c.MimeType + "]")
 	}
 	return acp.TextBlock(c.Text)
 }
@@ -333,9 +336,9 @@ func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
 	for i, b := range blocks {
 		if typ, want := blockType(b); typ != want {
 			if typ == "" {
-				return nil, fmt.Errorf("prompt block %d has no type: harness accepts text, resource_link and resource blocks", i)
+				return nil, fmt.Errorf("prompt block %d has no type: harness accepts text, image, resource_link and resource blocks", i)
 			}
-			return nil, fmt.Errorf("prompt block %d has type %s: harness accepts text, resource_link and resource blocks", i, strconv.Quote(shorten.Bytes(typ, 64)))
+			return nil, fmt.Errorf("prompt block %d has type %s: harness accepts text, image, resource_link and resource blocks", i, strconv.Quote(shorten.Bytes(typ, 64)))
 		}
 		switch {
 		case b.Text != nil:
@@ -355,7 +358,11 @@ func promptContent(blocks []acp.ContentBlock) ([]event.Content, error) {
 			r := b.Resource.Resource.BlobResourceContents
 			out = append(out, event.Content{Type: event.ContentResourceLink, URI: r.Uri, Name: linkName(r.Uri), MimeType: deref(r.MimeType)})
 		case b.Image != nil:
-			return nil, fmt.Errorf("prompt block %d is an image: harness does not accept images (promptCapabilities.image is false)", i)
+			c, err := imageContent(i, b.Image)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
 		case b.Audio != nil:
 			return nil, fmt.Errorf("prompt block %d is audio: harness does not accept audio (promptCapabilities.audio is false)", i)
 		default:

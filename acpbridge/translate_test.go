@@ -150,10 +150,12 @@ func TestPresent(t *testing.T) {
 func TestPromptContentRefuses(t *testing.T) {
 	t.Parallel()
 	for name, blocks := range map[string][]acp.ContentBlock{
-		"empty": nil,
-		"image": {acp.ImageBlock("AA==", "image/png")},
-		"audio": {acp.AudioBlock("AA==", "audio/wav")},
-		"none":  {{}},
+		"empty":                nil,
+		"image of a text type": {acp.ImageBlock("AA==", "text/plain")},
+		"image not base64":     {acp.ImageBlock("@@", "image/png")},
+		"image without data":   {acp.ImageBlock("", "image/png")},
+		"audio":                {acp.AudioBlock("AA==", "audio/wav")},
+		"none":                 {{}},
 	} {
 		if _, err := promptContent(blocks); err == nil {
 			t.Errorf("%s prompt accepted", name)
@@ -197,5 +199,19 @@ func TestUpdateLine(t *testing.T) {
 		if string(got) != string(want)+"\n" {
 			t.Errorf("bridge wrote\n%s\nthe SDK writes\n%s", got, want)
 		}
+	}
+}
+
+// TestPromptContentImage: an image block becomes image content with its
+// bytes decoded, for the Session to store as a blob.
+func TestPromptContentImage(t *testing.T) {
+	t.Parallel()
+	got, err := promptContent([]acp.ContentBlock{acp.TextBlock("what is this?"), acp.ImageBlock("iVBORw==", "Image/PNG")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []event.Content{{Type: event.ContentText, Text: "what is this?"}, {Type: event.ContentImage, MimeType: "image/png", Data: []byte("\x89PNG")}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("promptContent (-want +got):\n%s", d)
 	}
 }

@@ -52,5 +52,18 @@
 // to the provider serving that model (Config.OpenProvider opens another
 // provider's on first use). Usage reads a session's token use, its
 // context now against the model's window, and its cost at the prices of
-// the model each step ran on.
+// the model each step ran on (after a context/compact, its size).
+//
+// # Slash commands and images
+//
+// Prompt is what a front end calls with what the user typed: a prompt
+// whose first block starts with a command of Commands runs it — /compact
+// is Compact (a turn with a context/compact, never user text for the
+// model), /init a turn on InitPrompt — and any other prompt, an unknown
+// "/word" included, is Run as is. Run stores a prompt's images
+// (event.ContentImage with Data) as blobs of the session first
+// (session.PutBlob: the log names the hash), or refuses them with
+// ErrImagesUnsupported, nothing logged, when the session's model has no
+// image input (llm.ModelInfo.Images); such a model's requests carry no
+// image parts from the history either.
 package engine

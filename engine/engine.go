@@ -220,8 +220,14 @@ func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.C
 // s's cwd), streaming deltas to live. Tools that need permission are
 // decided by the policy, which asks asker (nil: nobody, so what needs
 // asking is rejected); while the turn runs, its subagents' and plugins'
-// questions go the same way.
+// questions go the same way. Images in prompt are stored as blobs of s
+// first (or refused, nothing logged, when s's model takes none:
+// ErrImagesUnsupported).
 func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop, prompt []event.Content, live agent.Live, asker permission.Asker) agent.Outcome {
+	prompt, err := r.storeImages(s, prompt)
+	if err != nil {
+		return agent.Outcome{Reason: event.ReasonError, Err: err}
+	}
 	if loop == nil {
 		l, err := r.Loop(s.Cwd())
 		if err != nil {

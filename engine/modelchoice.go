@@ -37,6 +37,9 @@ type ModelEntry struct {
 	Currency         string   `toml:"currency"`
 	ReasoningEfforts []string `toml:"reasoning-efforts"`
 	DefaultEffort    string   `toml:"default-reasoning-effort"`
+	// Images says the model takes images (unset: what the built-in table
+	// says, else no).
+	Images *bool `toml:"images"`
 }
 
 // DefaultModel is the model a session starts with: --model, else the
@@ -113,6 +116,11 @@ func (c ModelChoice) Resolve() ([]llm.ModelInfo, error) {
 			if known, ok := llm.FindModel(table, info.Provider, info.Name); ok {
 				info.ContextWindow = known.ContextWindow
 			}
+		}
+		if m.Images != nil {
+			info.Images = *m.Images
+		} else if known, ok := llm.FindModel(table, info.Provider, info.Name); ok {
+			info.Images = known.Images
 		}
 		fromFile = append(fromFile, info)
 	}

@@ -142,7 +142,8 @@ func (r *Runtime) SetOption(s *session.Session, id, value string) error {
 // models' prices are known.
 type Usage struct {
 	// Used is the tokens in the context now: the input, cached input and
-	// output of the last step that reported usage.
+	// output of the last step that reported usage, or the estimate of the
+	// compacted history (TokensAfter) when a context/compact came after it.
 	Used int
 	// Size is the context window of the session's current model; 0:
 	// unknown.
@@ -168,6 +169,13 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 			if p, err := ev.Decode(); err == nil {
 				o := p.(event.ConfigOption)
 				opts[o.ID] = o.Value
+			}
+		case event.TypeCompact:
+			// the history the model sees now is the compacted one
+			if p, err := ev.Decode(); err == nil {
+				if c := p.(event.Compact); c.TokensAfter > 0 {
+					u.Used = c.TokensAfter
+				}
 			}
 		case event.TypeAssistantMessage:
 			p, err := ev.Decode()
@@ -216,6 +224,9 @@ func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 		req.Model = info.Name
 	}
 	req.ReasoningEffort = effort
+	if !info.Images {
+		req.Messages = withoutImages(req.Messages) // a switch from a vision model
+	}
 	p, err := m.r.provider(info)
 	if err != nil {
 		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }

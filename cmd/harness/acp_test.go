@@ -63,6 +63,8 @@ func TestACPEditor(t *testing.T) {
 		{name: "subagent", needs: []string{"subagent", "todo"}},
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 		{name: "compaction", needs: []string{"todo"}},
+		{name: "commands"},
+		{name: "images"},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

@@ -44,7 +44,8 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	ag := acpagent.New(h.Runtime, log)
 	stopStarting := ag.StartTools(ctx)
 	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpbridge.Options{
-		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpagent.Modes()})
+		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpagent.Modes(),
+		Images: acpagent.DefaultTakesImages(h.Models())})
 	stopStarting() // if the editor left while they were starting
 	if cerr := h.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

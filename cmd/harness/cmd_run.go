@@ -87,7 +87,7 @@ func (h *app) turn(ctx context.Context, s *session.Session, text string, std std
 		asker = termview.NewAsker(view, std.in)
 	}
 	stop := view.Follow()
-	out := h.Run(ctx, s, loop, event.Text(text), view, asker)
+	out := h.Prompt(ctx, s, loop, event.Text(text), view, asker) // slash commands too
 	stop()
 	switch out.Reason {
 	case event.ReasonCompleted:

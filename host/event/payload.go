@@ -51,6 +51,12 @@ type Content struct {
 	URI      string      `json:"uri,omitempty"`
 	Name     string      `json:"name,omitempty"`
 	MimeType string      `json:"mimeType,omitempty"`
+	// Blob is an image's content hash (lowercase hex SHA-256): its bytes
+	// are in the session's blob folder, never in the log.
+	Blob string `json:"blob,omitempty"`
+	// Data is an image's bytes on their way in, before the host stores
+	// them as a blob and sets Blob; never logged.
+	Data []byte `json:"-"`
 }
 
 // ContentType is the kind of a [Content] block.
@@ -61,6 +67,7 @@ const (
 	ContentText         ContentType = "text"
 	ContentResourceLink ContentType = "resource_link"
 	ContentResource     ContentType = "resource" // embedded: URI plus its Text
+	ContentImage        ContentType = "image"    // MimeType plus Blob
 )
 
 // Text returns a single text block.

@@ -28,12 +28,22 @@ type Message struct {
 	ToolCallID string
 	// IsError marks a tool message that reports a failure.
 	IsError bool
+	// Images are the images of a user message, after its Text; only for a
+	// model whose ModelInfo.Images is true.
+	Images []Image
 	// Blocks are the assistant's opaque reasoning blocks, kept verbatim so
 	// that the provider that made them gets them back unchanged (Anthropic
 	// thinking signatures, OpenAI encrypted reasoning). A provider sends
 	// back only the blocks whose Provider is its own API and ignores the
 	// rest; Reasoning stays the readable text for everyone else.
 	Blocks []Block
+}
+
+// Image is one image of a user message: its bytes and their MIME type
+// (image/png, image/jpeg, …). A provider sends it in its own format.
+type Image struct {
+	MimeType string
+	Data     []byte
 }
 
 // Block is one opaque provider block of an assistant answer, e.g. an

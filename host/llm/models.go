@@ -20,6 +20,10 @@ type ModelInfo struct {
 	// The first is the default unless DefaultEffort says otherwise.
 	ReasoningEfforts []string
 	DefaultEffort    string
+	// Images is true when the model takes images in user messages
+	// (Message.Images); a prompt with images for a model without it is
+	// refused before any request.
+	Images bool
 }
 
 // Prices are what a model costs, per million tokens.

@@ -96,6 +96,17 @@
 // — it reads from where it is when it comes back. Appends never wait for
 // followers.
 //
+// # Blobs
+//
+// The bytes of a session's images are not in its log: [Session.PutBlob]
+// writes them (synced, 0600) to <id>.blobs/<sha256 hex> next to <id>.jsonl,
+// once per content, before the caller appends the event that names the
+// hash (event.Content.Blob); [Session.Blob] reads one back (a name that is
+// not a hex SHA-256 is refused). The model's history loads a user
+// message's images from there (llm.Message.Images) and names each in its
+// text as [image: <mime type>]. A backend that is not a directory of files
+// has no blobs.
+//
 // # Concurrency
 //
 // A *Session is safe for concurrent use. The slices it returns (Events,

@@ -202,7 +202,7 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 		fill(t, v.Index(1), n)
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get("json") != "-" { // never encoded
 				fill(t, v.Field(i), n)
 			}
 		}

@@ -69,6 +69,10 @@ func userText(content []event.Content) string {
 			}
 			b.WriteString("<" + c.URI + ">]")
 			textRun = false
+		case event.ContentImage:
+			sep()
+			b.WriteString("[image: " + c.MimeType + "]")
+			textRun = false
 		case event.ContentResource:
 			sep()
 			b.WriteString("<resource uri=" + strconv.Quote(c.URI) + ">\n")
@@ -91,6 +95,11 @@ func userText(content []event.Content) string {
 	}
 	return b.String()
 }
+
+// Title is the title of a session whose first user message is content:
+// its text on one line, cut to 100 runes with an ellipsis (the
+// Summary.FirstPrompt of a stored session).
+func Title(content []event.Content) string { return summarize(userText(content)) }
 
 // firstPromptRunes bounds Summary.FirstPrompt.
 const firstPromptRunes = 100

@@ -22,6 +22,8 @@ type Session struct {
 	header   eventlog.Header
 	now      func() time.Time
 	recovery Recovery
+	// blobs is the folder of the session's blobs (blobs.go); "" for none.
+	blobs string
 
 	mu sync.Mutex
 	// mu guards the fields below.
@@ -281,6 +283,9 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 		}
 	case event.UserMessage, event.AssistantMessage, event.ToolResult:
 		if m, ok := message(p); ok {
+			if u, user := p.(event.UserMessage); user {
+				m.Images = s.images(u.Content)
+			}
 			s.msgs = append(s.msgs, m)
 			s.seqs = append(s.seqs, ev.Seq)
 			if _, user := p.(event.UserMessage); user {

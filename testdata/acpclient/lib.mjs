@@ -137,6 +137,9 @@ class Agent {
     this.wire = []; // {dir, n, line, msg, raw, badOnPurpose}
     this.stderr = [];
     this.updates = []; // session/update params as the SDK delivered them
+    // available_commands_update and session_info_update params, kept apart
+    // so that a replay compares equal to the live transcript
+    this.meta = [];
     this.exit = null;
     this.startedAt = performance.now();
     this.child = spawn(bin, args ?? ["acp"], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
@@ -175,7 +178,8 @@ class Agent {
     });
     const app = acp.client({ name: "harness-acpclient" })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
-        this.updates.push(params);
+        const kind = params?.update?.sessionUpdate;
+        (kind === "available_commands_update" || kind === "session_info_update" ? this.meta : this.updates).push(params);
       })
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
         this.permissionRequests.push(params);
@@ -244,6 +248,12 @@ class Agent {
     return { ...r, updates: this.updatesOf(sessionId, from) };
   }
 
+  // metaOf returns the session's available_commands_update and
+  // session_info_update updates, of one kind when given.
+  metaOf(sessionId, kind) {
+    return this.meta.filter((u) => u.sessionId === sessionId && (!kind || u.update.sessionUpdate === kind)).map((u) => u.update);
+  }
+
   updatesOf(sessionId, from = 0) {
     return this.updates.slice(from).filter((u) => u.sessionId === sessionId).map((u) => u.update);
   }
@@ -305,8 +315,8 @@ class Agent {
       if (!rec || typeof rec !== "object" || !rec["@level"]) problems.push(`${this.label}: stderr line is not a JSON log record: ${clip(line)}`);
     }
     const sent = this.wire.filter((r) => r.dir === "out" && r.msg?.method === "session/update").length;
-    if (sent !== this.updates.length) {
-      problems.push(`${this.label}: harness sent ${sent} session/update notifications, the SDK delivered ${this.updates.length} (dropped as invalid?)`);
+    if (sent !== this.updates.length + this.meta.length) {
+      problems.push(`${this.label}: harness sent ${sent} session/update notifications, the SDK delivered ${this.updates.length + this.meta.length} (dropped as invalid?)`);
     }
     return problems;
   }

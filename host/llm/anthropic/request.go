@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -121,6 +122,9 @@ func messages(ms []llm.Message, model string) []sdk.MessageParam {
 		default:
 			if m.Text != "" {
 				text = append(text, sdk.NewTextBlock(m.Text))
+			}
+			for _, img := range m.Images { // base64 image blocks after the text
+				text = append(text, sdk.NewImageBlockBase64(img.MimeType, base64.StdEncoding.EncodeToString(img.Data)))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -24,14 +25,27 @@ type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// chatMessage is one message. Content is a pointer because an assistant
-// message that only calls tools sends null.
+// chatMessage is one message. Content is a *string (nil: an assistant
+// message that only calls tools sends null), or the []contentPart of a user
+// message with images.
 type chatMessage struct {
 	Role             string         `json:"role"`
-	Content          *string        `json:"content"`
+	Content          any            `json:"content"`
 	ReasoningContent string         `json:"reasoning_content,omitempty"`
 	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
+}
+
+// contentPart is one part of a user message with images: text, or an
+// image as a data URL (Chat Completions' image_url part).
+type contentPart struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
 }
 
 type chatToolCall struct {
@@ -104,7 +118,18 @@ func encodeMessage(m llm.Message) (chatMessage, error) {
 	text := m.Text
 	switch m.Role {
 	case llm.RoleUser:
-		return chatMessage{Role: "user", Content: &text}, nil
+		if len(m.Images) == 0 {
+			return chatMessage{Role: "user", Content: &text}, nil
+		}
+		parts := make([]contentPart, 0, len(m.Images)+1)
+		if text != "" {
+			parts = append(parts, contentPart{Type: "text", Text: text})
+		}
+		for _, img := range m.Images {
+			url := "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
+		}
+		return chatMessage{Role: "user", Content: parts}, nil
 	case llm.RoleTool:
 		// An error result goes as is: the loop already prefixed it.
 		return chatMessage{Role: "tool", Content: &text, ToolCallID: m.ToolCallID}, nil

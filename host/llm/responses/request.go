@@ -1,10 +1,12 @@
 package responses
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
 	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -79,7 +81,20 @@ func input(ms []llm.Message, model string) responses.ResponseInputParam {
 				items = append(items, responses.ResponseInputItemParamOfFunctionCall(args, c.ID, c.Name))
 			}
 		default:
-			items = append(items, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
+			if len(m.Images) == 0 {
+				items = append(items, responses.ResponseInputItemParamOfMessage(m.Text, responses.EasyInputMessageRoleUser))
+				break
+			}
+			var parts responses.ResponseInputMessageContentListParam // the text, then the images as data URLs
+			if m.Text != "" {
+				parts = append(parts, responses.ResponseInputContentParamOfInputText(m.Text))
+			}
+			for _, img := range m.Images {
+				p := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
+				p.OfInputImage.ImageURL = param.NewOpt("data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data))
+				parts = append(parts, p)
+			}
+			items = append(items, responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser))
 		}
 	}
 	return items

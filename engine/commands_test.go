@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/harness-dev/harness/host/event"
+)
+
+func TestParseCommand(t *testing.T) {
+	for _, tc := range []struct {
+		in         []event.Content
+		name, args string
+		ok         bool
+	}{
+		{in: event.Text("/compact"), name: "compact", ok: true},
+		{in: event.Text("  /compact  \n"), name: "compact", ok: true},
+		{in: event.Text("/init keep it short\nplease"), name: "init", args: "keep it short\nplease", ok: true},
+		{in: event.Text("/compacted"), ok: false},    // not the command's word
+		{in: event.Text("/frobnicate x"), ok: false}, // unknown: text for the model
+		{in: event.Text("please /compact"), ok: false},
+		{in: event.Text("compact"), ok: false},
+		{in: event.Text("/"), ok: false},
+		{in: nil, ok: false},
+		{in: []event.Content{{Type: event.ContentResourceLink, URI: "file:///compact", Name: "/compact"}}, ok: false},
+	} {
+		name, args, ok := ParseCommand(tc.in)
+		if name != tc.name || args != tc.args || ok != tc.ok {
+			t.Errorf("ParseCommand(%+v) = %q, %q, %v; want %q, %q, %v", tc.in, name, args, ok, tc.name, tc.args, tc.ok)
+		}
+	}
+}
+
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"/compact", "/init x", " /x", "/", "text"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, args, ok := ParseCommand(event.Text(s))
+		if !ok {
+			if name != "" || args != "" {
+				t.Fatalf("not a command but %q %q", name, args)
+			}
+			return
+		}
+		if !strings.Contains(s, "/"+name) || !strings.Contains(s, args) {
+			t.Fatalf("%q parsed as %q %q", s, name, args)
+		}
+	})
+}

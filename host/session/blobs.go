@@ -1,0 +1,126 @@
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+)
+
+// Blobs: the bytes of a session's images are kept out of its log, each in
+// a file named by its content hash in a folder next to the log:
+// <id>.blobs/<sha256 hex> beside <id>.jsonl (folder 0700, files 0600). A
+// blob is written (and synced) before the event that names it is appended,
+// so a logged hash always has its file; the same bytes are stored once.
+
+// blobDir is the folder of session id's blobs; "" when the store's
+// backend is not a directory of files.
+func (st *Store) blobDir(id string) string {
+	if j, ok := st.backend().(JSONL); ok && j.Dir != "" {
+		return filepath.Join(j.Dir, id+".blobs")
+	}
+	return ""
+}
+
+// blobDir is the folder of s's blobs; "" when it has none.
+func (s *Session) blobDir() string { return s.blobs }
+
+// PutBlob stores data in s's blob folder and returns its hash (lowercase
+// hex SHA-256), the name to log.
+func (s *Session) PutBlob(data []byte) (string, error) {
+	dir := s.blobDir()
+	if dir == "" {
+		return "", errors.New("store a blob: this session's log is not kept in a file")
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	path := filepath.Join(dir, hash)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return hash, nil // already there
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("store a blob: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("store a blob: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("store a blob: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil { // the rename survives a crash
+		d.Sync()
+		d.Close()
+	}
+	return hash, nil
+}
+
+// Blob returns the bytes of the blob hash of s. A hash that is not 64 hex
+// digits is refused (it never names a path outside the folder); a missing
+// blob is an error matching fs.ErrNotExist.
+func (s *Session) Blob(hash string) ([]byte, error) {
+	if !validHash(hash) {
+		return nil, fmt.Errorf("read blob %q: not a SHA-256 hex digest", hash)
+	}
+	dir := s.blobDir()
+	if dir == "" {
+		return nil, fmt.Errorf("read blob %s: %w", hash, fs.ErrNotExist)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, hash))
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", hash, err)
+	}
+	return b, nil
+}
+
+// validHash reports whether h is a lowercase hex SHA-256.
+func validHash(h string) bool {
+	if len(h) != sha256.Size*2 {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// images loads the images of a user message's content from the blob
+// folder, for the model's history. An image whose blob cannot be read is
+// left out; the message's text names every image anyway ([image: …]).
+func (s *Session) images(content []event.Content) []llm.Image {
+	var out []llm.Image
+	for _, c := range content {
+		if c.Type != event.ContentImage {
+			continue
+		}
+		data, err := s.Blob(c.Blob)
+		if err != nil {
+			continue
+		}
+		out = append(out, llm.Image{MimeType: c.MimeType, Data: data})
+	}
+	return out
+}
