@@ -119,4 +119,4 @@
 // pinned as tools in go.mod.
 package pluginapi
 
-//go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"
+//go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(cd .. && go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(cd .. && go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"

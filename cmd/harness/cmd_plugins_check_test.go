@@ -81,7 +81,7 @@ func goBuild(dir, pkg, name string, env ...string) (string, error) {
 // v2Plugin is pluginapi's test plugin that speaks plugin protocol 2 only.
 func v2Plugin(t *testing.T) string {
 	return builtV2.get(t, func() (string, error) {
-		return goBuild(repoRoot, "./pluginapi/testdata/v2plugin", "v2plugin")
+		return goBuild(repoRoot+"/pluginapi", "./testdata/v2plugin", "v2plugin")
 	})
 }
 
@@ -359,7 +359,7 @@ func TestPluginsCheck(t *testing.T) {
 func TestPluginsCheckCatchesBreakage(t *testing.T) {
 	t.Parallel()
 	bin := builtTest.get(t, func() (string, error) {
-		return goBuild(repoRoot, "./pluginapi/testdata/testplugin", "testplugin")
+		return goBuild(repoRoot+"/pluginapi", "./testdata/testplugin", "testplugin")
 	})
 	code, out, _ := harness(t, map[string]string{}, "plugins", "check", bin)
 	if code != exitFailed {
