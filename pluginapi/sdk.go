@@ -10,7 +10,7 @@ const ModulePath = "github.com/harness-dev/harness/pluginapi"
 
 // SDKVersion is the version of this module the running binary was built
 // with, read from its build info: "v1.2.0" for a plugin that requires it;
-// "v1.2.0 (replaced)" when a replace directive pointed the requirement at a
+// "v1.2.0+replaced" when a replace directive pointed the requirement at a
 // folder or another module; "(devel)" for a binary of this module itself;
 // "" when the binary carries no build info or does not contain the module.
 // [Serve] sends it in Describe, so that `harness plugins` can show which
@@ -36,7 +36,7 @@ func sdkVersionIn(bi *debug.BuildInfo) string {
 			if d.Replace.Version != "" && d.Replace.Path == ModulePath {
 				return d.Replace.Version
 			}
-			return d.Version + " (replaced)"
+			return d.Version + "+replaced"
 		}
 		return d.Version
 	}

@@ -15,7 +15,7 @@ import (
 // module.
 func TestDescribeSDKVersion(t *testing.T) {
 	t.Parallel()
-	release := fmt.Sprintf(`^v%d\.%d\.\d+ \(replaced\)$`, pluginapi.ProtocolVersion, pluginapi.ProtocolMinor)
+	release := fmt.Sprintf(`^v%d\.%d\.\d+\+replaced$`, pluginapi.ProtocolVersion, pluginapi.ProtocolMinor)
 	for _, tc := range []struct{ plugin, want string }{
 		{"todo", release},
 		{"testplugin", `^\(devel\)$`},

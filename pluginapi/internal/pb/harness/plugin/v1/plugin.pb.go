@@ -1066,7 +1066,7 @@ type Describe_Response struct {
 	// The plugin SDK the plugin was built with, as the host shows it
 	// (`harness plugins`, `harness version`): for a Go plugin, the version
 	// of the module github.com/harness-dev/harness/pluginapi from the
-	// binary's build info ("v1.2.0"; "v1.2.0 (replaced)" when a replace
+	// binary's build info ("v1.2.0"; "v1.2.0+replaced" when a replace
 	// directive pointed it at a folder; "(devel)" inside that module).
 	// Informational only: empty means unknown, and nothing depends on it.
 	// Since minor 2 (SDK v1.2.0, the first release of v1).
