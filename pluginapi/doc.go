@@ -20,7 +20,7 @@
 // github.com/harness-dev/harness/pluginapi@v1.2.0`) and pulls in nothing
 // else of harness — its dependency graph is go-plugin, gRPC, protobuf and
 // hclog and what they need, never the host's modules (the ACP SDK,
-// fsnotify, the MCP SDK; arch_test.go and cmd/harness's TestThirdPartyPath
+// fsnotify, the MCP SDK; arch_test.go and internal/modproxy's TestThirdPartyPath
 // check it). Its versions are tags pluginapi/vX.Y.Z of the harness
 // repository: X is [ProtocolVersion], Y is [ProtocolMinor], Z counts
 // releases of the same protocol revision (docs/releasing.md). [SDKVersion]
