@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -222,6 +223,98 @@ func TestPluginsLinkNoLauncher(t *testing.T) {
 	}
 	if seen == 0 || !strings.Contains(string(out), module+"/pluginapi\t") {
 		t.Fatalf("go list -deps ./plugins/... named no pluginapi package; the check saw nothing:\n%s", out)
+	}
+}
+
+// sdkModuleDeps are the modules the plugin SDK (module pluginapi) may
+// require directly: what a plugin needs, and go-cmp for its tests only.
+var sdkModuleDeps = map[string]bool{
+	"github.com/hashicorp/go-plugin": true,
+	"github.com/hashicorp/go-hclog":  true,
+	"google.golang.org/grpc":         true,
+	"google.golang.org/protobuf":     true,
+	"github.com/google/go-cmp":       true, // tests only
+}
+
+// TestPluginAPIModule checks the module rules of the plugin SDK: pluginapi
+// is its own module, github.com/harness-dev/harness/pluginapi, requiring
+// nothing but sdkModuleDeps directly and with no replace directive (a
+// released module's replaces are ignored by its users); its packages'
+// build graph holds only those modules and what they need, none of the
+// host's (the ACP SDK, fsnotify, …); and the host module requires it,
+// replaced by the folder next to it for development in this repository.
+func TestPluginAPIModule(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	type goMod struct {
+		Module  struct{ Path string }
+		Require []struct {
+			Path     string
+			Indirect bool
+		}
+		Replace []struct {
+			Old struct{ Path string }
+			New struct{ Path string }
+		}
+	}
+	read := func(dir string) goMod {
+		cmd := exec.Command("go", "mod", "edit", "-json")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go mod edit -json in %s: %v", dir, err)
+		}
+		var m goMod
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	sdk := read("pluginapi")
+	if sdk.Module.Path != module+"/pluginapi" {
+		t.Fatalf("pluginapi/go.mod declares module %q, want %s/pluginapi", sdk.Module.Path, module)
+	}
+	for _, r := range sdk.Require {
+		if !r.Indirect && !sdkModuleDeps[r.Path] {
+			t.Errorf("pluginapi/go.mod requires %s: the plugin SDK depends only on go-plugin, gRPC, protobuf and hclog", r.Path)
+		}
+	}
+	if len(sdk.Replace) > 0 {
+		t.Errorf("pluginapi/go.mod has replace directives (%v): its users would not see them", sdk.Replace)
+	}
+	host := read(".")
+	required, replaced := false, false
+	for _, r := range host.Require {
+		required = required || r.Path == module+"/pluginapi"
+	}
+	for _, r := range host.Replace {
+		if r.Old.Path == module+"/pluginapi" {
+			replaced = r.New.Path == "./pluginapi"
+		}
+	}
+	if !required || !replaced {
+		t.Errorf("go.mod must require %s/pluginapi and replace it with ./pluginapi (required %v, replaced %v)", module, required, replaced)
+	}
+
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", "./...")
+	cmd.Dir = "pluginapi"
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./... in pluginapi: %v", err)
+	}
+	mods := map[string]bool{}
+	for _, m := range strings.Fields(string(out)) {
+		mods[m] = true
+	}
+	for _, host := range []string{module, "github.com/coder/acp-go-sdk", "github.com/fsnotify/fsnotify", "github.com/modelcontextprotocol/go-sdk"} {
+		if mods[host] {
+			t.Errorf("the plugin SDK's packages depend on the host-only module %s", host)
+		}
+	}
+	if !mods[module+"/pluginapi"] || !mods["github.com/hashicorp/go-plugin"] {
+		t.Fatalf("go list -deps in pluginapi named %v; the check saw nothing", mods)
 	}
 }
 

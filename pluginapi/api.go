@@ -118,6 +118,9 @@ type Description struct {
 	Tools         []ToolSpec
 	// EventTypes are the event types the plugin may propose in results.
 	EventTypes []string
+	// SDKVersion is the plugin SDK the plugin says it was built with
+	// ([SDKVersion] for a Go plugin); empty when it did not say.
+	SDKVersion string `json:",omitempty"`
 }
 
 // CallRequest is one tool call, with its context as fields.

@@ -17,6 +17,7 @@ func describeToPB(p *Plugin) *pb.Describe_Response {
 		PluginVersion: p.Version,
 		ProtocolMinor: ProtocolMinor,
 		EventTypes:    append([]string(nil), p.EventTypes...),
+		SdkVersion:    SDKVersion(),
 	}
 	for _, t := range p.Tools {
 		r.Tools = append(r.Tools, &pb.ToolSpec{

@@ -9,8 +9,38 @@
 // The host side — pluginhost.Launch, pluginhost.Attach, the process
 // runner, the environment a plugin is started with, the HostServices
 // server — is package pluginapi/pluginhost, which only the host imports:
-// a plugin binary links none of it (arch_test.go checks the build graph).
+// a plugin binary links none of it (arch_test.go checks the build graph;
+// see The module for why it is in this module).
 // The generated gRPC code is internal to pluginapi/, shared by both sides.
+//
+// # The module
+//
+// pluginapi is a Go module of its own, github.com/harness-dev/harness/pluginapi,
+// the plugin SDK: a plugin requires it (`go get
+// github.com/harness-dev/harness/pluginapi@v1.2.0`) and pulls in nothing
+// else of harness — its dependency graph is go-plugin, gRPC, protobuf and
+// hclog and what they need, never the host's modules (the ACP SDK,
+// fsnotify, the MCP SDK; arch_test.go and internal/modproxy's TestThirdPartyPath
+// check it). Its versions are tags pluginapi/vX.Y.Z of the harness
+// repository: X is [ProtocolVersion], Y is [ProtocolMinor], Z counts
+// releases of the same protocol revision (docs/releasing.md). [SDKVersion]
+// reads the version a binary was built with from its build info; [Serve]
+// sends it in Describe and `harness plugins` shows it.
+//
+// The host side, package pluginhost, lives in this module too, as a
+// package plugins never import. The alternative — pluginhost in the host
+// module, with the generated code and the wire rules exported to it as a
+// package such as pluginapi/hostwire — was rejected: the generated gRPC
+// types and the status/size rules would become public API of the SDK,
+// versioned and frozen with it, for the sake of one importer; plugintest,
+// which plays the host in a plugin's tests and so is in the SDK, needs the
+// launcher anyway; and pluginhost adds no module to a plugin's graph (it
+// uses go-plugin, gRPC and hclog, which a plugin has already). A plugin
+// binary still links none of it: Go links packages, not modules, and
+// arch_test.go checks the plugins' build graph. The cost is that a change
+// to the launcher is a change to this module; the host builds against the
+// folder next to it (a replace directive in the host's go.mod), so that
+// costs a release only when the host itself is released.
 //
 // # Who calls whom
 //
@@ -113,10 +143,11 @@
 //
 // The Go code for the proto lives in internal/pb and is committed; nothing
 // outside pluginapi/ can import it, and neither side's exported API shows
-// it. `go generate ./pluginapi/...` regenerates it
-// with protoc (Debian's protobuf-compiler package: apt-get install
-// protobuf-compiler) and the protoc-gen-go and protoc-gen-go-grpc versions
-// pinned as tools in go.mod.
+// it. `go generate ./...` in pluginapi/ regenerates it with protoc
+// (Debian's protobuf-compiler package: apt-get install protobuf-compiler)
+// and the protoc-gen-go and protoc-gen-go-grpc versions pinned as tools in
+// the host's go.mod (the repository root's), so that the SDK's module
+// requires neither.
 package pluginapi
 
-//go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"
+//go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(cd .. && go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(cd .. && go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"

@@ -285,7 +285,7 @@ func TestProtoCompatible(t *testing.T) {
 		t.Logf("recorded the additive changes in %s", wireSnapshot)
 		return
 	}
-	t.Errorf("the v1 descriptor has additive changes not recorded in %s (fine, but record them: go test ./pluginapi -run TestProtoCompatible -update):\n%s",
+	t.Errorf("the v1 descriptor has additive changes not recorded in %s (fine, but record them: (cd pluginapi && go test -run TestProtoCompatible -update .)):\n%s",
 		wireSnapshot, cmp.Diff(old, cur))
 }
 
@@ -409,6 +409,6 @@ func TestProtoGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(wireOf(pb.File_harness_plugin_v1_plugin_proto), wireOf(fd)); diff != "" {
-		t.Errorf("proto/harness/plugin/v1/plugin.proto and the generated code differ: run go generate ./pluginapi/... (-generated +proto):\n%s", diff)
+		t.Errorf("proto/harness/plugin/v1/plugin.proto and the generated code differ: run go generate in pluginapi/ (-generated +proto):\n%s", diff)
 	}
 }

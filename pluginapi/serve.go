@@ -164,6 +164,7 @@ type describeJSON struct {
 	ProtocolMinor int            `json:"protocolMinor"`
 	Tools         []toolSpecJSON `json:"tools"`
 	EventTypes    []string       `json:"eventTypes"`
+	SDKVersion    string         `json:"sdkVersion,omitempty"`
 }
 
 type toolSpecJSON struct {
@@ -180,6 +181,7 @@ func printDescription(w io.Writer, p *Plugin) int {
 	d := describeJSON{
 		Name: p.Name, Version: p.Version, Protocol: ProtocolVersion, ProtocolMinor: ProtocolMinor,
 		Tools: []toolSpecJSON{}, EventTypes: append([]string{}, p.EventTypes...),
+		SDKVersion: SDKVersion(),
 	}
 	for _, t := range p.Tools {
 		d.Tools = append(d.Tools, toolSpecJSON{

@@ -15,7 +15,7 @@ import (
 // each plugin's failure.
 func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSHA256\tSTATUS\tTOOLS\tPATH\n")
+	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSDK\tSHA256\tSTATUS\tTOOLS\tPATH\n")
 	failed := 0
 	for _, p := range infos {
 		name, sum := p.Name, p.SHA256
@@ -28,7 +28,7 @@ func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 		if sum == "" {
 			sum = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Version), sum, p.Status, dash(strings.Join(p.Tools, ",")), p.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Version), dash(p.SDK), sum, p.Status, dash(strings.Join(p.Tools, ",")), p.Path)
 		if p.Err != "" {
 			failed++
 		}

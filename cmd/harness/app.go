@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/shorten"
+	"github.com/harness-dev/harness/pluginapi"
 )
 
 // version is the harness version, set at build time with
@@ -21,6 +22,16 @@ var version = "dev"
 // versionString is the version to show: the one set at build time, else
 // the commit the binary was built from.
 func versionString() string { return engine.Version(version) }
+
+// sdkVersion is the version of the plugin SDK module this binary was
+// built with, the contract it speaks to plugins ("unknown" without build
+// info).
+func sdkVersion() string {
+	if v := pluginapi.SDKVersion(); v != "" {
+		return v
+	}
+	return "unknown"
+}
 
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {
@@ -88,6 +99,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":
 		fmt.Fprintf(std.out, "harness %s\n", versionString())
+		fmt.Fprintf(std.out, "plugin protocol %d.%d, %s %s\n", pluginapi.ProtocolVersion, pluginapi.ProtocolMinor, pluginapi.ModulePath, sdkVersion())
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(std.out, usage)

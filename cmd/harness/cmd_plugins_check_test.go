@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,13 +66,18 @@ func (b *builtOnce) get(t *testing.T, build func() (string, error)) string {
 // GOMODCACHE, so that it works on an empty module cache too; the temp dir
 // is removed when the tests end (TestMain).
 func goBuild(dir, pkg, name string, env ...string) (string, error) {
+	return goBuildEnv(dir, pkg, name, append(os.Environ(), append([]string{"GOWORK=off"}, env...)...))
+}
+
+// goBuildEnv is goBuild with the go command's whole environment.
+func goBuildEnv(dir, pkg, name string, env []string) (string, error) {
 	out, err := testTempDir("harness-kit-")
 	if err != nil {
 		return "", err
 	}
 	cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), pkg)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), append([]string{"GOWORK=off"}, env...)...)
+	cmd.Env = env
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s in %s: %v\n%s", pkg, dir, err, b)
 	}
@@ -81,16 +87,24 @@ func goBuild(dir, pkg, name string, env ...string) (string, error) {
 // v2Plugin is pluginapi's test plugin that speaks plugin protocol 2 only.
 func v2Plugin(t *testing.T) string {
 	return builtV2.get(t, func() (string, error) {
-		return goBuild(repoRoot, "./pluginapi/testdata/v2plugin", "v2plugin")
+		return goBuild(repoRoot+"/pluginapi", "./testdata/v2plugin", "v2plugin")
 	})
 }
 
-// jsonqPlugin builds examples/plugins/jsonq as CI does: in its own
-// module, with its own go.mod and go.sum (no -mod=mod: they must be
-// complete).
+// jsonqPlugin builds examples/plugins/jsonq as a third party does: a
+// copy outside the repository, in its own module, requiring the tagged SDK
+// (served by sdkProxy, see TestThirdPartyPath) with no replace directive.
 func jsonqPlugin(t *testing.T) string {
+	version := requiredSDK(t, jsonqExample)
+	env := kitEnv(t, version)
+	mod := copyOutside(t, jsonqExample)
 	return builtJSONQ.get(t, func() (string, error) {
-		return goBuild(jsonqExample, ".", "jsonq")
+		dl := exec.Command("go", "mod", "download", sdkModule)
+		dl.Dir, dl.Env = mod, env
+		if out, err := dl.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go mod download %s: %v\n%s", sdkModule, err, out)
+		}
+		return goBuildEnv(mod, ".", "jsonq", env)
 	})
 }
 
@@ -359,7 +373,7 @@ func TestPluginsCheck(t *testing.T) {
 func TestPluginsCheckCatchesBreakage(t *testing.T) {
 	t.Parallel()
 	bin := builtTest.get(t, func() (string, error) {
-		return goBuild(repoRoot, "./pluginapi/testdata/testplugin", "testplugin")
+		return goBuild(repoRoot+"/pluginapi", "./testdata/testplugin", "testplugin")
 	})
 	code, out, _ := harness(t, map[string]string{}, "plugins", "check", bin)
 	if code != exitFailed {
@@ -545,13 +559,14 @@ func docFiles(t *testing.T) map[string]string {
 }
 
 // TestPluginDoc follows docs/plugins.md's quick start literally in a temp
-// dir: the doc's main.go, main_test.go and try.jsonl, written as they
-// stand; go test; go build into a plugin dir; harness plugins check; and
-// harness run with the doc's script, which fails unless the tool answered
-// as the doc says. Only `go get` differs: the module requires this
-// checkout (a replace directive) and starts from its go.sum; the go
-// command keeps the user's GOPROXY and GOMODCACHE, so that the test passes
-// on an empty module cache (it downloads what the temp module needs).
+// dir outside this repository, as a third party on a fresh machine: the
+// doc's shell commands, run as they stand (go mod init; go get of the
+// tagged SDK, which the go command resolves through a module proxy built
+// from this checkout — no replace directive; go test; go build into
+// ~/harness-plugins; harness plugins check; harness run with the doc's
+// script, which fails unless the tool answered as the doc says) and the
+// doc's main.go, main_test.go and try.jsonl, written as they stand. ~ is
+// a temp home; harness runs in this process.
 func TestPluginDoc(t *testing.T) {
 	t.Parallel()
 	files := docFiles(t)
@@ -563,53 +578,117 @@ func TestPluginDoc(t *testing.T) {
 	if n := strings.Count(files["main.go"], "\n"); n > 50 {
 		t.Errorf("the doc's plugin is %d lines; the quick start promises about 30", n)
 	}
-	root, err := filepath.Abs(repoRoot)
-	if err != nil {
+	cmds := docCommands(t)
+	if len(cmds) < 2 || !strings.HasPrefix(cmds[0], "go mod init ") || !strings.HasPrefix(cmds[1], "go get "+sdkModule+"@") {
+		t.Fatalf("the quick start does not begin with go mod init and go get %s@VERSION: %q", sdkModule, cmds)
+	}
+	version := strings.TrimPrefix(cmds[1], "go get "+sdkModule+"@")
+	if jsonq := requiredSDK(t, jsonqExample); jsonq != version {
+		t.Errorf("the doc gets SDK %s, examples/plugins/jsonq requires %s: name one version", version, jsonq)
+	}
+	env := kitEnv(t, version)
+	mod := filepath.Join(t.TempDir(), "wordcount")
+	home := t.TempDir()
+	if err := os.Mkdir(mod, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	mod := t.TempDir()
-	gomod := "module example.com/wordcount\n\ngo 1.26.0\n\nrequire github.com/harness-dev/harness v0.0.0\n\nreplace github.com/harness-dev/harness => " + root + "\n"
-	files["go.mod"] = gomod
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["go.sum"] = string(sum)
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gocmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	gocmd("test", "./...")
-	pluginDir := filepath.Join(t.TempDir(), "harness-plugins")
-	gocmd("build", "-o", pluginDir+string(filepath.Separator), ".")
-	bin := filepath.Join(pluginDir, "wordcount")
-	wantChecksPass(t, bin, "wordcount 0.1.0")
-
 	state := t.TempDir()
-	env := map[string]string{"HARNESS_STATE_DIR": state}
-	code, out, errOut := harness(t, env, "run", "--plugin-dir", pluginDir, "--provider", "script", "--script", filepath.Join(mod, "try.jsonl"), "count the words")
-	if code != exitOK {
-		t.Fatalf("harness run with the doc's script: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	var ran []string
+	for i, line := range cmds {
+		if i == 2 {
+			// The doc's files go in after go get, as a reader pastes them.
+			for name, content := range files {
+				if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		args := shellFields(line, home)
+		switch args[0] {
+		case "go":
+			cmd := exec.Command("go", args[1:]...)
+			cmd.Dir = mod
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("docs/plugins.md: %s: %v\n%s", line, err, out)
+			}
+		case "harness":
+			// harness runs in this process, in mod (the script's path is
+			// relative to it).
+			for j, a := range args {
+				if a == "try.jsonl" {
+					args[j] = filepath.Join(mod, a)
+				}
+			}
+			code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": state}, args[1:]...)
+			if code != exitOK {
+				t.Fatalf("docs/plugins.md: %s: exit %d\nstdout:\n%s\nstderr:\n%s", line, code, out, errOut)
+			}
+			if args[1] == "run" && !strings.Contains(out, "Counted.") {
+				t.Errorf("the run's answer is missing:\n%s", out)
+			}
+		default:
+			t.Fatalf("docs/plugins.md's quick start runs %q, which this test does not know", line)
+		}
+		ran = append(ran, args[0]+" "+args[1])
 	}
+	want := []string{"go mod", "go get", "go test", "go build", "harness plugins", "harness run"}
+	if !slices.Equal(ran, want) {
+		t.Errorf("the quick start's commands are %q, this test checks %q", ran, want)
+	}
+	bin := filepath.Join(home, "harness-plugins", "wordcount")
+	wantChecksPass(t, bin, "wordcount 0.1.0")
 	evs, _ := logtest.ReadLog(t, state)
 	call, result := toolCall(t, evs)
 	if result["content"] != "5 words, 2 lines" {
 		t.Errorf("tool/result = %v", result)
 	}
 	servedBy(t, call, "wordcount", bin)
-	if !bytes.Contains([]byte(out), []byte("Counted.")) {
-		t.Errorf("the run's answer is missing:\n%s", out)
+}
+
+// shellFields splits a command line of the doc as sh would for these
+// simple lines: words, "double-quoted" words, ~ at a word's start as home.
+func shellFields(line, home string) []string {
+	var args []string
+	for _, m := range regexp.MustCompile(`"([^"]*)"|(\S+)`).FindAllStringSubmatch(line, -1) {
+		a := m[1]
+		if m[2] != "" {
+			a = m[2]
+			if a == "~" || strings.HasPrefix(a, "~/") {
+				a = home + a[1:]
+			}
+		}
+		args = append(args, a)
 	}
+	return args
+}
+
+// docCommands returns the shell commands of the quick-start section of
+// docs/plugins.md: the lines of its sh blocks.
+func docCommands(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(pluginDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "\n## Write a plugin in 30 lines\n")
+	if start < 0 {
+		t.Fatal(`docs/plugins.md has no "## Write a plugin in 30 lines" section`)
+	}
+	section := doc[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	var cmds []string
+	for _, m := range regexp.MustCompile("(?ms)^```sh\n(.*?)^```\n").FindAllStringSubmatch(section, -1) {
+		for _, line := range strings.Split(m[1], "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				cmds = append(cmds, line)
+			}
+		}
+	}
+	return cmds
 }
 
 func TestRegistrationProblems(t *testing.T) {

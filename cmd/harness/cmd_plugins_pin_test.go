@@ -142,7 +142,7 @@ func listPlugins(t *testing.T, dir string) string {
 // sha256 sum as running, or registered to start on first use (not
 // started).
 func running(out, name, sum string) bool {
-	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +\S+ +` + sum[:12] + ` +(running|not started) `).MatchString(out)
+	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +\S+ +\S+ +` + sum[:12] + ` +(running|not started) `).MatchString(out)
 }
 
 // TestPinnedPluginRefused is the acceptance test of pinning: a pinned

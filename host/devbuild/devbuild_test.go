@@ -47,8 +47,8 @@ func main() {
 `
 
 // tempModule makes a module outside the repository whose folder plug is a
-// plugin answering version v1; it uses this repository's pluginapi through
-// a replace directive and starts from this repository's go.sum. go build
+// plugin answering version v1; it uses this repository's pluginapi module
+// through a replace directive and starts from its go.sum. go build
 // keeps the user's GOPROXY and GOMODCACHE, so that it works on an empty
 // module cache (it downloads what the temp module needs). It returns the
 // plugin's source folder and the environment go build needs.
@@ -60,11 +60,11 @@ func tempModule(t *testing.T) (src string, env []string) {
 	}
 	root := filepath.Dir(strings.TrimSpace(string(out)))
 	mod := t.TempDir()
-	gomod := fmt.Sprintf("module example.com/devtest\n\ngo 1.26\n\nrequire github.com/harness-dev/harness v0.0.0\n\nreplace github.com/harness-dev/harness => %s\n", root)
+	gomod := fmt.Sprintf("module example.com/devtest\n\ngo 1.26\n\nrequire github.com/harness-dev/harness/pluginapi v1.2.0\n\nreplace github.com/harness-dev/harness/pluginapi => %s\n", filepath.Join(root, "pluginapi"))
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(root, "pluginapi", "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}

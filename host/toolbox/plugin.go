@@ -621,6 +621,7 @@ func (p *plugin) info() PluginInfo {
 		Path:    p.path,
 		Name:    p.desc.Name,
 		Version: p.desc.Version,
+		SDK:     p.desc.SDKVersion,
 		SHA256:  p.sum,
 		Tools:   toolNames(p.desc),
 		Status:  StatusStopped,

@@ -218,10 +218,13 @@ type PluginInfo struct {
 	Path    string // the discovered file
 	Name    string
 	Version string
-	SHA256  string
-	Tools   []string
-	PID     int // 0 when no process runs
-	Status  Status
+	// SDK is the plugin SDK version the plugin says it was built with
+	// (Describe's sdk_version); empty when it did not say.
+	SDK    string
+	SHA256 string
+	Tools  []string
+	PID    int // 0 when no process runs
+	Status Status
 	// Err is why it failed, or its last crash.
 	Err string
 	// LastReload is the last reload attempt of this file (nil: none),

@@ -68,8 +68,9 @@ func run(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("build plugins: %v\n%s", err, out)
 	}
 	// proto2 speaks plugin protocol 2 only: pluginapi's test plugin for it.
-	cmd = exec.Command("go", "build", "-o", filepath.Join(dir, "proto2"), "./pluginapi/testdata/v2plugin")
-	cmd.Dir = root
+	// pluginapi is its own module: build it from its folder.
+	cmd = exec.Command("go", "build", "-o", filepath.Join(dir, "proto2"), "./testdata/v2plugin")
+	cmd.Dir = filepath.Join(root, "pluginapi")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build proto2: %v\n%s", err, out)
 	}

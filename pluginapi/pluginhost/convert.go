@@ -17,6 +17,7 @@ func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
 		Version:       r.GetPluginVersion(),
 		ProtocolMinor: int(r.GetProtocolMinor()),
 		EventTypes:    r.GetEventTypes(),
+		SDKVersion:    r.GetSdkVersion(),
 	}
 	for _, t := range r.GetTools() {
 		d.Tools = append(d.Tools, pluginapi.ToolSpec{

@@ -14,7 +14,9 @@
 // package pluginapi, the contract and the plugin side, and never this one:
 // a plugin binary links none of the launcher (arch_test.go checks `go list
 // -deps ./plugins/...`). Both sides share the generated gRPC code and the
-// wire rules in pluginapi/internal.
+// wire rules in pluginapi/internal, which is why this package is in the
+// plugin SDK's module (github.com/harness-dev/harness/pluginapi) rather
+// than the host's: package pluginapi's doc says why.
 //
 // # Launching
 //

@@ -41,12 +41,20 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"../../plugins/todo", "../testdata/testplugin", "../testdata/v2plugin")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build test plugins: %v\n", err)
-		return 1
+	// The test plugins are in this module; the todo plugin is the host
+	// module's (the repository root), which builds against this folder.
+	for _, b := range []struct{ dir, pkg string }{
+		{"..", "./testdata/testplugin"},
+		{"..", "./testdata/v2plugin"},
+		{"../..", "./plugins/todo"},
+	} {
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), b.pkg)
+		build.Dir = b.dir
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build test plugin %s: %v\n", b.pkg, err)
+			return 1
+		}
 	}
 	bins = dir
 	return m.Run()

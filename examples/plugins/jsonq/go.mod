@@ -2,7 +2,7 @@ module github.com/harness-dev/harness/examples/plugins/jsonq
 
 go 1.26.0
 
-require github.com/harness-dev/harness v0.0.0
+require github.com/harness-dev/harness/pluginapi v1.2.0
 
 require (
 	github.com/fatih/color v1.13.0 // indirect
@@ -20,8 +20,3 @@ require (
 	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-// Developed inside the harness repository: build against the pluginapi
-// next to it. Out of the tree, drop this line and require a released
-// version of github.com/harness-dev/harness instead.
-replace github.com/harness-dev/harness => ../../..

@@ -1062,7 +1062,15 @@ type Describe_Response struct {
 	Tools         []*ToolSpec `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
 	// The event types the plugin may propose in results (e.g. "todo/write").
 	// The host rejects any other.
-	EventTypes    []string `protobuf:"bytes,5,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	EventTypes []string `protobuf:"bytes,5,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	// The plugin SDK the plugin was built with, as the host shows it
+	// (`harness plugins`, `harness version`): for a Go plugin, the version
+	// of the module github.com/harness-dev/harness/pluginapi from the
+	// binary's build info ("v1.2.0"; "v1.2.0+replaced" when a replace
+	// directive pointed it at a folder; "(devel)" inside that module).
+	// Informational only: empty means unknown, and nothing depends on it.
+	// Since minor 2 (SDK v1.2.0, the first release of v1).
+	SdkVersion    string `protobuf:"bytes,6,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1130,6 +1138,13 @@ func (x *Describe_Response) GetEventTypes() []string {
 		return x.EventTypes
 	}
 	return nil
+}
+
+func (x *Describe_Response) GetSdkVersion() string {
+	if x != nil {
+		return x.SdkVersion
+	}
+	return ""
 }
 
 type Configure_Request struct {
@@ -2447,9 +2462,9 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x19\n" +
 	"\bold_text\x18\x02 \x01(\tR\aoldText\x12\x19\n" +
 	"\bnew_text\x18\x03 \x01(\tR\anewText\x12\x19\n" +
-	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\xe5\x01\n" +
+	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\x86\x02\n" +
 	"\bDescribe\x1a\t\n" +
-	"\aRequest\x1a\xcd\x01\n" +
+	"\aRequest\x1a\xee\x01\n" +
 	"\bResponse\x12\x1f\n" +
 	"\vplugin_name\x18\x01 \x01(\tR\n" +
 	"pluginName\x12%\n" +
@@ -2457,7 +2472,9 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x0eprotocol_minor\x18\x03 \x01(\rR\rprotocolMinor\x121\n" +
 	"\x05tools\x18\x04 \x03(\v2\x1b.harness.plugin.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vevent_types\x18\x05 \x03(\tR\n" +
-	"eventTypes\"\xe0\x01\n" +
+	"eventTypes\x12\x1f\n" +
+	"\vsdk_version\x18\x06 \x01(\tR\n" +
+	"sdkVersion\"\xe0\x01\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +

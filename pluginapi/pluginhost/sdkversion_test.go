@@ -1,0 +1,34 @@
+package pluginhost_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
+
+// TestDescribeSDKVersion checks that a plugin's Describe carries the SDK
+// version from the plugin binary's build info, over the real process and
+// gRPC path: the todo plugin is built in the host module, which requires
+// the SDK replaced by this folder; testplugin is built in the SDK's own
+// module.
+func TestDescribeSDKVersion(t *testing.T) {
+	t.Parallel()
+	release := fmt.Sprintf(`^v%d\.%d\.\d+\+replaced$`, pluginapi.ProtocolVersion, pluginapi.ProtocolMinor)
+	for _, tc := range []struct{ plugin, want string }{
+		{"todo", release},
+		{"testplugin", `^\(devel\)$`},
+	} {
+		t.Run(tc.plugin, func(t *testing.T) {
+			t.Parallel()
+			d, err := launch(t, tc.plugin).Describe(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(tc.want).MatchString(d.SDKVersion) {
+				t.Errorf("Describe's SDK version = %q, want %s", d.SDKVersion, tc.want)
+			}
+		})
+	}
+}
