@@ -52,29 +52,3 @@ func (c *config) modelChoice() engine.ModelChoice {
 	return engine.ModelChoice{Provider: c.Provider, Model: c.Model, Names: c.Models, File: c.ModelTable,
 		FileName: file, ContextWindow: c.ContextWindow}
 }
-
-// usageLine renders the usage of a turn on one line: tokens in (cached
-// among them), out, and the cost when the model's prices are known; ""
-// when the provider reported none.
-func usageLine(u engine.Usage) string {
-	t := u.Total
-	if t.IsZero() {
-		return ""
-	}
-	line := fmt.Sprintf("tokens: %d in (%d cached) · %d out", t.InputTokens+t.CacheReadTokens, t.CacheReadTokens, t.OutputTokens)
-	if u.Priced && u.Currency != "" {
-		line += " · " + money(u.Cost, u.Currency)
-	}
-	if u.Size > 0 {
-		line += fmt.Sprintf(" · context %d/%d", u.Used, u.Size)
-	}
-	return line
-}
-
-// money renders an amount with enough digits for fractions of a cent.
-func money(amount float64, currency string) string {
-	if currency == "USD" {
-		return fmt.Sprintf("$%.4f", amount)
-	}
-	return fmt.Sprintf("%.4f %s", amount, currency)
-}

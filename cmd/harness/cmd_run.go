@@ -61,7 +61,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	h.ConnectMCP(s, nil)
 	from := int64(s.Len())
 	code, err := h.turn(ctx, s, text, std)
-	if line := usageLine(h.Usage(s, from)); line != "" {
+	if line := termview.UsageLine(h.Usage(s, from)); line != "" {
 		if h.color && isTerminal(std.err) {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}

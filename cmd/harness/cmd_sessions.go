@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 
-	"github.com/harness-dev/harness/host/event"
-	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/engine"
 
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/termview"
@@ -36,34 +34,5 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitUsage, err
 	}
-	return exitOK, termview.Sessions(std.out, list, func(s session.Summary) string { return sessionTotal(s, models) })
-}
-
-// sessionTotal renders a session's tokens (in, cached among them, out) and
-// cost, each turn priced at the model current when it ended ("" in the
-// summary: the default, models[0]); "-" when no usage was reported.
-func sessionTotal(s session.Summary, models []llm.ModelInfo) string {
-	var total event.Usage
-	cost, currency, priced := 0.0, "", len(models) > 0
-	for name, u := range s.Usage {
-		total = total.Add(u)
-		i := slices.IndexFunc(models, func(m llm.ModelInfo) bool { return m.Name == name })
-		if name == "" && len(models) > 0 {
-			i = 0
-		}
-		if i < 0 || models[i].Prices == nil || currency != "" && models[i].Prices.CurrencyOrUSD() != currency {
-			priced = false
-			continue
-		}
-		currency = models[i].Prices.CurrencyOrUSD()
-		cost += models[i].Prices.Cost(llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens})
-	}
-	if total.IsZero() {
-		return "-"
-	}
-	out := fmt.Sprintf("%d in (%d cached) · %d out", total.InputTokens+total.CacheReadTokens, total.CacheReadTokens, total.OutputTokens)
-	if priced && currency != "" {
-		out += " · " + money(cost, currency)
-	}
-	return out
+	return exitOK, termview.Sessions(std.out, list, func(s session.Summary) string { return termview.UsageTotal(engine.SummaryUsage(s, models)) })
 }

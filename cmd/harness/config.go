@@ -158,25 +158,11 @@ func (c *config) resolve() error {
 // such a mode switches a continued session.
 func (c *config) resolveMode() {
 	src := "mode"
-	if c.Permission != "" && (c.Mode == "" || sourceRank(c.source("permission")) > sourceRank(c.source("mode"))) {
+	if c.Permission != "" && (c.Mode == "" || c.set.Rank("permission") > c.set.Rank("mode")) {
 		c.Mode, src = c.Permission, "permission"
 	}
-	c.ModeSet = c.Mode != "" && sourceRank(c.source(src)) >= 2
+	c.ModeSet = c.Mode != "" && c.set.Rank(src) >= 2
 	c.modeFrom = src
-}
-
-// sourceRank orders the sources of host/settings: a flag (3), a variable
-// (2), the config file (1), the default (0).
-func sourceRank(src string) int {
-	switch {
-	case strings.HasPrefix(src, "--"):
-		return 3
-	case src == "default":
-		return 0
-	case strings.HasPrefix(src, "config file"):
-		return 1
-	}
-	return 2
 }
 
 // source says where setting name's value came from (host/settings).

@@ -148,6 +148,22 @@ func (s *Set) Source(name string) string {
 	return "default"
 }
 
+// Rank orders where setting name's value came from, strongest first: 3
+// a flag, 2 the environment, 1 the config file, 0 the default. A front end
+// folding a deprecated alias into its setting keeps the stronger one.
+func (s *Set) Rank(name string) int {
+	st, ok := s.byName[name]
+	switch {
+	case !ok || st.source == "default":
+		return 0
+	case st.fromFlag:
+		return 3
+	case st.source == st.env:
+		return 2
+	}
+	return 1
+}
+
 // File is the config file Resolve read, "" if none.
 func (s *Set) File() string { return s.file }
 
