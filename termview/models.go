@@ -16,7 +16,7 @@ import (
 // "?" for what is unknown.
 func Models(w io.Writer, models []llm.ModelInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tPROVIDER\tCONTEXT\tPRICE IN/CACHED/OUT PER 1M\tREASONING EFFORT")
+	io.WriteString(tw, "MODEL\tPROVIDER\tCONTEXT\tPRICE IN/CACHED/OUT PER 1M\tREASONING EFFORT\n")
 	for i, m := range models {
 		name := m.Name
 		if i == 0 {
