@@ -6,17 +6,18 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // attempt sends the request once and yields what arrives. It returns nil
 // when the stream finished or the consumer stopped.
-func (p *Provider) attempt(ctx context.Context, model string, prm sdk.MessageNewParams, out *emitter) error {
+func (p *Provider) attempt(ctx context.Context, model string, prm sdk.MessageNewParams, out *retry.Emitter) error {
 	stream := p.client.Messages.NewStreaming(ctx, prm)
 	defer stream.Close()
 	d := decoder{model: model}
 	for stream.Next() {
 		for _, c := range d.event(stream.Current()) {
-			if !out.emit(c) {
+			if !out.Emit(c) {
 				return nil
 			}
 		}
@@ -29,7 +30,7 @@ func (p *Provider) attempt(ctx context.Context, model string, prm sdk.MessageNew
 	}
 	if d.finish != "" { // message_delta came but message_stop did not: accept it
 		for _, c := range d.end() {
-			if !out.emit(c) {
+			if !out.Emit(c) {
 				return nil
 			}
 		}

@@ -80,7 +80,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("new openai-responses provider: parse base URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new openai-responses provider: base URL %q is not an http(s) URL", shown(u))
+		return nil, fmt.Errorf("new openai-responses provider: base URL %q is not an http(s) URL", retry.Shown(u))
 	}
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+"/", ""
 	if cfg.APIKey == "" {
@@ -94,7 +94,7 @@ func New(cfg Config) (*Provider, error) {
 	p := &Provider{
 		client: oai.NewClient(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
 			option.WithMaxRetries(0), option.WithHTTPClient(hc)),
-		shownBase: shown(u),
+		shownBase: retry.Shown(u),
 		apiKey:    cfg.APIKey,
 		keyHint:   cmp.Or(cfg.KeyHint, "check the API key"),
 		model:     cmp.Or(cfg.Model, DefaultModel),
@@ -121,57 +121,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: Name, Message: err.Error(), Err: err})
 			return
 		}
-		out := &emitter{yield: yield}
-		for attempt := 0; ; attempt++ {
-			err := p.attempt(ctx, model, prm, out)
-			if err == nil || out.stopped {
-				return
-			}
-			if ctx.Err() != nil {
-				yield(llm.Chunk{}, ctx.Err())
-				return
-			}
-			le, ok := errors.AsType[*llm.Error](err)
-			if out.yielded || attempt >= p.retry.Max || !ok || !le.Retryable() {
-				yield(llm.Chunk{}, err)
-				return
-			}
-			asked := time.Duration(-1)
-			if le.RetryAfter > 0 {
-				asked = le.RetryAfter
-			}
-			wait := p.retry.Wait(attempt, asked)
-			p.log.Warn("model request failed; retrying",
-				"provider", Name, "retry", attempt+1, "max_retries", p.retry.Max,
-				"wait", wait, "error", le.Error())
-			if err := retry.Sleep(ctx, wait); err != nil {
-				yield(llm.Chunk{}, err)
-				return
-			}
-		}
+		retry.Run(ctx, p.retry, Name, p.log, yield, func(out *retry.Emitter) error {
+			return p.attempt(ctx, model, prm, out)
+		})
 	}
-}
-
-// emitter passes chunks to the consumer and remembers whether any reached it
-// and whether it asked to stop.
-type emitter struct {
-	yield            func(llm.Chunk, error) bool
-	yielded, stopped bool
-}
-
-func (e *emitter) emit(c llm.Chunk) bool {
-	e.yielded = true
-	if !e.yield(c, nil) {
-		e.stopped = true
-		return false
-	}
-	return true
-}
-
-// shown returns u without credentials or query, for messages.
-func shown(u *url.URL) string {
-	v := *u
-	v.User = nil
-	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
-	return v.String()
 }

@@ -7,18 +7,19 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // attempt sends the request once and yields what arrives. It returns nil
 // when the stream finished or the consumer stopped.
-func (p *Provider) attempt(ctx context.Context, model string, prm responses.ResponseNewParams, out *emitter) error {
+func (p *Provider) attempt(ctx context.Context, model string, prm responses.ResponseNewParams, out *retry.Emitter) error {
 	stream := p.client.Responses.NewStreaming(ctx, prm)
 	defer stream.Close()
 	d := decoder{model: model}
 	for stream.Next() {
 		cs, err := d.event(stream.Current())
 		for _, c := range cs {
-			if !out.emit(c) {
+			if !out.Emit(c) {
 				return nil
 			}
 		}

@@ -1,16 +1,23 @@
 // Package retry holds the retry policy shared by the SDK-based providers
 // (anthropic, responses): exponential backoff with jitter that honours the
-// server's Retry-After up to a cap, and a sleep that ends with the context.
+// server's Retry-After up to a cap, a sleep that ends with the context, and
+// the streaming retry loop itself (Run, Emitter).
 // The Chat Completions provider keeps its own copy of the same policy.
 package retry
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/host/llm"
 )
 
 // Defaults of [Policy].
@@ -122,4 +129,66 @@ func Clean(s string, secrets ...string) string {
 		s = strings.TrimSpace(string(r[:299])) + "…"
 	}
 	return s
+}
+
+// Emitter passes chunks to a stream's consumer and remembers whether any
+// reached it (then a failure is no longer retried: the loop has seen part
+// of the answer) and whether the consumer asked to stop.
+type Emitter struct {
+	yield            func(llm.Chunk, error) bool
+	yielded, stopped bool
+}
+
+// Emit passes c on; false when the consumer asked to stop.
+func (e *Emitter) Emit(c llm.Chunk) bool {
+	e.yielded = true
+	if !e.yield(c, nil) {
+		e.stopped = true
+		return false
+	}
+	return true
+}
+
+// Run is the retry loop of a streaming provider: it calls attempt until
+// one succeeds, the consumer stops, or a failure may not be retried — one
+// that is not a retryable *llm.Error, comes after a chunk reached the
+// consumer, or exceeds p.Max — and yields that failure (ctx.Err() once ctx
+// is done). Between attempts it waits as p says, honouring the server's
+// advised delay, and logs one warning naming the provider.
+func Run(ctx context.Context, p Policy, provider string, log hclog.Logger, yield func(llm.Chunk, error) bool, attempt func(*Emitter) error) {
+	out := &Emitter{yield: yield}
+	for n := 0; ; n++ {
+		err := attempt(out)
+		if err == nil || out.stopped {
+			return
+		}
+		if ctx.Err() != nil {
+			yield(llm.Chunk{}, ctx.Err())
+			return
+		}
+		le, ok := errors.AsType[*llm.Error](err)
+		if out.yielded || n >= p.Max || !ok || !le.Retryable() {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		asked := time.Duration(-1)
+		if le.RetryAfter > 0 {
+			asked = le.RetryAfter
+		}
+		wait := p.Wait(n, asked)
+		log.Warn("model request failed; retrying",
+			"provider", provider, "retry", n+1, "max_retries", p.Max, "wait", wait, "error", le.Error())
+		if err := Sleep(ctx, wait); err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+	}
+}
+
+// Shown returns u without credentials, query or fragment, for messages.
+func Shown(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
+	return v.String()
 }
