@@ -135,7 +135,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
-		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget}
+		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget, StartOnUse: startOnUse}
 	return r, nil
 }
 
@@ -240,12 +240,7 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 		tp.Model = sessionModel{r: r, s: s} // the session's model, as of each step
 		turn.Model = tp
 	}
-	if lt, ok := turn.Tools.(loopTools); ok {
-		// Plugins start on first use: this turn's steps start the ones
-		// the model calls while it is still answering (prestart.go).
-		st := &stepTools{loopTools: lt}
-		turn.Tools, turn.Model = st, startingModel{Model: turn.Model, tools: st}
-	}
+	turn.Tools, turn.Model = startOnUse(turn.Tools, turn.Model)
 	checker := permission.Checker{Policy: r.cfg.Policy}
 	if asker != nil {
 		checker.Asker = asker

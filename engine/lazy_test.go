@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,65 @@ func TestPluginsLifecycle(t *testing.T) {
 	}
 	if alive(bash.PID) {
 		t.Errorf("bash (pid %d) still runs 10 s after its session closed", bash.PID)
+	}
+}
+
+// TestSubagentChildStartsPlugins: a child session's steps start the
+// plugins they call the way a session's turn does, so the child's
+// tool/call names the process that served it (not pid 0), with no plugin
+// running before the parent's first call.
+func TestSubagentChildStartsPlugins(t *testing.T) {
+	t.Parallel()
+	model, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"p1","name":"subagent","args":{"description":"plan","prompt":"write the plan"}}]}`,
+		`{"toolCalls":[{"id":"k1","name":"todo_write","args":{"todos":[{"content":"plan","status":"in_progress"}]}}],"expect":{"lastRole":"user","lastContains":"write the plan"}}`,
+		`{"text":"Planned.","expect":{"lastRole":"tool"}}`,
+		`{"text":"Done.","expect":{"lastRole":"tool","lastContains":"Planned."}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: "script",
+		MaxSteps: 10, Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := context.Background()
+	if err := rt.StartTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rt.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.CloseSession(s)
+	if out := rt.Run(ctx, s, nil, event.Text("delegate"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn: %s %v", out.Reason, out.Err)
+	}
+	pids := map[string]int{}
+	for _, p := range rt.Plugins() {
+		pids[p.Name] = p.PID
+	}
+	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*.jsonl"))
+	calls := 0
+	for _, f := range files {
+		for _, e := range logtest.ReadJSONL(t, f) {
+			if e["type"] != "tool/call" {
+				continue
+			}
+			calls++
+			d, _ := e["data"].(map[string]any)
+			p, _ := d["plugin"].(map[string]any)
+			pid, _ := p["pid"].(float64)
+			want := map[string]int{"subagent": pids["subagent"], "todo_write": pids["todo"]}[d["name"].(string)]
+			if want == 0 || int(pid) != want {
+				t.Errorf("%s: tool/call %v names pid %v, want %d (the process that served it)", filepath.Base(f), d["name"], p["pid"], want)
+			}
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("%d tool/call events in %d logs, want 2 (the parent's subagent, the child's todo_write)", calls, len(files))
 	}
 }

@@ -111,6 +111,20 @@ func (s *stepTools) settle() {
 	}
 }
 
+// startOnUse wraps one turn's tools and model so that the plugins its steps
+// call start while the model is still answering (plugins start on first
+// use); tools other than the plugins' toolbox are returned as they are.
+// Runtime.Run applies it to a session's turn, the subagent runner to a
+// child's run.
+func startOnUse(tools agent.Toolbox, model agent.Model) (agent.Toolbox, agent.Model) {
+	lt, ok := tools.(loopTools)
+	if !ok {
+		return tools, model
+	}
+	st := &stepTools{loopTools: lt}
+	return st, startingModel{Model: model, tools: st}
+}
+
 // startingModel is the loop's model that starts the plugins of the tools
 // its answer calls as soon as their names arrive, and returns the answer's
 // last chunk only once they run (stepTools).

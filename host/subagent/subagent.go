@@ -47,7 +47,12 @@ type Runner struct {
 	// from Tools.
 	Loop func(cwd string) (*agent.Loop, error)
 	// Tools are the parent's tools.
-	Tools         agent.Toolbox
+	Tools agent.Toolbox
+	// StartOnUse, when set, wraps a child's tools and model for its run the
+	// way the host wraps a session's turn: the engine starts the plugins a
+	// step calls while the model answers, so each tool/call names the
+	// process that serves it. Nil runs the child with them as they are.
+	StartOnUse    func(agent.Toolbox, agent.Model) (agent.Toolbox, agent.Model)
 	MaxDepth      int
 	MaxConcurrent int
 	Budget        Budget
@@ -147,14 +152,17 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 	b := r.budget()
 	loop.MaxSteps = b.Steps
 	loop.Approver = req.Approver
-	if r.Tools != nil {
-		loop.Tools = r.Tools
-		if depth >= r.maxDepth() {
-			loop.Tools = without{r.Tools, ToolName}
-		}
-	}
 	tokens := &tokenBudget{Model: loop.Model, limit: b.Tokens}
 	loop.Model = tokens
+	if r.Tools != nil {
+		loop.Tools = r.Tools
+		if r.StartOnUse != nil {
+			loop.Tools, loop.Model = r.StartOnUse(loop.Tools, loop.Model)
+		}
+		if depth >= r.maxDepth() {
+			loop.Tools = without{loop.Tools, ToolName}
+		}
+	}
 
 	runCtx, cancel := context.WithTimeout(ctx, b.Wall)
 	defer cancel()
