@@ -22,7 +22,9 @@ const ProtocolVersion = 1
 //     [Result.Meta] (title, locations, diffs), the Preview RPC
 //     ([Tool.Preview]); HostServices.ReadTextFile and WriteTextFile
 //     ([ReadTextFile], [WriteTextFile]).
-const ProtocolMinor = 2
+//   - 3: [Plugin.StartEarly] in Describe ([Description.StartEarly]): the
+//     plugin runs from the host's start and is never stopped when idle.
+const ProtocolMinor = 3
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -121,6 +123,9 @@ type Description struct {
 	// SDKVersion is the plugin SDK the plugin says it was built with
 	// ([SDKVersion] for a Go plugin); empty when it did not say.
 	SDKVersion string `json:",omitempty"`
+	// StartEarly says the plugin asked to run for as long as the host does
+	// ([Plugin.StartEarly]).
+	StartEarly bool `json:",omitempty"`
 }
 
 // CallRequest is one tool call, with its context as fields.

@@ -18,6 +18,7 @@ func describeToPB(p *Plugin) *pb.Describe_Response {
 		ProtocolMinor: ProtocolMinor,
 		EventTypes:    append([]string(nil), p.EventTypes...),
 		SdkVersion:    SDKVersion(),
+		StartEarly:    p.StartEarly,
 	}
 	for _, t := range p.Tools {
 		r.Tools = append(r.Tools, &pb.ToolSpec{

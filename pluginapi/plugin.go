@@ -35,6 +35,14 @@ type Plugin struct {
 	// goes in Result.HoldsState, and the host does not stop an idle plugin
 	// that holds state for a session until SessionClosed. It must be quick.
 	HoldsState func(sessionID string) bool
+	// StartEarly asks the host to run the plugin for as long as it runs:
+	// started when the host opens its tools rather than on the first call
+	// to one of them, and never stopped for being idle. Hosts start
+	// plugins on first use and stop idle ones to start fast and idle
+	// small, so set it only for a plugin that keeps work of its own going
+	// (a watch, a connection, a cache worth keeping warm). Hosts before
+	// protocol minor 3 ignore it.
+	StartEarly bool
 	// OnExit, if set, is called once when the plugin stops serving: before
 	// the process exits because the host shut it down, closed its stdin or
 	// went away, or because it got SIGTERM; and when an in-process server

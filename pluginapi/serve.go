@@ -165,6 +165,7 @@ type describeJSON struct {
 	Tools         []toolSpecJSON `json:"tools"`
 	EventTypes    []string       `json:"eventTypes"`
 	SDKVersion    string         `json:"sdkVersion,omitempty"`
+	StartEarly    bool           `json:"startEarly,omitempty"`
 }
 
 type toolSpecJSON struct {
@@ -181,7 +182,7 @@ func printDescription(w io.Writer, p *Plugin) int {
 	d := describeJSON{
 		Name: p.Name, Version: p.Version, Protocol: ProtocolVersion, ProtocolMinor: ProtocolMinor,
 		Tools: []toolSpecJSON{}, EventTypes: append([]string{}, p.EventTypes...),
-		SDKVersion: SDKVersion(),
+		SDKVersion: SDKVersion(), StartEarly: p.StartEarly,
 	}
 	for _, t := range p.Tools {
 		d.Tools = append(d.Tools, toolSpecJSON{

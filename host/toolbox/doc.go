@@ -82,6 +82,12 @@
 // it as the model's answer names each tool, logs every tool/call with the
 // pid that serves it.
 //
+// A plugin that asks to run for as long as the host does
+// (pluginapi.Plugin.StartEarly, Description.StartEarly, protocol minor 3)
+// is started at Open as without StartOnUse, from a cached description or
+// not, and is never stopped when idle; a crash or a reload starts it again
+// as usual.
+//
 // # Stop when idle
 //
 // With Config.IdleTimeout > 0, a running plugin is stopped once it has

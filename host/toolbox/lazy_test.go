@@ -336,3 +336,43 @@ func BenchmarkFirstCall(b *testing.B) {
 	b.ReportMetric(float64(warm[len(warm)/2].Microseconds())/1000, "ms-warm-p50")
 	b.ReportMetric(float64((first[len(first)/2]-warm[len(warm)/2]).Microseconds())/1000, "ms-first-call-extra-p50")
 }
+
+// TestStartEarly: a plugin that asks to run for as long as the host does
+// (pluginapi.Plugin.StartEarly) runs once Open returns — described live on
+// a cold cache, and from a warm cache too — and outlives many idle times,
+// while a plugin beside it starts on first use and stops when idle.
+func TestStartEarly(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "todo", "early")
+	cache := filepath.Join(t.TempDir(), "cache")
+	earlyExe := filepath.Join(cache, sha256File(t, filepath.Join(dir, "early")))
+	todoExe := filepath.Join(cache, sha256File(t, filepath.Join(dir, "todo")))
+	const idle = 100 * time.Millisecond
+	for _, round := range []string{"cold cache", "warm cache"} {
+		tb := open(t, lazyConfig(t, cache, idle, dir))
+		if pids := runningFrom(earlyExe); len(pids) != 1 {
+			tb.Close()
+			t.Fatalf("%s: early runs as %v once Open returned, want one process", round, pids)
+		}
+		if pi := pluginInfo(t, tb, "early"); pi.Status != toolbox.StatusRunning || pi.PID == 0 {
+			t.Errorf("%s: early: %+v, want running", round, pi)
+		}
+		if tl := tool(t, tb, "ping"); tl.Plugin.PID == 0 {
+			t.Errorf("%s: ping lists no pid: %+v", round, tl.Plugin)
+		}
+		first := runningFrom(earlyExe)[0]
+		if r := call(tb, "ping", `{}`); r.IsError || r.Plugin == nil || r.Plugin.PID != first {
+			t.Errorf("%s: ping: %+v, want pong from pid %d", round, r, first)
+		}
+		if r := call(tb, "todo_write", todoArgs); r.IsError {
+			t.Errorf("%s: todo_write: %+v", round, r)
+		}
+		waitFor(t, "todo to stop when idle", func() bool { return len(runningFrom(todoExe)) == 0 })
+		time.Sleep(5 * idle)
+		if pids := runningFrom(earlyExe); !slices.Equal(pids, []int{first}) {
+			t.Errorf("%s: early runs as %v after %v idle, want pid %d still", round, pids, 5*idle+idle, first)
+		}
+		tb.Close()
+		waitFor(t, "early to stop with the toolbox", func() bool { return len(runningFrom(earlyExe)) == 0 })
+	}
+}

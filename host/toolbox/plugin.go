@@ -111,7 +111,7 @@ func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 	}
 	hashed := time.Since(begin)
 	if tb.cfg.StartOnUse {
-		if desc, ok := tb.cachedDescription(path, sum); ok {
+		if desc, ok := tb.cachedDescription(path, sum); ok && !desc.StartEarly {
 			p := tb.supervisor(path, sum, exe, desc, nil)
 			p.log.Debug("plugin described from the cache", "path", path, "version", desc.Version, "sha256", sum,
 				"tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
@@ -126,7 +126,7 @@ func (tb *Toolbox) load(ctx context.Context, path string) (*plugin, error) {
 	p := tb.newPlugin(path, sum, exe, desc, inst)
 	p.log.Debug("plugin started", "path", path, "version", desc.Version, "sha256", sum,
 		"pid", inst.ref.PID, "tools", toolNames(desc), "snapshot", hashed, "elapsed", time.Since(begin))
-	if tb.cfg.StartOnUse {
+	if tb.cfg.StartOnUse && !desc.StartEarly {
 		// Started to be described: it starts again on first use.
 		p.stopIdle(inst)
 		p.mu.Lock()
@@ -192,7 +192,7 @@ func (p *plugin) adopt(inst *instance) {
 	p.mu.Lock()
 	p.started = true
 	p.mu.Unlock()
-	if p.tb.cfg.IdleTimeout <= 0 || p.attached {
+	if p.tb.cfg.IdleTimeout <= 0 || p.attached || p.desc.StartEarly {
 		return
 	}
 	inst.calls.onIdle(func() { p.armIdle(inst) })

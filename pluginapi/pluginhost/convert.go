@@ -18,6 +18,7 @@ func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
 		ProtocolMinor: int(r.GetProtocolMinor()),
 		EventTypes:    r.GetEventTypes(),
 		SDKVersion:    r.GetSdkVersion(),
+		StartEarly:    r.GetStartEarly(),
 	}
 	for _, t := range r.GetTools() {
 		d.Tools = append(d.Tools, pluginapi.ToolSpec{

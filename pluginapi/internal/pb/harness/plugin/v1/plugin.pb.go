@@ -1070,7 +1070,12 @@ type Describe_Response struct {
 	// directive pointed it at a folder; "(devel)" inside that module).
 	// Informational only: empty means unknown, and nothing depends on it.
 	// Since minor 2 (SDK v1.2.0, the first release of v1).
-	SdkVersion    string `protobuf:"bytes,6,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
+	SdkVersion string `protobuf:"bytes,6,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
+	// The plugin asks to run for as long as the host does: the host starts
+	// it when it opens its tools (not on the first call to one of them) and
+	// never stops it for being idle. For a plugin that keeps work of its own
+	// going (watches, connections, caches worth keeping warm). Since minor 3.
+	StartEarly    bool `protobuf:"varint,7,opt,name=start_early,json=startEarly,proto3" json:"start_early,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1145,6 +1150,13 @@ func (x *Describe_Response) GetSdkVersion() string {
 		return x.SdkVersion
 	}
 	return ""
+}
+
+func (x *Describe_Response) GetStartEarly() bool {
+	if x != nil {
+		return x.StartEarly
+	}
+	return false
 }
 
 type Configure_Request struct {
@@ -2462,9 +2474,9 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x19\n" +
 	"\bold_text\x18\x02 \x01(\tR\aoldText\x12\x19\n" +
 	"\bnew_text\x18\x03 \x01(\tR\anewText\x12\x19\n" +
-	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\x86\x02\n" +
+	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\xa7\x02\n" +
 	"\bDescribe\x1a\t\n" +
-	"\aRequest\x1a\xee\x01\n" +
+	"\aRequest\x1a\x8f\x02\n" +
 	"\bResponse\x12\x1f\n" +
 	"\vplugin_name\x18\x01 \x01(\tR\n" +
 	"pluginName\x12%\n" +
@@ -2474,7 +2486,9 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vevent_types\x18\x05 \x03(\tR\n" +
 	"eventTypes\x12\x1f\n" +
 	"\vsdk_version\x18\x06 \x01(\tR\n" +
-	"sdkVersion\"\xe0\x01\n" +
+	"sdkVersion\x12\x1f\n" +
+	"\vstart_early\x18\a \x01(\bR\n" +
+	"startEarly\"\xe0\x01\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +
