@@ -239,24 +239,11 @@ func (c *config) pluginEnv() []string {
 // policy returns the permission policy: the mode new sessions get (--yes
 // wins) and the rules of the permissions file.
 func (c *config) policy(e env) (permission.Policy, error) {
-	p := permission.Policy{Mode: permission.ModeAsk, File: c.PermissionsFile}
-	if c.Mode != "" {
-		p.Mode = permission.Mode(c.Mode)
-	}
+	mode := permission.Mode(c.Mode)
 	if c.Yes {
-		p.Mode = permission.ModeAllowAll
+		mode = permission.ModeAllowAll
 	}
-	if p.File == "" {
-		if p.File = engine.DefaultPermissionsFile(e.get); p.File == "" {
-			return p, nil // nowhere to look: no rules
-		}
-	}
-	rules, err := permission.LoadRules(p.File)
-	if err != nil {
-		return p, err
-	}
-	p.Rules = rules
-	return p, nil
+	return engine.LoadPolicy(mode, c.PermissionsFile, e.get)
 }
 
 // stateDir returns the state folder: the flag, else engine's default.
