@@ -22,14 +22,10 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		"version, Describe, the host's registration rules, Configure, parameter schemas,\n"+
 		"error results for unknown arguments and tools, cancellation, and shutdown time.\n"+
 		"Exit status 1 if a check fails")
-	level := "warn"
-	if v := e.get("HARNESS_LOG_LEVEL"); v != "" {
-		level = v
-	}
-	fs.StringVar(&level, "log-level", level, "log level on stderr, plugins' logs included: trace | debug | info | warn | error | off (env HARNESS_LOG_LEVEL)")
+	c := bindConfig(fs, e) // --log-level (the plugins' too) and the config file
 	startTimeout := fs.Duration("start-timeout", pluginhost.DefaultStartTimeout, "longest wait for a plugin's handshake")
 	reattach := fs.Bool("reattach", false, "check the plugins running in debug mode named in $"+pluginapi.EnvReattach+" instead of launching PATHs")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	switch {
@@ -44,16 +40,16 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 	// std.err.
 	logOut := &gatedWriter{w: std.err}
 	defer logOut.close()
-	log, err := newLogger(logOut, level, false)
+	log, err := newLogger(logOut, c.LogLevel, false)
 	if err != nil {
 		return exitUsage, err
 	}
-	opts := plugincheck.Options{Logger: log, LogLevel: level, StartTimeout: *startTimeout, HostVersion: versionString()}
+	opts := plugincheck.Options{Logger: log, LogLevel: c.LogLevel, StartTimeout: *startTimeout, HostVersion: versionString()}
 
 	var failed []string
 	total := 0
 	if *reattach {
-		plugins, err := pluginhost.ParseReattach(e.get(pluginapi.EnvReattach))
+		plugins, err := pluginhost.ParseReattach(c.Reattach)
 		if err != nil {
 			return exitFailed, err
 		}
