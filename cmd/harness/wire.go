@@ -36,7 +36,8 @@ type app struct {
 }
 
 // runtimeConfig is the part of the runtime's Config every command shares:
-// the state and plugin folders, the logger and the plugins' settings.
+// the state and plugin folders, the logger, the plugins' settings and the
+// limits of turns and subagents.
 func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	dir, err := c.stateDir(e)
 	if err != nil {
