@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 
 	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/pluginapi"
@@ -34,12 +32,8 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 	case !*reattach && fs.NArg() == 0:
 		return exitUsage, fmt.Errorf("no plugin to check: harness plugins check PATH...: %w", errUsage)
 	}
-	// go-plugin logs from its own goroutines, some of which outlive a
-	// failed launch: the gate drops what they write once the command
-	// returns, so that the log never races with the caller's use of
-	// std.err.
-	logOut := &gatedWriter{w: std.err}
-	defer logOut.close()
+	logOut := plugincheck.NewLogGate(std.err) // closed when the command returns
+	defer logOut.Close()
 	log, err := newLogger(logOut, c.LogLevel, false)
 	if err != nil {
 		return exitUsage, err
@@ -67,27 +61,4 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		return exitFailed, fmt.Errorf("%d of %d plugins do not pass the plugin checks: %s", len(failed), total, strings.Join(failed, ", "))
 	}
 	return exitOK, nil
-}
-
-// gatedWriter writes to w until it is closed, then drops what it gets.
-type gatedWriter struct {
-	mu sync.Mutex
-	// mu guards the fields below.
-	w      io.Writer
-	closed bool
-}
-
-func (g *gatedWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return len(p), nil
-	}
-	return g.w.Write(p)
-}
-
-func (g *gatedWriter) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 }
