@@ -42,7 +42,7 @@ const maxDetailLines = 4
 // Options configure one check run.
 type Options struct {
 	// Logger receives go-plugin's and the plugin's logs, some after
-	// Binaries or AllAttached returned: write it to a LogGate.
+	// Binaries or AllAttached returned: log to a LogGate, closed after.
 	Logger hclog.Logger
 	// LogLevel is the level the plugin is asked to log at.
 	LogLevel string
