@@ -5,7 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
+
+// DefaultPluginIdle is what harness sets Config.PluginIdle to unless told
+// otherwise (--plugin-idle): a plugin unused for that long is stopped (it
+// starts again on its next call, ~5–15 ms).
+const DefaultPluginIdle = 5 * time.Minute
 
 // DefaultStateDir is where harness keeps its state unless told otherwise:
 // $XDG_STATE_HOME/harness, else ~/.local/state/harness. getenv looks up

@@ -39,9 +39,12 @@
 //
 // What a front end needs to fill Config the way harness does is here too:
 // OpenModel (the providers: deepseek, openai, openai-responses, anthropic,
-// script), ListRemoteModels (an OpenAI-compatible server's GET /models),
-// DefaultStateDir,
-// DefaultPermissionsFile, PluginDirs and Version.
+// script) and Config.OpenModels (the default provider, the models of a
+// ModelChoice, the other providers' opened on first use), ListRemoteModels
+// (an OpenAI-compatible server's GET /models), LoadPolicy (a mode and the
+// rules file), NewLogger, DefaultStateDir, DefaultPermissionsFile,
+// DefaultPluginIdle, PluginDirs, Version and SDKVersion.
+// OpenOrCreateSession opens a session by id, else creates one.
 //
 // # Models per session
 //

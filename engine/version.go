@@ -1,6 +1,10 @@
 package engine
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+
+	"github.com/harness-dev/harness/pluginapi"
+)
 
 // Version is the version of the running program: stamped (a version set
 // at build time) unless it is "" or "dev", else "dev-" and the commit the
@@ -37,4 +41,14 @@ func Version(stamped string) string {
 		return "dev-" + rev + "-dirty"
 	}
 	return "dev-" + rev
+}
+
+// SDKVersion is the version of the plugin SDK module this binary was
+// built with, the contract it speaks to plugins ("unknown" without build
+// info).
+func SDKVersion() string {
+	if v := pluginapi.SDKVersion(); v != "" {
+		return v
+	}
+	return "unknown"
 }

@@ -3,7 +3,10 @@
 // tool calls and results compactly, the todo list as a checklist) from the
 // deltas it receives as the turn's agent.Live and the events it follows in
 // the session log, each event exactly once and in log order; Asker asks
-// the user about a tool call on the terminal. It writes only to the
-// io.Writer it is given and imports no runtime: cmd/harness wires it to
-// package engine.
+// the user about a tool call on the terminal. Terminal runs a turn (or a
+// compaction) of an engine.Runtime with both and maps its outcome to the
+// exit status and one-line reason harness run documents (0 completed, 1
+// failed, 3 stopped early, 130 cancelled); Finish prints the turn's usage
+// line. It writes only to the writers it is given; cmd/harness parses the
+// flags and builds the runtime.
 package termview

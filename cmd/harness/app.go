@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/termview"
 )
 
 // version is the harness version, set at build time with
@@ -23,29 +23,18 @@ var version = "dev"
 // the commit the binary was built from.
 func versionString() string { return engine.Version(version) }
 
-// sdkVersion is the version of the plugin SDK module this binary was
-// built with, the contract it speaks to plugins ("unknown" without build
-// info).
-func sdkVersion() string {
-	if v := pluginapi.SDKVersion(); v != "" {
-		return v
-	}
-	return "unknown"
-}
-
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 }
 
-// Exit codes.
+// Exit codes: a turn's are termview's.
 const (
-	exitOK        = 0
-	exitFailed    = 1   // the turn or the command failed
-	exitUsage     = 2   // the command line was wrong
-	exitStopped   = 3   // the turn ended early: step limit, token limit, refusal
-	exitCancelled = 130 // Ctrl-C (main reports SIGHUP, SIGTERM as 129, 143)
+	exitOK        = termview.ExitOK
+	exitFailed    = termview.ExitFailed
+	exitUsage     = 2 // the command line was wrong
+	exitCancelled = termview.ExitCancelled
 )
 
 const usage = `harness — an agent host with an event-sourced session log.
@@ -99,7 +88,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":
 		fmt.Fprintf(std.out, "harness %s\n", versionString())
-		fmt.Fprintf(std.out, "plugin protocol %d.%d, %s %s\n", pluginapi.ProtocolVersion, pluginapi.ProtocolMinor, pluginapi.ModulePath, sdkVersion())
+		fmt.Fprintf(std.out, "plugin protocol %d.%d, %s %s\n", pluginapi.ProtocolVersion, pluginapi.ProtocolMinor, pluginapi.ModulePath, engine.SDKVersion())
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(std.out, usage)
@@ -123,30 +112,13 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 	return code
 }
 
-// newLogger returns the process's one logger, writing to w at the level
-// named, as JSON when json is set (under ACP, where a program reads stderr).
+// newLogger is engine.NewLogger; a bad level is a usage error.
 func newLogger(w io.Writer, level string, json bool) (hclog.Logger, error) {
-	l := hclog.LevelFromString(level)
-	if l == hclog.NoLevel {
-		return nil, fmt.Errorf("unknown log level %q: use trace, debug, info, warn, error or off: %w", level, errUsage)
+	log, err := engine.NewLogger(w, level, json)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, errUsage)
 	}
-	return hclog.New(&hclog.LoggerOptions{
-		Name:       "harness",
-		Level:      l,
-		Output:     w,
-		JSONFormat: json,
-		Color:      hclog.ColorOff,
-	}), nil
-}
-
-// isTerminal reports whether a stream is a character device (a terminal).
-func isTerminal(stream any) bool {
-	f, ok := stream.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return log, nil
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

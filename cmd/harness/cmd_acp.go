@@ -33,7 +33,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	h, err := newApp(c, e, log, nil)
+	rt, err := newRuntime(c, e, log, nil)
 	if err != nil {
 		return exitFailed, err
 	}
@@ -41,13 +41,13 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	// The plugins start while the editor initializes; a session waits for
 	// them when it is created or opened. They stop after Serve has closed
 	// every session, so they exit with the host.
-	ag := acpagent.New(h.Runtime, log)
+	ag := acpagent.New(rt, log)
 	stopStarting := ag.StartTools(ctx)
 	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpbridge.Options{
 		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpagent.Modes(),
-		Images: acpagent.DefaultTakesImages(h.Models())})
+		Images: acpagent.DefaultTakesImages(rt.Models())})
 	stopStarting() // if the editor left while they were starting
-	if cerr := h.Close(); cerr != nil {
+	if cerr := rt.Close(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
 	if err != nil {

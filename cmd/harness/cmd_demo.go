@@ -43,7 +43,7 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 		}
 	}
 	fmt.Fprintln(std.out, "(The demo allows its tool calls without asking: it runs one harmless echo. harness run asks first.)")
-	s, err := h.openSession("")
+	s, err := h.OpenOrCreateSession("", "")
 	if err != nil {
 		return exitFailed, err
 	}
@@ -52,7 +52,7 @@ func cmdDemo(ctx context.Context, args []string, std stdio, e env) (int, error) 
 	prompts := []string{"Show me how you work on a task.", "And where is this conversation stored?"}
 	for _, p := range prompts {
 		fmt.Fprintf(std.out, "\n> %s\n\n", p)
-		if code, err := h.turn(ctx, s, p, std); code != exitOK || err != nil {
+		if code, err := h.term.Turn(ctx, h.Runtime, s, p); code != exitOK || err != nil {
 			return code, err
 		}
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 
 	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/pluginapi"
@@ -22,14 +20,10 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		"version, Describe, the host's registration rules, Configure, parameter schemas,\n"+
 		"error results for unknown arguments and tools, cancellation, and shutdown time.\n"+
 		"Exit status 1 if a check fails")
-	level := "warn"
-	if v := e.get("HARNESS_LOG_LEVEL"); v != "" {
-		level = v
-	}
-	fs.StringVar(&level, "log-level", level, "log level on stderr, plugins' logs included: trace | debug | info | warn | error | off (env HARNESS_LOG_LEVEL)")
+	c := bindConfig(fs, e) // --log-level (the plugins' too) and the config file
 	startTimeout := fs.Duration("start-timeout", pluginhost.DefaultStartTimeout, "longest wait for a plugin's handshake")
 	reattach := fs.Bool("reattach", false, "check the plugins running in debug mode named in $"+pluginapi.EnvReattach+" instead of launching PATHs")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
 	switch {
@@ -38,22 +32,18 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 	case !*reattach && fs.NArg() == 0:
 		return exitUsage, fmt.Errorf("no plugin to check: harness plugins check PATH...: %w", errUsage)
 	}
-	// go-plugin logs from its own goroutines, some of which outlive a
-	// failed launch: the gate drops what they write once the command
-	// returns, so that the log never races with the caller's use of
-	// std.err.
-	logOut := &gatedWriter{w: std.err}
-	defer logOut.close()
-	log, err := newLogger(logOut, level, false)
+	logOut := plugincheck.NewLogGate(std.err) // closed when the command returns
+	defer logOut.Close()
+	log, err := newLogger(logOut, c.LogLevel, false)
 	if err != nil {
 		return exitUsage, err
 	}
-	opts := plugincheck.Options{Logger: log, LogLevel: level, StartTimeout: *startTimeout, HostVersion: versionString()}
+	opts := plugincheck.Options{Logger: log, LogLevel: c.LogLevel, StartTimeout: *startTimeout, HostVersion: versionString()}
 
 	var failed []string
 	total := 0
 	if *reattach {
-		plugins, err := pluginhost.ParseReattach(e.get(pluginapi.EnvReattach))
+		plugins, err := pluginhost.ParseReattach(c.Reattach)
 		if err != nil {
 			return exitFailed, err
 		}
@@ -71,27 +61,4 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		return exitFailed, fmt.Errorf("%d of %d plugins do not pass the plugin checks: %s", len(failed), total, strings.Join(failed, ", "))
 	}
 	return exitOK, nil
-}
-
-// gatedWriter writes to w until it is closed, then drops what it gets.
-type gatedWriter struct {
-	mu sync.Mutex
-	// mu guards the fields below.
-	w      io.Writer
-	closed bool
-}
-
-func (g *gatedWriter) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return len(p), nil
-	}
-	return g.w.Write(p)
-}
-
-func (g *gatedWriter) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 }

@@ -7,10 +7,6 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/engine"
-	"github.com/harness-dev/harness/host/event"
-	"github.com/harness-dev/harness/host/permission"
-	"github.com/harness-dev/harness/host/session"
-	"github.com/harness-dev/harness/termview"
 )
 
 func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -22,11 +18,8 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return code, nil
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if *compact {
-		if *sessionID == "" || text != "" {
-			return exitUsage, fmt.Errorf("--compact takes a session and no prompt: harness run --compact --session ID: %w", errUsage)
-		}
-		return compactSession(ctx, c, e, std, *sessionID)
+	if *compact && (*sessionID == "" || text != "") {
+		return exitUsage, fmt.Errorf("--compact takes a session and no prompt: harness run --compact --session ID: %w", errUsage)
 	}
 	if text == "-" {
 		b, err := io.ReadAll(std.in)
@@ -35,7 +28,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		}
 		text = strings.TrimSpace(string(b))
 	}
-	if text == "" {
+	if text == "" && !*compact {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
 	h, err := newTermApp(c, e, std, nil)
@@ -43,9 +36,13 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	defer h.Close()
-	s, err := h.openSession(*sessionID)
+	s, err := h.OpenOrCreateSession(*sessionID, "")
 	if err != nil {
 		return exitFailed, err
+	}
+	if *compact {
+		defer h.CloseSession(s)
+		return h.term.Compact(ctx, h.Runtime, s)
 	}
 	// A continued session keeps its mode unless one is given.
 	if *sessionID != "" && (c.ModeSet || c.Yes) {
@@ -60,75 +57,10 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	h.ConnectMCP(s, nil)
 	from := int64(s.Len())
-	code, err := h.turn(ctx, s, text, std)
-	if line := termview.UsageLine(h.Usage(s, from)); line != "" {
-		if h.color && isTerminal(std.err) {
-			line = "\x1b[2m" + line + "\x1b[0m"
-		}
-		fmt.Fprintln(std.err, line)
-	}
-	fmt.Fprintf(std.err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
+	code, err := h.term.Turn(ctx, h.Runtime, s, text)
+	h.term.Finish(h.Runtime, s, from)
 	if cerr := h.CloseSession(s); cerr != nil && err == nil {
 		err = cerr
 	}
 	return code, err
-}
-
-// turn runs one turn of s on text, rendering it to std.out, and maps its
-// outcome to an exit code and a one-line reason.
-func (h *app) turn(ctx context.Context, s *session.Session, text string, std stdio) (int, error) {
-	loop, err := h.Loop(s.Cwd())
-	if err != nil {
-		return exitFailed, err
-	}
-	view := termview.New(std.out, s, isTerminal(std.out) && h.color)
-	var asker permission.Asker
-	if isTerminal(std.in) {
-		asker = termview.NewAsker(view, std.in)
-	}
-	stop := view.Follow()
-	out := h.Prompt(ctx, s, loop, event.Text(text), view, asker) // slash commands too
-	stop()
-	switch out.Reason {
-	case event.ReasonCompleted:
-		return exitOK, nil
-	case event.ReasonCancelled:
-		return exitCancelled, fmt.Errorf("cancelled: the turn was stopped and logged as cancelled")
-	case event.ReasonMaxSteps:
-		return exitStopped, fmt.Errorf("stopped after %d steps (--max-steps); continue the session to let the model go on", h.cfg.MaxSteps)
-	case event.ReasonMaxTokens:
-		return exitStopped, fmt.Errorf("stopped: the model reached its output token limit")
-	case event.ReasonRefusal:
-		return exitStopped, fmt.Errorf("stopped: the model refused to continue")
-	default:
-		if out.Err != nil {
-			return exitFailed, out.Err
-		}
-		return exitFailed, fmt.Errorf("the turn ended: %s", out.Reason)
-	}
-}
-
-// compactSession compacts a stored session's history: harness run --compact.
-func compactSession(ctx context.Context, c *config, e env, std stdio, id string) (int, error) {
-	h, err := newTermApp(c, e, std, nil)
-	if err != nil {
-		return exitFailed, err
-	}
-	defer h.Close()
-	s, err := h.openSession(id)
-	if err != nil {
-		return exitFailed, err
-	}
-	defer h.CloseSession(s)
-	view := termview.New(std.out, s, isTerminal(std.out) && h.color)
-	stop := view.Follow()
-	out := h.Compact(ctx, s, nil, view)
-	stop()
-	switch {
-	case out.Reason == event.ReasonCancelled:
-		return exitCancelled, fmt.Errorf("cancelled: the compaction was stopped; the history is unchanged")
-	case out.Err != nil:
-		return exitFailed, fmt.Errorf("compact session %s: %w", id, out.Err)
-	}
-	return exitOK, nil
 }

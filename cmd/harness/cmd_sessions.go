@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/harness-dev/harness/engine"
-
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/termview"
 )
@@ -21,13 +19,16 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitFailed, err
 	}
-	store := &session.Store{Dir: filepath.Join(dir, "sessions")}
-	list, err := store.List()
+	rt, err := engine.New(engine.Config{StateDir: dir}) // starts nothing: reads the logs only
+	if err != nil {
+		return exitFailed, err
+	}
+	list, err := rt.ListSessions()
 	if err != nil {
 		return exitFailed, err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(std.err, "no sessions in %s yet: start one with harness run PROMPT, or try harness demo\n", store.Dir)
+		fmt.Fprintf(std.err, "no sessions in %s yet: start one with harness run PROMPT, or try harness demo\n", rt.SessionsDir())
 		return exitOK, nil
 	}
 	models, err := c.modelChoice().Resolve()

@@ -116,7 +116,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
-	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
+	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", engine.DefaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -239,24 +239,11 @@ func (c *config) pluginEnv() []string {
 // policy returns the permission policy: the mode new sessions get (--yes
 // wins) and the rules of the permissions file.
 func (c *config) policy(e env) (permission.Policy, error) {
-	p := permission.Policy{Mode: permission.ModeAsk, File: c.PermissionsFile}
-	if c.Mode != "" {
-		p.Mode = permission.Mode(c.Mode)
-	}
+	mode := permission.Mode(c.Mode)
 	if c.Yes {
-		p.Mode = permission.ModeAllowAll
+		mode = permission.ModeAllowAll
 	}
-	if p.File == "" {
-		if p.File = engine.DefaultPermissionsFile(e.get); p.File == "" {
-			return p, nil // nowhere to look: no rules
-		}
-	}
-	rules, err := permission.LoadRules(p.File)
-	if err != nil {
-		return p, err
-	}
-	p.Rules = rules
-	return p, nil
+	return engine.LoadPolicy(mode, c.PermissionsFile, e.get)
 }
 
 // stateDir returns the state folder: the flag, else engine's default.

@@ -42,6 +42,12 @@ func TestConfigFileSettings(t *testing.T) {
 			wantCode: exitUsage, wantErr: `unknown key "api-key"`},
 		{name: "named file must exist", env: map[string]string{"HARNESS_CONFIG": "/nonexistent/harness.toml"}, args: []string{"sessions"},
 			wantCode: exitUsage, wantErr: "read config file"},
+		{name: "plugins check: log level from the file", file: "provider = \"script\"\nlog-level = \"loud\"\n", args: []string{"plugins", "check", "/nonexistent"},
+			wantCode: exitUsage, wantErr: `unknown log level "loud"`},
+		{name: "plugins check: env beats file", file: "log-level = \"error\"\n", env: map[string]string{"HARNESS_LOG_LEVEL": "loud"},
+			args: []string{"plugins", "check", "/nonexistent"}, wantCode: exitUsage, wantErr: `unknown log level "loud"`},
+		{name: "plugins check: flag beats env", env: map[string]string{"HARNESS_LOG_LEVEL": "loud"},
+			args: []string{"plugins", "check", "--log-level", "error", "/nonexistent"}, wantCode: exitFailed, wantErr: "/nonexistent does not pass the plugin checks"},
 		{name: "bad context window", env: map[string]string{"HARNESS_CONTEXT_WINDOW": "-5"}, args: []string{"models"},
 			wantCode: exitUsage, wantErr: "HARNESS_CONTEXT_WINDOW: context-window must be a number of tokens"},
 	}

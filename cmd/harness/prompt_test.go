@@ -35,8 +35,8 @@ func TestSystemPromptNamesTools(t *testing.T) {
 			if dir == "" {
 				dir = t.TempDir()
 			}
-			h, s, std, stderr := termSession(t, dir, model)
-			if code, err := h.turn(context.Background(), s, "go", std); code != exitOK {
+			h, s, stderr := termSession(t, dir, model)
+			if code, err := h.term.Turn(context.Background(), h.Runtime, s, "go"); code != exitOK {
 				t.Fatalf("turn: %d %v\n%s", code, err, stderr.String())
 			}
 			reqs := model.Requests()

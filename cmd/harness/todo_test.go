@@ -85,9 +85,9 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, s, std, stderr := termSession(t, testPlugins(t), model)
+	h, s, stderr := termSession(t, testPlugins(t), model)
 	ctx := context.Background()
-	if code, err := h.turn(ctx, s, "one", std); code != exitOK {
+	if code, err := h.term.Turn(ctx, h.Runtime, s, "one"); code != exitOK {
 		t.Fatalf("turn 1: %d %v\n%s", code, err, stderr.String())
 	}
 	todoPID := func() int {
@@ -122,7 +122,7 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 	if diff := cmp.Diff([]event.Todo{{Content: "a", Status: event.TodoInProgress}}, s.Todos()); diff != "" {
 		t.Errorf("todo list after the plugin died (-want +got):\n%s", diff)
 	}
-	if code, err := h.turn(ctx, s, "two", std); code != exitOK {
+	if code, err := h.term.Turn(ctx, h.Runtime, s, "two"); code != exitOK {
 		t.Fatalf("turn 2 after the kill: %d %v\n%s", code, err, stderr.String())
 	}
 	if got := todoPID(); got == pid {
@@ -136,12 +136,12 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 // termSession starts the terminal front end on model with the plugins of
 // dir, as `harness run` does, and opens a new session; both are closed
 // when the test ends. stderr collects what turns print there.
-func termSession(t *testing.T, dir string, model agent.Model) (h *app, s *session.Session, std stdio, stderr *strings.Builder) {
+func termSession(t *testing.T, dir string, model agent.Model) (h *app, s *session.Session, stderr *strings.Builder) {
 	t.Helper()
 	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: dir,
 		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
 	stderr = &strings.Builder{}
-	std = stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: stderr}
+	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: stderr}
 	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
 	if err != nil {
 		t.Fatal(err)
@@ -150,9 +150,9 @@ func termSession(t *testing.T, dir string, model agent.Model) (h *app, s *sessio
 	if err := h.StartTools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = h.openSession(""); err != nil {
+	if s, err = h.OpenOrCreateSession("", ""); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.CloseSession(s) })
-	return h, s, std, stderr
+	return h, s, stderr
 }

@@ -10,9 +10,8 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
-	"github.com/harness-dev/harness/host/llm"
-	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/termview"
 )
 
 // parseFlags parses args into fs. It returns done when the command should
@@ -29,17 +28,16 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
 	}
 }
 
-// app is the runtime of a command that runs turns, with the settings its
-// terminal rendering needs.
+// app is the runtime of a command that runs turns, with the terminal it
+// renders them on.
 type app struct {
 	*engine.Runtime
-	cfg *config
-	// color allows ANSI styles on a terminal: NO_COLOR unset, TERM not dumb.
-	color bool
+	term termview.Terminal
 }
 
 // runtimeConfig is the part of the runtime's Config every command shares:
-// the state and plugin folders, the logger and the plugins' settings.
+// the state and plugin folders, the logger, the plugins' settings and the
+// limits of turns and subagents.
 func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	dir, err := c.stateDir(e)
 	if err != nil {
@@ -51,7 +49,9 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(),
-		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle}, nil
+		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
+		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
+		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
 
 // newTermApp checks the configuration and builds the runtime with a logger on
@@ -65,11 +65,16 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newApp(c, e, log, model)
+	rt, err := newRuntime(c, e, log, model)
+	if err != nil {
+		return nil, err
+	}
+	color := e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"
+	return &app{Runtime: rt, term: termview.Terminal{In: std.in, Out: std.out, Err: std.err, Color: color}}, nil
 }
 
-// newApp builds the runtime of a checked configuration, logging to log.
-func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error) {
+// newRuntime builds the runtime of a checked configuration, logging to log.
+func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.Runtime, error) {
 	rc, err := runtimeConfig(c, e, log)
 	if err != nil {
 		return nil, err
@@ -86,44 +91,8 @@ func newApp(c *config, e env, log hclog.Logger, model agent.Model) (*app, error)
 	}
 	if model != nil {
 		rc.Model, rc.ModelName = model, c.Provider
-	} else {
-		if rc.Model, rc.ModelName, err = engine.OpenModel(engine.Provider{Name: c.Provider, Model: c.modelChoice().DefaultModel(),
-			BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, log); err != nil {
-			return nil, err
-		}
-		if rc.Models, err = c.modelChoice().Resolve(); err != nil {
-			return nil, err
-		}
-		// A model of another provider ([[models]] in the config file) is
-		// served by that provider, opened on first use.
-		rc.OpenProvider = func(m llm.ModelInfo) (agent.Model, error) {
-			p, _, err := engine.OpenModel(engine.Provider{Name: m.Provider, Model: m.Name, Thinking: c.Thinking, Getenv: e.get}, log)
-			return p, err
-		}
-	}
-	rc.MaxSteps, rc.SubagentDepth = c.MaxSteps, c.SubagentDepth
-	rc.ContextWindow, rc.CompactAt = c.ContextWindow, c.CompactAt
-	rc.SubagentBudget = subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}
-	rt, err := engine.New(rc)
-	if err != nil {
+	} else if err := rc.OpenModels(engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
 		return nil, err
 	}
-	return &app{Runtime: rt, cfg: c, color: e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"}, nil
-}
-
-// openSession opens session id, or creates one in the current directory
-// when id is empty.
-func (a *app) openSession(id string) (*session.Session, error) {
-	if id != "" {
-		s, err := a.OpenSession(id)
-		if errors.Is(err, session.ErrNotFound) {
-			return nil, fmt.Errorf("no session %q in %s: list them with harness sessions", id, a.SessionsDir())
-		}
-		return s, err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("find the current directory: %w", err)
-	}
-	return a.CreateSession(cwd)
+	return engine.New(rc)
 }

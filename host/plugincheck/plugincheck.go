@@ -41,7 +41,8 @@ const maxDetailLines = 4
 
 // Options configure one check run.
 type Options struct {
-	// Logger receives go-plugin's and the plugin's logs.
+	// Logger receives go-plugin's and the plugin's logs, some after
+	// Binaries or AllAttached returned: log to a LogGate, closed after.
 	Logger hclog.Logger
 	// LogLevel is the level the plugin is asked to log at.
 	LogLevel string

@@ -1,0 +1,106 @@
+package termview
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/session"
+)
+
+// Exit statuses of a turn run on the terminal (harness run documents them
+// with the command line's own, 2 for usage).
+const (
+	ExitOK        = 0
+	ExitFailed    = 1   // the turn or the command failed
+	ExitStopped   = 3   // the turn ended early: step limit, token limit, refusal
+	ExitCancelled = 130 // Ctrl-C (harness reports SIGHUP, SIGTERM as 129, 143)
+)
+
+// Terminal runs turns of an engine.Runtime on a terminal: it renders them
+// on Out, asks about tool calls on In when In is a terminal (else the
+// policy's questions are refused), and writes its notes to Err. Color
+// allows ANSI styles on those streams that are terminals.
+type Terminal struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Color    bool
+}
+
+// Turn runs one turn of s on text with rt (a slash command runs it:
+// engine.Runtime.Prompt), rendering it on t.Out, and returns the exit
+// status of its outcome with a one-line reason (nil when it completed).
+func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Session, text string) (int, error) {
+	loop, err := rt.Loop(s.Cwd())
+	if err != nil {
+		return ExitFailed, err
+	}
+	view := New(t.Out, s, IsTerminal(t.Out) && t.Color)
+	var asker permission.Asker
+	if IsTerminal(t.In) {
+		asker = NewAsker(view, t.In)
+	}
+	stop := view.Follow()
+	out := rt.Prompt(ctx, s, loop, event.Text(text), view, asker)
+	stop()
+	switch out.Reason {
+	case event.ReasonCompleted:
+		return ExitOK, nil
+	case event.ReasonCancelled:
+		return ExitCancelled, fmt.Errorf("cancelled: the turn was stopped and logged as cancelled")
+	case event.ReasonMaxSteps:
+		return ExitStopped, fmt.Errorf("stopped after %d steps (--max-steps); continue the session to let the model go on", loop.MaxSteps)
+	case event.ReasonMaxTokens:
+		return ExitStopped, fmt.Errorf("stopped: the model reached its output token limit")
+	case event.ReasonRefusal:
+		return ExitStopped, fmt.Errorf("stopped: the model refused to continue")
+	}
+	if out.Err != nil {
+		return ExitFailed, out.Err
+	}
+	return ExitFailed, fmt.Errorf("the turn ended: %s", out.Reason)
+}
+
+// Compact compacts the history of s now with rt (harness run --compact),
+// showing it on t.Out as one line, and returns the exit status with a
+// one-line reason (nil when it completed).
+func (t Terminal) Compact(ctx context.Context, rt *engine.Runtime, s *session.Session) (int, error) {
+	view := New(t.Out, s, IsTerminal(t.Out) && t.Color)
+	stop := view.Follow()
+	out := rt.Compact(ctx, s, nil, view)
+	stop()
+	switch {
+	case out.Reason == event.ReasonCancelled:
+		return ExitCancelled, fmt.Errorf("cancelled: the compaction was stopped; the history is unchanged")
+	case out.Err != nil:
+		return ExitFailed, fmt.Errorf("compact session %s: %w", s.ID(), out.Err)
+	}
+	return ExitOK, nil
+}
+
+// Finish writes to t.Err the usage line of s since seq from (dim on a
+// terminal; none when the provider reported no usage) and how to continue
+// the session.
+func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
+	if line := UsageLine(rt.Usage(s, from)); line != "" {
+		if t.Color && IsTerminal(t.Err) {
+			line = "\x1b[2m" + line + "\x1b[0m"
+		}
+		fmt.Fprintln(t.Err, line)
+	}
+	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
+}
+
+// IsTerminal reports whether a stream is a character device (a terminal).
+func IsTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
