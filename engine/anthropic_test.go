@@ -2,19 +2,16 @@ package engine_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm/anthropic/anthropictest"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -27,31 +24,15 @@ import (
 // the block and the cache counts.
 func TestAnthropicTurn(t *testing.T) {
 	const key = "sk-ant-engine-test-secret"
-	var mu sync.Mutex
-	var reqs []map[string]any
-	replies := []string{"thinking_tool.sse", "text.sse"}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &body); err != nil {
-			t.Errorf("request is not JSON: %v", err)
-		}
-		mu.Lock()
-		n := len(reqs)
-		reqs = append(reqs, body)
-		mu.Unlock()
-		if n >= len(replies) {
-			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`, http.StatusBadRequest)
-			return
-		}
-		sse, err := os.ReadFile(filepath.Join("..", "host", "llm", "anthropic", "testdata", replies[n]))
+	var replies []anthropictest.Reply
+	for _, f := range []string{"thinking_tool.sse", "text.sse"} {
+		sse, err := os.ReadFile(filepath.Join("..", "host", "llm", "anthropic", "testdata", f))
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(sse)
-	}))
-	defer srv.Close()
+		replies = append(replies, anthropictest.Reply{Body: sse})
+	}
+	srv := anthropictest.New(t, key, replies...)
 
 	var logs logtest.Buffer
 	model, name, err := engine.OpenModel(engine.Provider{Name: "anthropic", BaseURL: srv.URL,
@@ -87,10 +68,10 @@ func TestAnthropicTurn(t *testing.T) {
 		t.Errorf("todos = %+v, want the one the model wrote", todos)
 	}
 
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
+	if srv.Len() != 2 {
+		t.Fatalf("%d requests, want 2", srv.Len())
 	}
-	second := reqs[1]
+	second := srv.Request(1)
 	ephemeral := map[string]any{"type": "ephemeral"}
 	if sys := second["system"].([]any)[0].(map[string]any); !jsonEqual(sys["cache_control"], ephemeral) || !strings.Contains(sys["text"].(string), "you are harness") {
 		t.Errorf("system = %v, want the prompt with cache_control", sys)

@@ -103,7 +103,11 @@ func New(cfg Config) (*Provider, error) {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(u.String()),
-		option.WithAPIKey(cfg.APIKey),
+		// The Messages API takes a key in x-api-key; this SDK's
+		// WithAPIKey sends it as a bearer token, which the API and
+		// gateways refuse. A request carrying x-api-key needs no SDK
+		// credential option.
+		option.WithHeader("X-Api-Key", cfg.APIKey),
 		option.WithMaxRetries(0),
 	}
 	idle := cfg.IdleTimeout
