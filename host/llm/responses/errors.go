@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/internal/retry"
@@ -23,7 +23,7 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if ae, ok := errors.AsType[*oai.Error](err); ok {
+	if ae, ok := errors.AsType[*responses.Error](err); ok {
 		return p.apiError(ae, model)
 	}
 	if se, ok := errors.AsType[*ssestream.StreamError](err); ok {
@@ -59,7 +59,7 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 }
 
 // apiError classifies an HTTP error answer.
-func (p *Provider) apiError(ae *oai.Error, model string) *llm.Error {
+func (p *Provider) apiError(ae *responses.Error, model string) *llm.Error {
 	msg := p.clean(ae.Message)
 	s := ae.StatusCode
 	e := &llm.Error{Provider: Name, Status: s}

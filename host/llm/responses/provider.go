@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/internal/retry"
@@ -59,7 +59,10 @@ type Config struct {
 // Provider streams answers from the Responses API. It is safe for
 // concurrent use.
 type Provider struct {
-	client    oai.Client
+	// client is the Responses service alone: the SDK root package
+	// (openai.NewClient) links every OpenAI service into harness and reads
+	// OPENAI_* variables from the environment; the service does neither.
+	client    responses.ResponseService
 	shownBase string
 	apiKey    string
 	keyHint   string
@@ -92,7 +95,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	hc := retry.IdleClient(cfg.HTTPClient, idle)
 	p := &Provider{
-		client: oai.NewClient(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
+		client: responses.NewResponseService(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
 			option.WithMaxRetries(0), option.WithHTTPClient(hc)),
 		shownBase: retry.Shown(u),
 		apiKey:    cfg.APIKey,
