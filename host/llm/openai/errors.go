@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // constError lets sentinel errors be constants.
@@ -27,8 +26,7 @@ const errIdle constError = "no data from the server"
 
 // Bounds of what is read from and shown of an error body.
 const (
-	maxErrorBody    = 64 << 10
-	maxMessageRunes = 300
+	maxErrorBody = 64 << 10
 )
 
 // serverError is what a server said about a failure, in any of the shapes
@@ -105,9 +103,9 @@ func (se serverError) modelMissing() bool {
 		(strings.Contains(m, "not found") || strings.Contains(m, "not exist") || strings.Contains(m, "unknown"))
 }
 
-// statusError turns a non-2xx response into an error, with the wait the
-// server asked for before a retry (negative when none).
-func (p *Provider) statusError(resp *http.Response, model string) (*llm.Error, time.Duration) {
+// statusError turns a non-2xx response into an error; RetryAfter is the
+// wait the server asked for before a retry.
+func (p *Provider) statusError(resp *http.Response, model string) *llm.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	se := parseServerError(b)
 	msg := p.clean(se.message)
@@ -141,11 +139,11 @@ func (p *Provider) statusError(resp *http.Response, model string) (*llm.Error, t
 	case s == http.StatusTooManyRequests:
 		e.Kind = llm.ErrRateLimit
 		e.Message = "rate limited: " + orText(msg, "too many requests")
-		wait = retryAfter(resp.Header, time.Now())
+		wait = retry.After(resp.Header, time.Now())
 	case s == http.StatusRequestTimeout || s == http.StatusConflict || s >= 500:
 		e.Kind = llm.ErrServer
 		e.Message = "server error: " + orText(msg, http.StatusText(s))
-		wait = retryAfter(resp.Header, time.Now())
+		wait = retry.After(resp.Header, time.Now())
 	case s >= 400 && se.modelMissing():
 		notFound()
 	default:
@@ -153,7 +151,7 @@ func (p *Provider) statusError(resp *http.Response, model string) (*llm.Error, t
 		e.Message = "the request was refused: " + orText(msg, orText(http.StatusText(s), "unexpected status"))
 	}
 	e.RetryAfter = max(wait, 0)
-	return e, wait
+	return e
 }
 
 // streamError turns an error object found in a stream into an error.
@@ -222,19 +220,9 @@ func (p *Provider) readError(ctx, actx context.Context, err error) error {
 		Message: "connection lost while reading the answer: " + p.clean(err.Error())}
 }
 
-// clean makes a server's text fit a one-line message: whitespace collapsed,
-// the API key masked, at most maxMessageRunes runes.
-func (p *Provider) clean(s string) string {
-	if len(p.apiKey) >= 6 {
-		s = strings.ReplaceAll(s, p.apiKey, "[redacted]")
-	}
-	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-	if utf8.RuneCountInString(s) > maxMessageRunes {
-		r := []rune(s)
-		s = strings.TrimSpace(string(r[:maxMessageRunes-1])) + "…"
-	}
-	return s
-}
+// clean makes a server's text fit a one-line message: whitespace
+// collapsed, the API key masked, at most 300 runes.
+func (p *Provider) clean(s string) string { return retry.Clean(s, p.apiKey) }
 
 func orText(s, def string) string {
 	if s == "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // maxWholeBytes bounds a non-streamed (application/json) answer.
@@ -19,7 +20,7 @@ const maxWholeBytes = 16 << 20
 // attempt sends body once and passes the answer to out. It returns nil when
 // the stream finished or the consumer stopped; otherwise the error, with the
 // wait the server asked for before a retry (negative when it asked none).
-func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *emitter) (time.Duration, error) {
+func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *retry.Emitter) error {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var idle *time.Timer
@@ -30,7 +31,7 @@ func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *
 
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return -1, fmt.Errorf("build request: %w", redactURLError(err))
+		return fmt.Errorf("build request: %w", redactURLError(err))
 	}
 	for k, v := range p.header {
 		req.Header[k] = v
@@ -43,20 +44,19 @@ func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *
 
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return -1, p.sendError(ctx, actx, err)
+		return p.sendError(ctx, actx, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e, wait := p.statusError(resp, model)
-		return wait, e
+		return p.statusError(resp, model)
 	}
 
-	return -1, p.read(ctx, actx, resp, idle, out)
+	return p.read(ctx, actx, resp, idle, out)
 }
 
 // read decodes a 2xx answer and passes it to out. It returns nil when the
 // stream finished or the consumer stopped.
-func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *time.Timer, out *emitter) error {
+func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *time.Timer, out *retry.Emitter) error {
 	var r io.Reader = resp.Body
 	if idle != nil {
 		r = &idleReader{r: r, t: idle, d: p.idleTimeout}
@@ -88,7 +88,7 @@ func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *ti
 			if err := dec.event(ev); err != nil {
 				return err
 			}
-			if !out.emitAll(dec.take()) {
+			if !emitAll(out, dec.take()) {
 				return nil
 			}
 		}
@@ -96,7 +96,7 @@ func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *ti
 	if err := dec.end(); err != nil {
 		return err
 	}
-	out.emitAll(dec.take())
+	emitAll(out, dec.take())
 	return nil
 }
 

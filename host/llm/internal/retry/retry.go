@@ -1,8 +1,8 @@
-// Package retry holds the retry policy shared by the SDK-based providers
-// (anthropic, responses): exponential backoff with jitter that honours the
-// server's Retry-After up to a cap, a sleep that ends with the context, and
-// the streaming retry loop itself (Run, Emitter).
-// The Chat Completions provider keeps its own copy of the same policy.
+// Package retry holds the retry policy shared by the providers (openai,
+// anthropic, responses): exponential backoff with jitter that honours the
+// server's Retry-After up to a cap, a sleep that ends with the context, the
+// streaming retry loop itself (Run, Emitter), and the one-line, secret-free
+// text of errors (Clean, Shown).
 package retry
 
 import (

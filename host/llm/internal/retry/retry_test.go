@@ -20,6 +20,9 @@ func TestAfter(t *testing.T) {
 		{"none", http.Header{}, -1},
 		{"nil", nil, -1},
 		{"seconds", http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{"zero", http.Header{"Retry-After": {"0"}}, 0},
+		{"fractional seconds", http.Header{"Retry-After": {"1.5"}}, 1500 * time.Millisecond},
+		{"date in the past", http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0},
 		{"ms wins", http.Header{"Retry-After": {"2"}, "Retry-After-Ms": {"150"}}, 150 * time.Millisecond},
 		{"date", http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second},
 		{"negative", http.Header{"Retry-After": {"-1"}}, -1},
@@ -46,6 +49,26 @@ func TestWait(t *testing.T) {
 	}
 	if n := (Policy{Max: -1}).Normalized().Max; n != 0 {
 		t.Errorf("negative Max gives %d retries", n)
+	}
+}
+
+// TestWaitBackoff: without an asked wait, Base doubles per attempt up to
+// Cap, less at most 20% jitter, and a huge attempt does not overflow.
+func TestWaitBackoff(t *testing.T) {
+	p := Policy{Base: 100 * time.Millisecond, Cap: time.Second}.Normalized()
+	for attempt, want := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		want *= time.Millisecond
+		if attempt == 5 {
+			attempt = 100
+		}
+		for range 20 {
+			if got := p.Wait(attempt, -1); got > want || got < want*8/10 {
+				t.Fatalf("attempt %d: wait %v, want %v less at most 20%%", attempt, got, want)
+			}
+		}
+	}
+	if got := p.Wait(0, 0); got != 0 {
+		t.Errorf("asked 0: wait %v, want 0", got)
 	}
 }
 
