@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +46,13 @@ func TestAnthropicTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	models, err := engine.ModelChoice{Provider: "anthropic", Model: name}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	state := t.TempDir()
 	rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: name,
-		MaxSteps: 5, Instructions: "you are harness", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+		Models: models, MaxSteps: 5, Instructions: "you are harness", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +118,19 @@ func TestAnthropicTurn(t *testing.T) {
 	}
 	if !found {
 		t.Error("no assistant/message of step 1 in the log")
+	}
+	// The built-in table prices the default model, cache writes included
+	// ($2 input, $0.20 cache read, $2.50 cache write, $10 output).
+	var want float64
+	for _, ev := range evs {
+		if ev["type"] == "assistant/message" {
+			u := ev["data"].(map[string]any)["usage"].(map[string]any)
+			n := func(k string) float64 { f, _ := u[k].(float64); return f }
+			want += (2*n("inputTokens") + 0.2*n("cacheReadTokens") + 2.5*n("cacheWriteTokens") + 10*n("outputTokens")) / 1e6
+		}
+	}
+	if u := rt.Usage(s, 0); !u.Priced || u.Size != 1_000_000 || math.Abs(u.Cost-want) > 1e-12 || u.Cost < 2048*2.5/1e6 {
+		t.Errorf("usage = %+v, want priced at %v with a 1M window", u, want)
 	}
 	if strings.Contains(logs.String(), key) {
 		t.Error("the API key is in the log output")

@@ -23,8 +23,9 @@ import (
 const (
 	Name           = "anthropic"
 	DefaultBaseURL = "https://api.anthropic.com"
-	// DefaultModel is the model requested when none is set.
-	DefaultModel = "claude-sonnet-5-5"
+	// DefaultModel is the model requested when none is set: the SDK's
+	// Claude Sonnet 5.5; llm.BuiltinModels has its window and prices.
+	DefaultModel = sdk.ModelClaudeSonnet5_5
 	// KeyEnv is the variable engine reads the key from.
 	KeyEnv = "ANTHROPIC_API_KEY"
 	// DefaultMaxTokens caps an answer when the request sets no cap; the

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/internal/retry"
@@ -23,7 +24,9 @@ import (
 const (
 	Name           = "openai-responses"
 	DefaultBaseURL = "https://api.openai.com/v1"
-	DefaultModel   = "gpt-5.5"
+	// DefaultModel is the model requested when none is set: the SDK's
+	// GPT-5.5; llm.BuiltinModels has its window.
+	DefaultModel = string(shared.ChatModelGPT5_5)
 	// DefaultIdleTimeout ends a silent request.
 	DefaultIdleTimeout = 5 * time.Minute
 )
