@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -85,16 +84,9 @@ type Provider struct {
 
 // New checks cfg and returns a provider.
 func New(cfg Config) (*Provider, error) {
-	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
-	u, err := url.Parse(base)
+	u, err := retry.ParseBase(cmp.Or(cfg.BaseURL, DefaultBaseURL))
 	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // its URL may carry a password
-		}
-		return nil, fmt.Errorf("new anthropic provider: parse base URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new anthropic provider: base URL %q is not an http(s) URL", retry.Shown(u))
+		return nil, fmt.Errorf("new anthropic provider: %w", err)
 	}
 	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1") + "/"
 	u.RawPath = ""

@@ -130,25 +130,25 @@ func (p *Provider) statusError(resp *http.Response, model string) *llm.Error {
 		}
 	case s == http.StatusPaymentRequired:
 		e.Kind = llm.ErrAuth
-		e.Message = orText(msg, "payment required") + "; check the account's balance"
+		e.Message = retry.Or(msg, "payment required") + "; check the account's balance"
 	case s == http.StatusNotFound:
 		notFound()
 	case s == http.StatusTooManyRequests && (se.code == "insufficient_quota" || se.typ == "insufficient_quota"):
 		e.Kind = llm.ErrAuth
-		e.Message = "the account's quota is exhausted: " + orText(msg, "insufficient quota")
+		e.Message = "the account's quota is exhausted: " + retry.Or(msg, "insufficient quota")
 	case s == http.StatusTooManyRequests:
 		e.Kind = llm.ErrRateLimit
-		e.Message = "rate limited: " + orText(msg, "too many requests")
+		e.Message = "rate limited: " + retry.Or(msg, "too many requests")
 		wait = retry.After(resp.Header, time.Now())
 	case s == http.StatusRequestTimeout || s == http.StatusConflict || s >= 500:
 		e.Kind = llm.ErrServer
-		e.Message = "server error: " + orText(msg, http.StatusText(s))
+		e.Message = "server error: " + retry.Or(msg, http.StatusText(s))
 		wait = retry.After(resp.Header, time.Now())
 	case s >= 400 && se.modelMissing():
 		notFound()
 	default:
 		e.Kind = llm.ErrBadRequest
-		e.Message = "the request was refused: " + orText(msg, orText(http.StatusText(s), "unexpected status"))
+		e.Message = "the request was refused: " + retry.Or(msg, retry.Or(http.StatusText(s), "unexpected status"))
 	}
 	e.RetryAfter = max(wait, 0)
 	return e
@@ -158,7 +158,7 @@ func (p *Provider) statusError(resp *http.Response, model string) *llm.Error {
 func (p *Provider) streamError(data []byte) *llm.Error {
 	se := parseServerError(data)
 	e := &llm.Error{Provider: p.name, Kind: llm.ErrServer,
-		Message: "stream error: " + orText(p.clean(se.message), "the server reported an unnamed error")}
+		Message: "stream error: " + retry.Or(p.clean(se.message), "the server reported an unnamed error")}
 	switch {
 	case se.status >= 400 && se.status < 600:
 		switch se.status {
@@ -223,10 +223,3 @@ func (p *Provider) readError(ctx, actx context.Context, err error) error {
 // clean makes a server's text fit a one-line message: whitespace
 // collapsed, the API key masked, at most 300 runes.
 func (p *Provider) clean(s string) string { return retry.Clean(s, p.apiKey) }
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -106,12 +106,9 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("new openai provider: no base URL")
 	}
-	u, err := url.Parse(cfg.BaseURL)
+	u, err := retry.ParseBase(cfg.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("new openai provider: parse base URL: %w", redactURLError(err))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new openai provider: base URL %q is not an http(s) URL", retry.Shown(u))
+		return nil, fmt.Errorf("new openai provider: %w", err)
 	}
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
 	endpoint := u.JoinPath("chat", "completions")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -78,15 +77,9 @@ type Provider struct {
 
 // New checks cfg and returns a provider.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cmp.Or(cfg.BaseURL, DefaultBaseURL))
+	u, err := retry.ParseBase(cmp.Or(cfg.BaseURL, DefaultBaseURL))
 	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // its URL may carry a password
-		}
-		return nil, fmt.Errorf("new openai-responses provider: parse base URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new openai-responses provider: base URL %q is not an http(s) URL", retry.Shown(u))
+		return nil, fmt.Errorf("new openai-responses provider: %w", err)
 	}
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+"/", ""
 	if cfg.APIKey == "" {

@@ -1,13 +1,18 @@
 package retry
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/host/llm"
 )
 
 func TestAfter(t *testing.T) {
@@ -96,5 +101,47 @@ func TestIdleClient(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	if string(b) != "first" || !errors.Is(err, ErrIdle) {
 		t.Errorf("read %q, %v; want the first bytes, then ErrIdle", b, err)
+	}
+}
+
+func TestParseBase(t *testing.T) {
+	for _, tc := range []struct{ raw, wantErr string }{
+		{"https://api.example.com/v1", ""},
+		{"http://localhost:8080", ""},
+		{"ftp://x", "not an http(s) URL"},
+		{"https://", "not an http(s) URL"},
+		{"http://user:pw-secret@[::1", "parse base URL"},
+	} {
+		_, err := ParseBase(tc.raw)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tc.raw, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%q: error %v, want one containing %q", tc.raw, err, tc.wantErr)
+		case err != nil && strings.Contains(err.Error(), "pw-secret"):
+			t.Errorf("%q: the error shows the password: %v", tc.raw, err)
+		}
+	}
+}
+
+func TestFailure(t *testing.T) {
+	var syn error
+	if err := json.Unmarshal([]byte("{"), new(any)); err != nil {
+		syn = err
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		kind llm.ErrorKind
+		want string
+	}{
+		{"undecodable", fmt.Errorf("read: %w", syn), llm.ErrMalformed, "the stream could not be decoded"},
+		{"idle", fmt.Errorf("read: %w", ErrIdle), llm.ErrTransport, "no data from https://gw for 5m0s"},
+		{"url error", &url.Error{Op: "Post", URL: "https://u:pw-secret@gw/v1", Err: errors.New("refused key-0123456789")}, llm.ErrTransport, "cannot reach https://gw: refused [redacted]"},
+	} {
+		e := Failure("p", "https://gw", 5*time.Minute, tc.err, "key-0123456789")
+		if e.Kind != tc.kind || !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "pw-secret") {
+			t.Errorf("%s: %s %q, want %s containing %q", tc.name, e.Kind, e.Message, tc.kind, tc.want)
+		}
 	}
 }
