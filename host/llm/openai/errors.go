@@ -21,9 +21,6 @@ type constError string
 
 func (e constError) Error() string { return string(e) }
 
-// errIdle is the cause of a request cancelled by the idle timer.
-const errIdle constError = "no data from the server"
-
 // Bounds of what is read from and shown of an error body.
 const (
 	maxErrorBody = 64 << 10
@@ -189,14 +186,15 @@ func (p *Provider) streamError(data []byte) *llm.Error {
 
 // sendError turns a failure to get a response into an error: ctx's own
 // error if it ended, else ErrTransport.
-func (p *Provider) sendError(ctx, actx context.Context, err error) error {
+func (p *Provider) sendError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	idle := errors.Is(err, retry.ErrIdle)
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // its URL may carry a key in the query
 	}
-	if context.Cause(actx) == errIdle {
+	if idle {
 		return &llm.Error{Kind: llm.ErrTransport, Provider: p.name, Err: err,
 			Message: fmt.Sprintf("no response from %s within %s", p.shownURL, p.idleTimeout)}
 	}
@@ -205,11 +203,11 @@ func (p *Provider) sendError(ctx, actx context.Context, err error) error {
 }
 
 // readError turns a failure to read the answer into an error.
-func (p *Provider) readError(ctx, actx context.Context, err error) error {
+func (p *Provider) readError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if context.Cause(actx) == errIdle {
+	if errors.Is(err, retry.ErrIdle) {
 		return &llm.Error{Kind: llm.ErrTransport, Provider: p.name, Err: err,
 			Message: fmt.Sprintf("no data from the server for %s", p.idleTimeout)}
 	}

@@ -126,9 +126,7 @@ func New(cfg Config) (*Provider, error) {
 		retry:       retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
 		idleTimeout: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
 	}
-	if p.client == nil {
-		p.client = http.DefaultClient
-	}
+	p.client = retry.IdleClient(p.client, p.idleTimeout)
 	if p.log == nil {
 		p.log = hclog.NewNullLogger()
 	}
