@@ -2,19 +2,17 @@ package engine_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm/anthropic/anthropictest"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -27,31 +25,15 @@ import (
 // the block and the cache counts.
 func TestAnthropicTurn(t *testing.T) {
 	const key = "sk-ant-engine-test-secret"
-	var mu sync.Mutex
-	var reqs []map[string]any
-	replies := []string{"thinking_tool.sse", "text.sse"}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &body); err != nil {
-			t.Errorf("request is not JSON: %v", err)
-		}
-		mu.Lock()
-		n := len(reqs)
-		reqs = append(reqs, body)
-		mu.Unlock()
-		if n >= len(replies) {
-			http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unexpected request"}}`, http.StatusBadRequest)
-			return
-		}
-		sse, err := os.ReadFile(filepath.Join("..", "host", "llm", "anthropic", "testdata", replies[n]))
+	var replies []anthropictest.Reply
+	for _, f := range []string{"thinking_tool.sse", "text.sse"} {
+		sse, err := os.ReadFile(filepath.Join("..", "host", "llm", "anthropic", "testdata", f))
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(sse)
-	}))
-	defer srv.Close()
+		replies = append(replies, anthropictest.Reply{Body: sse})
+	}
+	srv := anthropictest.New(t, key, replies...)
 
 	var logs logtest.Buffer
 	model, name, err := engine.OpenModel(engine.Provider{Name: "anthropic", BaseURL: srv.URL,
@@ -64,9 +46,13 @@ func TestAnthropicTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	models, err := engine.ModelChoice{Provider: "anthropic", Model: name}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	state := t.TempDir()
 	rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: name,
-		MaxSteps: 5, Instructions: "you are harness", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+		Models: models, MaxSteps: 5, Instructions: "you are harness", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +73,10 @@ func TestAnthropicTurn(t *testing.T) {
 		t.Errorf("todos = %+v, want the one the model wrote", todos)
 	}
 
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
+	if srv.Len() != 2 {
+		t.Fatalf("%d requests, want 2", srv.Len())
 	}
-	second := reqs[1]
+	second := srv.Request(1)
 	ephemeral := map[string]any{"type": "ephemeral"}
 	if sys := second["system"].([]any)[0].(map[string]any); !jsonEqual(sys["cache_control"], ephemeral) || !strings.Contains(sys["text"].(string), "you are harness") {
 		t.Errorf("system = %v, want the prompt with cache_control", sys)
@@ -132,6 +118,19 @@ func TestAnthropicTurn(t *testing.T) {
 	}
 	if !found {
 		t.Error("no assistant/message of step 1 in the log")
+	}
+	// The built-in table prices the default model, cache writes included
+	// ($2 input, $0.20 cache read, $2.50 cache write, $10 output).
+	var want float64
+	for _, ev := range evs {
+		if ev["type"] == "assistant/message" {
+			u := ev["data"].(map[string]any)["usage"].(map[string]any)
+			n := func(k string) float64 { f, _ := u[k].(float64); return f }
+			want += (2*n("inputTokens") + 0.2*n("cacheReadTokens") + 2.5*n("cacheWriteTokens") + 10*n("outputTokens")) / 1e6
+		}
+	}
+	if u := rt.Usage(s, 0); !u.Priced || u.Size != 1_000_000 || math.Abs(u.Cost-want) > 1e-12 || u.Cost < 2048*2.5/1e6 {
+		t.Errorf("usage = %+v, want priced at %v with a 1M window", u, want)
 	}
 	if strings.Contains(logs.String(), key) {
 		t.Error("the API key is in the log output")

@@ -187,7 +187,7 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 				continue
 			}
 			step := *am.Usage
-			u.Used = step.InputTokens + step.CacheReadTokens + step.OutputTokens
+			u.Used = step.InputTokens + step.CacheReadTokens + step.CacheWriteTokens + step.OutputTokens
 			if ev.Seq < from {
 				continue
 			}
@@ -198,7 +198,7 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 				continue
 			}
 			u.Currency = m.Prices.CurrencyOrUSD()
-			u.Cost += m.Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens})
+			u.Cost += m.Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens, CacheWriteTokens: step.CacheWriteTokens})
 		}
 	}
 	m, _ := r.modelOf(opts)

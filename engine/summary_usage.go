@@ -25,7 +25,7 @@ func SummaryUsage(s session.Summary, models []llm.ModelInfo) Usage {
 			continue
 		}
 		u.Currency = models[i].Prices.CurrencyOrUSD()
-		u.Cost += models[i].Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens})
+		u.Cost += models[i].Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens, CacheWriteTokens: step.CacheWriteTokens})
 	}
 	return u
 }

@@ -12,6 +12,13 @@ func TestPricesCost(t *testing.T) {
 	if want := 0.28 + 0.056 + 0.21; math.Abs(got-want) > 1e-9 {
 		t.Fatalf("cost %v, want %v", got, want)
 	}
+	// Cache writes at their own price, as input when it has none.
+	if got := (Prices{Input: 2, CacheWrite: 2.5}).Cost(Usage{CacheWriteTokens: 1_000_000}); got != 2.5 {
+		t.Fatalf("cache write cost %v, want 2.5", got)
+	}
+	if got := (Prices{Input: 2}).Cost(Usage{CacheWriteTokens: 1_000_000}); got != 2 {
+		t.Fatalf("cache write without a price cost %v, want the input price 2", got)
+	}
 	// No cached price: cached input costs as input.
 	if got := (Prices{Input: 1}).Cost(Usage{CacheReadTokens: 1_000_000}); got != 1 {
 		t.Fatalf("cached at the input price: %v, want 1", got)

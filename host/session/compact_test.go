@@ -28,8 +28,8 @@ func TestCompactDerivesHistory(t *testing.T) {
 	must(event.TurnStart{Turn: 1})
 	must(event.UserMessage{Content: event.Text("first question")})
 	must(event.StepStart{Turn: 1, Step: 1})
-	must(event.AssistantMessage{Turn: 1, Step: 1, Text: "first answer", Usage: &event.Usage{InputTokens: 100, CacheReadTokens: 20, OutputTokens: 5}})
-	if tok, counted, ok := s.ContextUsage(); !ok || tok != 125 || counted != 2 {
+	must(event.AssistantMessage{Turn: 1, Step: 1, Text: "first answer", Usage: &event.Usage{InputTokens: 100, CacheReadTokens: 20, CacheWriteTokens: 30, OutputTokens: 5}})
+	if tok, counted, ok := s.ContextUsage(); !ok || tok != 155 || counted != 2 { // cache writes are prompt too
 		t.Errorf("ContextUsage = %d, %d, %v", tok, counted, ok)
 	}
 	must(event.TodoWrite{Todos: []event.Todo{{Content: "keep  me", Status: event.TodoInProgress}, {Content: "then this", Status: event.TodoPending}}})

@@ -293,7 +293,7 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 			}
 		}
 		if a, ok := p.(event.AssistantMessage); ok && a.Usage != nil {
-			s.usage = a.Usage.InputTokens + a.Usage.CacheReadTokens + a.Usage.OutputTokens
+			s.usage = a.Usage.InputTokens + a.Usage.CacheReadTokens + a.Usage.CacheWriteTokens + a.Usage.OutputTokens
 			s.usageAt = len(s.msgs)
 		}
 	case event.Compact:
@@ -331,7 +331,7 @@ func (s *Session) MessageSeqs() []int64 {
 
 // ContextUsage returns the tokens the provider reported for the history up
 // to and including the last answer that carried usage — its prompt (input
-// plus cached input) and its answer — and counted, how many of Messages()
+// plus input read from and written to the provider's cache) and its answer — and counted, how many of Messages()
 // that covers. ok is false when no reported usage counts the current
 // history (none reported yet, or a compaction since).
 func (s *Session) ContextUsage() (tokens, counted int, ok bool) {

@@ -2,11 +2,9 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -25,23 +23,7 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 	if ae, ok := errors.AsType[*sdk.Error](err); ok {
 		return p.apiError(ae, model)
 	}
-	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return &llm.Error{Kind: llm.ErrMalformed, Provider: Name, Err: err,
-			Message: "the stream could not be decoded: " + p.clean(err.Error())}
-	}
-	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		return &llm.Error{Kind: llm.ErrMalformed, Provider: Name, Err: err,
-			Message: "the stream could not be decoded: " + p.clean(err.Error())}
-	}
-	if errors.Is(err, retry.ErrIdle) {
-		return &llm.Error{Kind: llm.ErrTransport, Provider: Name, Err: err,
-			Message: fmt.Sprintf("no data from %s for %s", p.shownBase, p.idle)}
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		err = ue.Err // its URL may carry credentials
-	}
-	return &llm.Error{Kind: llm.ErrTransport, Provider: Name, Err: err,
-		Message: fmt.Sprintf("cannot reach %s: %s", p.shownBase, p.clean(err.Error()))}
+	return retry.Failure(Name, p.shownBase, p.idle, err, p.apiKey)
 }
 
 // apiError classifies an error answer or error event by its type, else by
@@ -64,32 +46,32 @@ func (p *Provider) apiError(ae *sdk.Error, model string) *llm.Error {
 		e.Kind = llm.ErrAuth
 		e.Message = "the API key was refused; " + p.keyHint
 		if typ == sdk.ErrorTypePermissionError || s == http.StatusForbidden {
-			e.Message = "the API key lacks access: " + orText(msg, "permission denied") + "; " + p.keyHint
+			e.Message = "the API key lacks access: " + retry.Or(msg, "permission denied") + "; " + p.keyHint
 		}
 	case typ == sdk.ErrorTypeBillingError || s == http.StatusPaymentRequired:
 		e.Kind = llm.ErrAuth
-		e.Message = orText(msg, "billing error") + "; check the account's credit"
+		e.Message = retry.Or(msg, "billing error") + "; check the account's credit"
 	case typ == sdk.ErrorTypeNotFoundError || s == http.StatusNotFound:
 		e.Kind = llm.ErrNotFound
-		e.Message = fmt.Sprintf("model %q or endpoint %s not found: %s; check --model and --base-url", model, p.shownBase, orText(msg, "not found"))
+		e.Message = fmt.Sprintf("model %q or endpoint %s not found: %s; check --model and --base-url", model, p.shownBase, retry.Or(msg, "not found"))
 	case typ == sdk.ErrorTypeRateLimitError || s == http.StatusTooManyRequests:
 		e.Kind = llm.ErrRateLimit
-		e.Message = "rate limited: " + orText(msg, "too many requests")
+		e.Message = "rate limited: " + retry.Or(msg, "too many requests")
 		e.RetryAfter = max(wait, 0)
 	case typ == sdk.ErrorTypeOverloadedError || s == 529:
 		e.Kind = llm.ErrServer
-		e.Message = "overloaded: " + orText(msg, "the API is overloaded") + "; try again later"
+		e.Message = "overloaded: " + retry.Or(msg, "the API is overloaded") + "; try again later"
 		e.RetryAfter = max(wait, 0)
 	case typ == sdk.ErrorTypeAPIError || typ == sdk.ErrorTypeTimeoutError || s >= 500 || s == http.StatusRequestTimeout || s == http.StatusConflict:
 		e.Kind = llm.ErrServer
-		e.Message = "server error: " + orText(msg, orText(http.StatusText(s), "unnamed error"))
+		e.Message = "server error: " + retry.Or(msg, retry.Or(http.StatusText(s), "unnamed error"))
 		e.RetryAfter = max(wait, 0)
 	case tooLong(ae.Message):
 		e.Kind = llm.ErrContextLength
 		e.Message = "the conversation does not fit the model's context window: " + msg + "; start a new session or compact it"
 	default:
 		e.Kind = llm.ErrBadRequest
-		e.Message = "the request was refused: " + orText(msg, orText(http.StatusText(s), "unexpected error"))
+		e.Message = "the request was refused: " + retry.Or(msg, retry.Or(http.StatusText(s), "unexpected error"))
 	}
 	return e
 }
@@ -104,10 +86,3 @@ func tooLong(m string) bool {
 
 // clean makes a server's text one line without the API key.
 func (p *Provider) clean(s string) string { return retry.Clean(s, p.apiKey) }
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -23,8 +22,9 @@ import (
 const (
 	Name           = "anthropic"
 	DefaultBaseURL = "https://api.anthropic.com"
-	// DefaultModel is the model requested when none is set.
-	DefaultModel = "claude-sonnet-5-5"
+	// DefaultModel is the model requested when none is set: the SDK's
+	// Claude Sonnet 5.5; llm.BuiltinModels has its window and prices.
+	DefaultModel = sdk.ModelClaudeSonnet5_5
 	// KeyEnv is the variable engine reads the key from.
 	KeyEnv = "ANTHROPIC_API_KEY"
 	// DefaultMaxTokens caps an answer when the request sets no cap; the
@@ -84,16 +84,9 @@ type Provider struct {
 
 // New checks cfg and returns a provider.
 func New(cfg Config) (*Provider, error) {
-	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
-	u, err := url.Parse(base)
+	u, err := retry.ParseBase(cmp.Or(cfg.BaseURL, DefaultBaseURL))
 	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // its URL may carry a password
-		}
-		return nil, fmt.Errorf("new anthropic provider: parse base URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new anthropic provider: base URL %q is not an http(s) URL", retry.Shown(u))
+		return nil, fmt.Errorf("new anthropic provider: %w", err)
 	}
 	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1") + "/"
 	u.RawPath = ""
@@ -103,7 +96,11 @@ func New(cfg Config) (*Provider, error) {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(u.String()),
-		option.WithAPIKey(cfg.APIKey),
+		// The Messages API takes a key in x-api-key; this SDK's
+		// WithAPIKey sends it as a bearer token, which the API and
+		// gateways refuse. A request carrying x-api-key needs no SDK
+		// credential option.
+		option.WithHeader("X-Api-Key", cfg.APIKey),
 		option.WithMaxRetries(0),
 	}
 	idle := cfg.IdleTimeout

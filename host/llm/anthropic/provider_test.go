@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/anthropic/anthropictest"
 )
 
 // testKey must never show in an error or a log line.
@@ -32,81 +32,28 @@ type reply struct {
 	block  bool   // hold the response open until the request ends
 }
 
-// server replays its replies in order and records the request bodies.
+// server is the recording fake (anthropictest) expecting testKey.
 type server struct {
-	*httptest.Server
-	t       *testing.T
-	mu      sync.Mutex
-	replies []reply
-	reqs    []map[string]any
-	headers []http.Header
+	*anthropictest.Server
 }
 
 func newServer(t *testing.T, replies ...reply) *server {
 	t.Helper()
-	s := &server{t: t, replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) handle(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/messages" {
-		s.t.Errorf("request to %s, want /v1/messages", r.URL.Path)
-	}
-	var body map[string]any
-	b, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(b, &body); err != nil {
-		s.t.Errorf("request body is not JSON: %v", err)
-	}
-	s.mu.Lock()
-	s.reqs = append(s.reqs, body)
-	s.headers = append(s.headers, r.Header.Clone())
-	n := len(s.reqs)
-	var rp reply
-	ok := n <= len(s.replies)
-	if ok {
-		rp = s.replies[n-1]
-	}
-	s.mu.Unlock()
-	if !ok {
-		s.t.Errorf("unexpected request %d", n)
-		http.Error(w, "no more replies", http.StatusTeapot)
-		return
-	}
-	ct := "text/event-stream"
-	if rp.status >= 400 {
-		ct = "application/json"
-	}
-	w.Header().Set("Content-Type", ct)
-	for k, v := range rp.header {
-		w.Header().Set(k, v)
-	}
-	w.WriteHeader(max(rp.status, 200))
-	data := []byte(rp.body)
-	if rp.file != "" {
-		var err error
-		if data, err = os.ReadFile(filepath.Join("testdata", rp.file)); err != nil {
-			s.t.Error(err)
+	var rs []anthropictest.Reply
+	for _, r := range replies {
+		data := []byte(r.body)
+		if r.file != "" {
+			var err error
+			if data, err = os.ReadFile(filepath.Join("testdata", r.file)); err != nil {
+				t.Fatal(err)
+			}
 		}
+		rs = append(rs, anthropictest.Reply{Status: r.status, Header: r.header, Body: data, Block: r.block})
 	}
-	// Small flushed pieces, so that events are split across reads.
-	for len(data) > 0 {
-		k := min(len(data), 37)
-		w.Write(data[:k])
-		w.(http.Flusher).Flush()
-		data = data[k:]
-	}
-	if rp.block {
-		<-r.Context().Done()
-	}
+	return &server{anthropictest.New(t, testKey, rs...)}
 }
 
-func (s *server) request(i int) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reqs[i]
-}
+func (s *server) request(i int) map[string]any { return s.Request(i) }
 
 func newProvider(t *testing.T, base string, logs io.Writer) *Provider {
 	t.Helper()
@@ -206,8 +153,8 @@ func TestRequestRoundTrip(t *testing.T) {
 	if _, _, err := collect(t.Context(), p, req); err != nil {
 		t.Fatal(err)
 	}
-	if h := s.headers[1].Get("Authorization"); h != "Bearer "+testKey {
-		t.Errorf("Authorization = %q, want the key as a bearer token", h)
+	if h := s.Header(1); h.Get("X-Api-Key") != testKey || h.Get("Authorization") != "" {
+		t.Errorf("x-api-key = %q, Authorization = %q: want the key in x-api-key only", h.Get("X-Api-Key"), h.Get("Authorization"))
 	}
 	got := s.request(1)
 	want := map[string]any{
@@ -347,8 +294,8 @@ func TestErrors(t *testing.T) {
 					t.Errorf("error is not one line: %q", le)
 				}
 			}
-			if len(s.reqs) != tc.requests {
-				t.Errorf("%d requests, want %d", len(s.reqs), tc.requests)
+			if s.Len() != tc.requests {
+				t.Errorf("%d requests, want %d", s.Len(), tc.requests)
 			}
 			if n := strings.Count(logs.String(), "retrying"); n != tc.retryLogs {
 				t.Errorf("%d retry log lines, want %d:\n%s", n, tc.retryLogs, logs.String())
@@ -387,8 +334,8 @@ func TestNoRetryAfterYield(t *testing.T) {
 	if !ok || le.Kind != llm.ErrServer || resp.Text != "Hello there." {
 		t.Fatalf("got %q, %v; want the partial text and an overloaded error", resp.Text, err)
 	}
-	if len(s.reqs) != 1 {
-		t.Errorf("%d requests after a chunk was yielded, want 1", len(s.reqs))
+	if s.Len() != 1 {
+		t.Errorf("%d requests after a chunk was yielded, want 1", s.Len())
 	}
 }
 

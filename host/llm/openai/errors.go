@@ -11,10 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // constError lets sentinel errors be constants.
@@ -22,13 +21,9 @@ type constError string
 
 func (e constError) Error() string { return string(e) }
 
-// errIdle is the cause of a request cancelled by the idle timer.
-const errIdle constError = "no data from the server"
-
 // Bounds of what is read from and shown of an error body.
 const (
-	maxErrorBody    = 64 << 10
-	maxMessageRunes = 300
+	maxErrorBody = 64 << 10
 )
 
 // serverError is what a server said about a failure, in any of the shapes
@@ -105,9 +100,9 @@ func (se serverError) modelMissing() bool {
 		(strings.Contains(m, "not found") || strings.Contains(m, "not exist") || strings.Contains(m, "unknown"))
 }
 
-// statusError turns a non-2xx response into an error, with the wait the
-// server asked for before a retry (negative when none).
-func (p *Provider) statusError(resp *http.Response, model string) (*llm.Error, time.Duration) {
+// statusError turns a non-2xx response into an error; RetryAfter is the
+// wait the server asked for before a retry.
+func (p *Provider) statusError(resp *http.Response, model string) *llm.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	se := parseServerError(b)
 	msg := p.clean(se.message)
@@ -132,35 +127,35 @@ func (p *Provider) statusError(resp *http.Response, model string) (*llm.Error, t
 		}
 	case s == http.StatusPaymentRequired:
 		e.Kind = llm.ErrAuth
-		e.Message = orText(msg, "payment required") + "; check the account's balance"
+		e.Message = retry.Or(msg, "payment required") + "; check the account's balance"
 	case s == http.StatusNotFound:
 		notFound()
 	case s == http.StatusTooManyRequests && (se.code == "insufficient_quota" || se.typ == "insufficient_quota"):
 		e.Kind = llm.ErrAuth
-		e.Message = "the account's quota is exhausted: " + orText(msg, "insufficient quota")
+		e.Message = "the account's quota is exhausted: " + retry.Or(msg, "insufficient quota")
 	case s == http.StatusTooManyRequests:
 		e.Kind = llm.ErrRateLimit
-		e.Message = "rate limited: " + orText(msg, "too many requests")
-		wait = retryAfter(resp.Header, time.Now())
+		e.Message = "rate limited: " + retry.Or(msg, "too many requests")
+		wait = retry.After(resp.Header, time.Now())
 	case s == http.StatusRequestTimeout || s == http.StatusConflict || s >= 500:
 		e.Kind = llm.ErrServer
-		e.Message = "server error: " + orText(msg, http.StatusText(s))
-		wait = retryAfter(resp.Header, time.Now())
+		e.Message = "server error: " + retry.Or(msg, http.StatusText(s))
+		wait = retry.After(resp.Header, time.Now())
 	case s >= 400 && se.modelMissing():
 		notFound()
 	default:
 		e.Kind = llm.ErrBadRequest
-		e.Message = "the request was refused: " + orText(msg, orText(http.StatusText(s), "unexpected status"))
+		e.Message = "the request was refused: " + retry.Or(msg, retry.Or(http.StatusText(s), "unexpected status"))
 	}
 	e.RetryAfter = max(wait, 0)
-	return e, wait
+	return e
 }
 
 // streamError turns an error object found in a stream into an error.
 func (p *Provider) streamError(data []byte) *llm.Error {
 	se := parseServerError(data)
 	e := &llm.Error{Provider: p.name, Kind: llm.ErrServer,
-		Message: "stream error: " + orText(p.clean(se.message), "the server reported an unnamed error")}
+		Message: "stream error: " + retry.Or(p.clean(se.message), "the server reported an unnamed error")}
 	switch {
 	case se.status >= 400 && se.status < 600:
 		switch se.status {
@@ -191,14 +186,15 @@ func (p *Provider) streamError(data []byte) *llm.Error {
 
 // sendError turns a failure to get a response into an error: ctx's own
 // error if it ended, else ErrTransport.
-func (p *Provider) sendError(ctx, actx context.Context, err error) error {
+func (p *Provider) sendError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	idle := errors.Is(err, retry.ErrIdle)
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err // its URL may carry a key in the query
 	}
-	if context.Cause(actx) == errIdle {
+	if idle {
 		return &llm.Error{Kind: llm.ErrTransport, Provider: p.name, Err: err,
 			Message: fmt.Sprintf("no response from %s within %s", p.shownURL, p.idleTimeout)}
 	}
@@ -207,11 +203,11 @@ func (p *Provider) sendError(ctx, actx context.Context, err error) error {
 }
 
 // readError turns a failure to read the answer into an error.
-func (p *Provider) readError(ctx, actx context.Context, err error) error {
+func (p *Provider) readError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if context.Cause(actx) == errIdle {
+	if errors.Is(err, retry.ErrIdle) {
 		return &llm.Error{Kind: llm.ErrTransport, Provider: p.name, Err: err,
 			Message: fmt.Sprintf("no data from the server for %s", p.idleTimeout)}
 	}
@@ -222,23 +218,6 @@ func (p *Provider) readError(ctx, actx context.Context, err error) error {
 		Message: "connection lost while reading the answer: " + p.clean(err.Error())}
 }
 
-// clean makes a server's text fit a one-line message: whitespace collapsed,
-// the API key masked, at most maxMessageRunes runes.
-func (p *Provider) clean(s string) string {
-	if len(p.apiKey) >= 6 {
-		s = strings.ReplaceAll(s, p.apiKey, "[redacted]")
-	}
-	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-	if utf8.RuneCountInString(s) > maxMessageRunes {
-		r := []rune(s)
-		s = strings.TrimSpace(string(r[:maxMessageRunes-1])) + "…"
-	}
-	return s
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+// clean makes a server's text fit a one-line message: whitespace
+// collapsed, the API key masked, at most 300 runes.
+func (p *Provider) clean(s string) string { return retry.Clean(s, p.apiKey) }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // The DeepSeek preset.
@@ -27,9 +28,9 @@ const (
 // Defaults of [Config].
 const (
 	DefaultName        = "openai"
-	DefaultMaxRetries  = 3
-	DefaultRetryBase   = 500 * time.Millisecond
-	DefaultRetryMax    = 10 * time.Second
+	DefaultMaxRetries  = retry.DefaultMax
+	DefaultRetryBase   = retry.DefaultBase
+	DefaultRetryMax    = retry.DefaultCap
 	DefaultIdleTimeout = 5 * time.Minute
 )
 
@@ -96,9 +97,8 @@ type Provider struct {
 	header    http.Header
 	log       hclog.Logger
 
-	maxRetries          int
-	retryBase, retryMax time.Duration
-	idleTimeout         time.Duration
+	retry       retry.Policy
+	idleTimeout time.Duration
 }
 
 // New checks cfg and returns a provider.
@@ -106,45 +106,29 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("new openai provider: no base URL")
 	}
-	u, err := url.Parse(cfg.BaseURL)
+	u, err := retry.ParseBase(cfg.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("new openai provider: parse base URL: %w", redactURLError(err))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new openai provider: base URL %q is not an http(s) URL", shown(u))
+		return nil, fmt.Errorf("new openai provider: %w", err)
 	}
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
 	endpoint := u.JoinPath("chat", "completions")
 	p := &Provider{
 		name:        cmp.Or(cfg.Name, DefaultName),
 		endpoint:    endpoint.String(),
-		shownURL:    shown(endpoint),
-		shownBase:   shown(u),
+		shownURL:    retry.Shown(endpoint),
+		shownBase:   retry.Shown(u),
 		apiKey:      cfg.APIKey,
 		keyHint:     cmp.Or(cfg.KeyHint, "check the API key"),
 		model:       cfg.Model,
 		client:      cfg.HTTPClient,
 		header:      cfg.Header.Clone(),
 		log:         cfg.Logger,
-		maxRetries:  cfg.MaxRetries,
-		retryBase:   cmp.Or(cfg.RetryBase, DefaultRetryBase),
-		retryMax:    cmp.Or(cfg.RetryMax, DefaultRetryMax),
+		retry:       retry.Policy{Max: cfg.MaxRetries, Base: cfg.RetryBase, Cap: cfg.RetryMax}.Normalized(),
 		idleTimeout: cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
 	}
-	if p.client == nil {
-		p.client = http.DefaultClient
-	}
+	p.client = retry.IdleClient(p.client, p.idleTimeout)
 	if p.log == nil {
 		p.log = hclog.NewNullLogger()
-	}
-	switch {
-	case p.maxRetries == 0:
-		p.maxRetries = DefaultMaxRetries
-	case p.maxRetries < 0:
-		p.maxRetries = 0
-	}
-	if p.retryMax < p.retryBase {
-		p.retryMax = p.retryBase
 	}
 	return p, nil
 }
@@ -166,58 +150,20 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrBadRequest, Provider: p.name, Message: err.Error(), Err: err})
 			return
 		}
-		out := &emitter{yield: yield}
-		for attempt := 0; ; attempt++ {
-			wait, err := p.attempt(ctx, model, body, out)
-			if err == nil || out.stopped {
-				return
-			}
-			if ctx.Err() != nil {
-				yield(llm.Chunk{}, ctx.Err())
-				return
-			}
-			le, ok := errors.AsType[*llm.Error](err)
-			if out.yielded || attempt >= p.maxRetries || !ok || !le.Retryable() {
-				yield(llm.Chunk{}, err)
-				return
-			}
-			wait = p.backoff(attempt, wait)
-			p.log.Warn("model request failed; retrying",
-				"provider", p.name, "retry", attempt+1, "max_retries", p.maxRetries,
-				"wait", wait, "error", le.Error())
-			if err := sleep(ctx, wait); err != nil {
-				yield(llm.Chunk{}, err)
-				return
-			}
-		}
+		retry.Run(ctx, p.retry, p.name, p.log, yield, func(out *retry.Emitter) error {
+			return p.attempt(ctx, model, body, out)
+		})
 	}
 }
 
-// emitter passes chunks to the consumer and remembers whether any reached it
-// and whether it asked to stop.
-type emitter struct {
-	yield            func(llm.Chunk, error) bool
-	yielded, stopped bool
-}
-
 // emitAll yields cs in order and reports whether the consumer wants more.
-func (e *emitter) emitAll(cs []llm.Chunk) bool {
+func emitAll(out *retry.Emitter, cs []llm.Chunk) bool {
 	for _, c := range cs {
-		e.yielded = true
-		if !e.yield(c, nil) {
-			e.stopped = true
+		if !out.Emit(c) {
 			return false
 		}
 	}
 	return true
-}
-
-// shown returns u without credentials or query, for messages.
-func shown(u *url.URL) string {
-	v := *u
-	v.User = nil
-	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
-	return v.String()
 }
 
 // redactURLError keeps a URL parse error from echoing credentials.

@@ -8,29 +8,22 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"time"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/internal/retry"
 )
 
 // maxWholeBytes bounds a non-streamed (application/json) answer.
 const maxWholeBytes = 16 << 20
 
 // attempt sends body once and passes the answer to out. It returns nil when
-// the stream finished or the consumer stopped; otherwise the error, with the
-// wait the server asked for before a retry (negative when it asked none).
-func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *emitter) (time.Duration, error) {
-	actx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var idle *time.Timer
-	if p.idleTimeout > 0 {
-		idle = time.AfterFunc(p.idleTimeout, func() { cancel(errIdle) })
-		defer idle.Stop()
-	}
-
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.endpoint, bytes.NewReader(body))
+// the stream finished or the consumer stopped; otherwise the error (an
+// *llm.Error's RetryAfter is the wait the server asked for). The client
+// ends a request idle for IdleTimeout with retry.ErrIdle.
+func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *retry.Emitter) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return -1, fmt.Errorf("build request: %w", redactURLError(err))
+		return fmt.Errorf("build request: %w", redactURLError(err))
 	}
 	for k, v := range p.header {
 		req.Header[k] = v
@@ -43,24 +36,20 @@ func (p *Provider) attempt(ctx context.Context, model string, body []byte, out *
 
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return -1, p.sendError(ctx, actx, err)
+		return p.sendError(ctx, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e, wait := p.statusError(resp, model)
-		return wait, e
+		return p.statusError(resp, model)
 	}
 
-	return -1, p.read(ctx, actx, resp, idle, out)
+	return p.read(ctx, resp, out)
 }
 
 // read decodes a 2xx answer and passes it to out. It returns nil when the
 // stream finished or the consumer stopped.
-func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *time.Timer, out *emitter) error {
+func (p *Provider) read(ctx context.Context, resp *http.Response, out *retry.Emitter) error {
 	var r io.Reader = resp.Body
-	if idle != nil {
-		r = &idleReader{r: r, t: idle, d: p.idleTimeout}
-	}
 	dec := &chunkDecoder{p: p}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
@@ -70,7 +59,7 @@ func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *ti
 	case "application/json": // the server ignored "stream": true
 		b, err := io.ReadAll(io.LimitReader(r, maxWholeBytes))
 		if err != nil {
-			return p.readError(ctx, actx, err)
+			return p.readError(ctx, err)
 		}
 		if err := dec.whole(b); err != nil {
 			return err
@@ -83,12 +72,12 @@ func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *ti
 				break
 			}
 			if err != nil {
-				return p.readError(ctx, actx, err)
+				return p.readError(ctx, err)
 			}
 			if err := dec.event(ev); err != nil {
 				return err
 			}
-			if !out.emitAll(dec.take()) {
+			if !emitAll(out, dec.take()) {
 				return nil
 			}
 		}
@@ -96,23 +85,8 @@ func (p *Provider) read(ctx, actx context.Context, resp *http.Response, idle *ti
 	if err := dec.end(); err != nil {
 		return err
 	}
-	out.emitAll(dec.take())
+	emitAll(out, dec.take())
 	return nil
-}
-
-// idleReader restarts the idle timer whenever bytes arrive.
-type idleReader struct {
-	r io.Reader
-	t *time.Timer
-	d time.Duration
-}
-
-func (r *idleReader) Read(b []byte) (int, error) {
-	n, err := r.r.Read(b)
-	if n > 0 {
-		r.t.Reset(r.d)
-	}
-	return n, err
 }
 
 // Wire shapes of a chat.completion.chunk (and of a whole chat.completion,

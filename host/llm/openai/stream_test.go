@@ -609,8 +609,8 @@ func TestNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.endpoint != "https://me:hunter2@gw.example.com/v1/chat/completions?k=1" ||
-		p.shownURL != "https://gw.example.com/v1/chat/completions" || p.shownBase != "https://gw.example.com/v1" || p.Name() != DefaultName || p.maxRetries != DefaultMaxRetries {
-		t.Errorf("shown %q, name %q, retries %d", p.shownURL, p.Name(), p.maxRetries)
+		p.shownURL != "https://gw.example.com/v1/chat/completions" || p.shownBase != "https://gw.example.com/v1" || p.Name() != DefaultName || p.retry.Max != DefaultMaxRetries {
+		t.Errorf("shown %q, name %q, retries %d", p.shownURL, p.Name(), p.retry.Max)
 	}
 }
 

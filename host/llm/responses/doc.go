@@ -52,7 +52,10 @@
 // yielded. A request idle for Config.IdleTimeout (default 5 minutes) ends
 // as ErrTransport. The API key never appears in an error or a log line.
 //
-// The SDK takes the key and base URL from [Config]; it still reads
-// OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the
-// environment, as the openai tools do.
+// Only the SDK's Responses service is used (responses.NewResponseService),
+// never its root package: the root links every OpenAI service into harness
+// (a test fails if ./cmd/harness depends on it again) and reads OPENAI_*
+// variables. The key and base URL come from [Config]; the SDK reads
+// nothing from the environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID,
+// OPENAI_CUSTOM_HEADERS and OPENAI_BASE_URL change nothing).
 package responses

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
-	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/internal/retry"
@@ -23,7 +22,7 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if ae, ok := errors.AsType[*oai.Error](err); ok {
+	if ae, ok := errors.AsType[*responses.Error](err); ok {
 		return p.apiError(ae, model)
 	}
 	if se, ok := errors.AsType[*ssestream.StreamError](err); ok {
@@ -41,25 +40,11 @@ func (p *Provider) classify(ctx context.Context, err error, model string) error 
 		}
 		return p.eventError(&eventFailure{code: code, message: body.Error.Message})
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return &llm.Error{Kind: llm.ErrMalformed, Provider: Name, Err: err,
-			Message: "the stream could not be decoded: " + p.clean(err.Error())}
-	}
-	if errors.Is(err, retry.ErrIdle) {
-		return &llm.Error{Kind: llm.ErrTransport, Provider: Name, Err: err,
-			Message: fmt.Sprintf("no data from %s for %s", p.shownBase, p.idle)}
-	}
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		err = ue.Err // its URL may carry credentials
-	}
-	return &llm.Error{Kind: llm.ErrTransport, Provider: Name, Err: err,
-		Message: fmt.Sprintf("cannot reach %s: %s", p.shownBase, p.clean(err.Error()))}
+	return retry.Failure(Name, p.shownBase, p.idle, err, p.apiKey)
 }
 
 // apiError classifies an HTTP error answer.
-func (p *Provider) apiError(ae *oai.Error, model string) *llm.Error {
+func (p *Provider) apiError(ae *responses.Error, model string) *llm.Error {
 	msg := p.clean(ae.Message)
 	s := ae.StatusCode
 	e := &llm.Error{Provider: Name, Status: s}
@@ -74,24 +59,24 @@ func (p *Provider) apiError(ae *oai.Error, model string) *llm.Error {
 		e.Message = "the API key was refused; " + p.keyHint
 	case strings.Contains(code, "insufficient_quota") || s == http.StatusPaymentRequired:
 		e.Kind = llm.ErrAuth
-		e.Message = "the account's quota is exhausted: " + orText(msg, "insufficient quota")
+		e.Message = "the account's quota is exhausted: " + retry.Or(msg, "insufficient quota")
 	case s == http.StatusNotFound || strings.Contains(code, "model_not_found"):
 		e.Kind = llm.ErrNotFound
-		e.Message = fmt.Sprintf("model %q or endpoint %s not found: %s; check --model and --base-url", model, p.shownBase, orText(msg, "not found"))
+		e.Message = fmt.Sprintf("model %q or endpoint %s not found: %s; check --model and --base-url", model, p.shownBase, retry.Or(msg, "not found"))
 	case s == http.StatusTooManyRequests:
 		e.Kind = llm.ErrRateLimit
-		e.Message = "rate limited: " + orText(msg, "too many requests")
+		e.Message = "rate limited: " + retry.Or(msg, "too many requests")
 		e.RetryAfter = max(wait, 0)
 	case s >= 500 || s == http.StatusRequestTimeout || s == http.StatusConflict:
 		e.Kind = llm.ErrServer
-		e.Message = "server error: " + orText(msg, http.StatusText(s))
+		e.Message = "server error: " + retry.Or(msg, http.StatusText(s))
 		e.RetryAfter = max(wait, 0)
 	case strings.Contains(code, "context_length") || strings.Contains(strings.ToLower(msg), "context window"):
 		e.Kind = llm.ErrContextLength
 		e.Message = "the conversation does not fit the model's context window: " + msg + "; start a new session or compact it"
 	default:
 		e.Kind = llm.ErrBadRequest
-		e.Message = "the request was refused: " + orText(msg, orText(http.StatusText(s), "unexpected error"))
+		e.Message = "the request was refused: " + retry.Or(msg, retry.Or(http.StatusText(s), "unexpected error"))
 	}
 	return e
 }
@@ -102,7 +87,7 @@ func (p *Provider) eventError(err error) error {
 	if !ok {
 		return err
 	}
-	msg := orText(p.clean(ef.message), "the server reported an unnamed error")
+	msg := retry.Or(p.clean(ef.message), "the server reported an unnamed error")
 	e := &llm.Error{Provider: Name, Kind: llm.ErrServer, Message: "stream error: " + msg}
 	c := strings.ToLower(ef.code)
 	switch {
@@ -122,10 +107,3 @@ func (p *Provider) eventError(err error) error {
 
 // clean makes a server's text one line without the API key.
 func (p *Provider) clean(s string) string { return retry.Clean(s, p.apiKey) }
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/internal/retry"
@@ -23,7 +23,9 @@ import (
 const (
 	Name           = "openai-responses"
 	DefaultBaseURL = "https://api.openai.com/v1"
-	DefaultModel   = "gpt-5.5"
+	// DefaultModel is the model requested when none is set: the SDK's
+	// GPT-5.5; llm.BuiltinModels has its window.
+	DefaultModel = string(shared.ChatModelGPT5_5)
 	// DefaultIdleTimeout ends a silent request.
 	DefaultIdleTimeout = 5 * time.Minute
 )
@@ -59,7 +61,10 @@ type Config struct {
 // Provider streams answers from the Responses API. It is safe for
 // concurrent use.
 type Provider struct {
-	client    oai.Client
+	// client is the Responses service alone: the SDK root package
+	// (openai.NewClient) links every OpenAI service into harness and reads
+	// OPENAI_* variables from the environment; the service does neither.
+	client    responses.ResponseService
 	shownBase string
 	apiKey    string
 	keyHint   string
@@ -72,15 +77,9 @@ type Provider struct {
 
 // New checks cfg and returns a provider.
 func New(cfg Config) (*Provider, error) {
-	u, err := url.Parse(cmp.Or(cfg.BaseURL, DefaultBaseURL))
+	u, err := retry.ParseBase(cmp.Or(cfg.BaseURL, DefaultBaseURL))
 	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // its URL may carry a password
-		}
-		return nil, fmt.Errorf("new openai-responses provider: parse base URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("new openai-responses provider: base URL %q is not an http(s) URL", retry.Shown(u))
+		return nil, fmt.Errorf("new openai-responses provider: %w", err)
 	}
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+"/", ""
 	if cfg.APIKey == "" {
@@ -92,7 +91,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	hc := retry.IdleClient(cfg.HTTPClient, idle)
 	p := &Provider{
-		client: oai.NewClient(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
+		client: responses.NewResponseService(option.WithBaseURL(u.String()), option.WithAPIKey(cfg.APIKey),
 			option.WithMaxRetries(0), option.WithHTTPClient(hc)),
 		shownBase: retry.Shown(u),
 		apiKey:    cfg.APIKey,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
@@ -17,14 +16,14 @@ import (
 func (p *Provider) params(model string, req llm.Request) (responses.ResponseNewParams, error) {
 	prm := responses.ResponseNewParams{
 		Model:   shared.ResponsesModel(model),
-		Store:   oai.Bool(false),
+		Store:   param.NewOpt(false),
 		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 	}
 	if req.System != "" {
-		prm.Instructions = oai.String(req.System)
+		prm.Instructions = param.NewOpt(req.System)
 	}
 	if req.MaxTokens > 0 {
-		prm.MaxOutputTokens = oai.Int(int64(req.MaxTokens))
+		prm.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
 	}
 	if p.effort != "" {
 		prm.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(p.effort), Summary: shared.ReasoningSummaryAuto}
@@ -37,9 +36,9 @@ func (p *Provider) params(model string, req llm.Request) (responses.ResponseNewP
 				return prm, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 			}
 		}
-		f := &responses.FunctionToolParam{Name: t.Name, Parameters: params, Strict: oai.Bool(false)}
+		f := &responses.FunctionToolParam{Name: t.Name, Parameters: params, Strict: param.NewOpt(false)}
 		if t.Description != "" {
-			f.Description = oai.String(t.Description)
+			f.Description = param.NewOpt(t.Description)
 		}
 		prm.Tools = append(prm.Tools, responses.ToolUnionParam{OfFunction: f})
 	}
@@ -54,7 +53,7 @@ func input(ms []llm.Message, model string) responses.ResponseInputParam {
 		switch m.Role {
 		case llm.RoleTool:
 			it := responses.ResponseInputItemParamOfFunctionCallOutput(m.Text)
-			it.OfFunctionCallOutput.CallID = oai.String(m.ToolCallID)
+			it.OfFunctionCallOutput.CallID = param.NewOpt(m.ToolCallID)
 			items = append(items, it)
 		case llm.RoleAssistant:
 			for _, b := range m.Blocks {
@@ -66,7 +65,7 @@ func input(ms []llm.Message, model string) responses.ResponseInputParam {
 					r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: b.Text})
 				}
 				if b.Data != "" {
-					r.EncryptedContent = oai.String(b.Data)
+					r.EncryptedContent = param.NewOpt(b.Data)
 				}
 				items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: r})
 			}

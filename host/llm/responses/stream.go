@@ -13,7 +13,7 @@ import (
 // attempt sends the request once and yields what arrives. It returns nil
 // when the stream finished or the consumer stopped.
 func (p *Provider) attempt(ctx context.Context, model string, prm responses.ResponseNewParams, out *retry.Emitter) error {
-	stream := p.client.Responses.NewStreaming(ctx, prm)
+	stream := p.client.NewStreaming(ctx, prm)
 	defer stream.Close()
 	d := decoder{model: model}
 	for stream.Next() {

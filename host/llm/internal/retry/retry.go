@@ -1,13 +1,15 @@
-// Package retry holds the retry policy shared by the SDK-based providers
-// (anthropic, responses): exponential backoff with jitter that honours the
-// server's Retry-After up to a cap, a sleep that ends with the context, and
-// the streaming retry loop itself (Run, Emitter).
-// The Chat Completions provider keeps its own copy of the same policy.
+// Package retry holds the retry policy shared by the providers (openai,
+// anthropic, responses): exponential backoff with jitter that honours the
+// server's Retry-After up to a cap, a sleep that ends with the context, the
+// streaming retry loop itself (Run, Emitter), and the one-line, secret-free
+// text of errors (Clean, Shown).
 package retry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -191,4 +193,51 @@ func Shown(u *url.URL) string {
 	v.User = nil
 	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
 	return v.String()
+}
+
+// ParseBase parses a provider's base URL, which must be an http(s) URL
+// with a host; its error never holds the URL's password.
+func ParseBase(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err // its URL may carry a password
+		}
+		return nil, fmt.Errorf("parse base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("base URL %q is not an http(s) URL", Shown(u))
+	}
+	return u, nil
+}
+
+// Failure classifies a failed attempt that is no answer of the API: a
+// stream that could not be decoded is ErrMalformed; an idle timeout
+// (ErrIdle, after idle) and any other failure ErrTransport naming
+// shownBase. The message is one line with secrets masked, and never holds
+// a request URL (which may carry credentials).
+func Failure(provider, shownBase string, idle time.Duration, err error, secrets ...string) *llm.Error {
+	_, syn := errors.AsType[*json.SyntaxError](err)
+	_, typ := errors.AsType[*json.UnmarshalTypeError](err)
+	switch {
+	case syn || typ:
+		return &llm.Error{Kind: llm.ErrMalformed, Provider: provider, Err: err,
+			Message: "the stream could not be decoded: " + Clean(err.Error(), secrets...)}
+	case errors.Is(err, ErrIdle):
+		return &llm.Error{Kind: llm.ErrTransport, Provider: provider, Err: err,
+			Message: fmt.Sprintf("no data from %s for %s", shownBase, idle)}
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err
+	}
+	return &llm.Error{Kind: llm.ErrTransport, Provider: provider, Err: err,
+		Message: fmt.Sprintf("cannot reach %s: %s", shownBase, Clean(err.Error(), secrets...))}
+}
+
+// Or returns s, or def when s is empty.
+func Or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

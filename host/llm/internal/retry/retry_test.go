@@ -1,13 +1,18 @@
 package retry
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness-dev/harness/host/llm"
 )
 
 func TestAfter(t *testing.T) {
@@ -20,6 +25,9 @@ func TestAfter(t *testing.T) {
 		{"none", http.Header{}, -1},
 		{"nil", nil, -1},
 		{"seconds", http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{"zero", http.Header{"Retry-After": {"0"}}, 0},
+		{"fractional seconds", http.Header{"Retry-After": {"1.5"}}, 1500 * time.Millisecond},
+		{"date in the past", http.Header{"Retry-After": {now.Add(-time.Hour).Format(http.TimeFormat)}}, 0},
 		{"ms wins", http.Header{"Retry-After": {"2"}, "Retry-After-Ms": {"150"}}, 150 * time.Millisecond},
 		{"date", http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second},
 		{"negative", http.Header{"Retry-After": {"-1"}}, -1},
@@ -49,6 +57,26 @@ func TestWait(t *testing.T) {
 	}
 }
 
+// TestWaitBackoff: without an asked wait, Base doubles per attempt up to
+// Cap, less at most 20% jitter, and a huge attempt does not overflow.
+func TestWaitBackoff(t *testing.T) {
+	p := Policy{Base: 100 * time.Millisecond, Cap: time.Second}.Normalized()
+	for attempt, want := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		want *= time.Millisecond
+		if attempt == 5 {
+			attempt = 100
+		}
+		for range 20 {
+			if got := p.Wait(attempt, -1); got > want || got < want*8/10 {
+				t.Fatalf("attempt %d: wait %v, want %v less at most 20%%", attempt, got, want)
+			}
+		}
+	}
+	if got := p.Wait(0, 0); got != 0 {
+		t.Errorf("asked 0: wait %v, want 0", got)
+	}
+}
+
 func TestCleanMasksSecrets(t *testing.T) {
 	got := Clean("bad key sk-ant-123456\n  try again", "sk-ant-123456", "abc")
 	if strings.Contains(got, "sk-ant") || strings.Contains(got, "\n") {
@@ -73,5 +101,47 @@ func TestIdleClient(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	if string(b) != "first" || !errors.Is(err, ErrIdle) {
 		t.Errorf("read %q, %v; want the first bytes, then ErrIdle", b, err)
+	}
+}
+
+func TestParseBase(t *testing.T) {
+	for _, tc := range []struct{ raw, wantErr string }{
+		{"https://api.example.com/v1", ""},
+		{"http://localhost:8080", ""},
+		{"ftp://x", "not an http(s) URL"},
+		{"https://", "not an http(s) URL"},
+		{"http://user:pw-secret@[::1", "parse base URL"},
+	} {
+		_, err := ParseBase(tc.raw)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tc.raw, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%q: error %v, want one containing %q", tc.raw, err, tc.wantErr)
+		case err != nil && strings.Contains(err.Error(), "pw-secret"):
+			t.Errorf("%q: the error shows the password: %v", tc.raw, err)
+		}
+	}
+}
+
+func TestFailure(t *testing.T) {
+	var syn error
+	if err := json.Unmarshal([]byte("{"), new(any)); err != nil {
+		syn = err
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		kind llm.ErrorKind
+		want string
+	}{
+		{"undecodable", fmt.Errorf("read: %w", syn), llm.ErrMalformed, "the stream could not be decoded"},
+		{"idle", fmt.Errorf("read: %w", ErrIdle), llm.ErrTransport, "no data from https://gw for 5m0s"},
+		{"url error", &url.Error{Op: "Post", URL: "https://u:pw-secret@gw/v1", Err: errors.New("refused key-0123456789")}, llm.ErrTransport, "cannot reach https://gw: refused [redacted]"},
+	} {
+		e := Failure("p", "https://gw", 5*time.Minute, tc.err, "key-0123456789")
+		if e.Kind != tc.kind || !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "pw-secret") {
+			t.Errorf("%s: %s %q, want %s containing %q", tc.name, e.Kind, e.Message, tc.kind, tc.want)
+		}
 	}
 }
