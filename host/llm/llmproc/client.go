@@ -90,6 +90,7 @@ type Proc struct {
 	inFlight int
 	timer    *time.Timer
 	closed   bool
+	starts   int
 }
 
 // child is one running process.
@@ -178,6 +179,7 @@ func (p *Proc) acquire(ctx context.Context) (*child, error) {
 			return nil, err
 		}
 		p.cur = c
+		p.starts++
 	}
 	p.inFlight++
 	return p.cur, nil
@@ -317,9 +319,12 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			return
 		}
 		defer p.proc.release()
-		ctx, cancel := context.WithCancel(ctx)
+		// The call ends when ctx does, but carries no deadline: the
+		// process never ends it first, so a deadline reads as ctx's.
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()
-		st, err := c.conn.NewStream(ctx, &serviceDesc.Streams[0], fullMethod)
+		defer context.AfterFunc(ctx, cancel)()
+		st, err := c.conn.NewStream(sctx, &serviceDesc.Streams[0], fullMethod)
 		if err == nil {
 			err = st.SendMsg(wrapperspb.Bytes(body))
 		}
