@@ -28,14 +28,13 @@ import (
 	"github.com/harness-dev/harness/host/llm/responses"
 )
 
-// bin is the harness-llm built by TestMain.
-var bin string
+// testDir holds what the tests build; TestMain removes it.
+var testDir string
 
 const testKey = "sk-llmproc-test-secret-4f1d"
 
-// TestMain builds cmd/harness-llm (static, as the README does). Run with
-// LLMPROC_TEST_HOST set, the test binary plays a host instead (see
-// TestHostKilled).
+// TestMain removes what the tests built. Run with LLMPROC_TEST_HOST set,
+// the test binary plays a host instead (see TestHostKilled).
 func TestMain(m *testing.M) {
 	if os.Getenv("LLMPROC_TEST_HOST") != "" {
 		os.Exit(playHost())
@@ -50,14 +49,32 @@ func run(m *testing.M) int {
 		return 2
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command("go", "build", "-o", dir+"/", "../../../cmd/harness-llm")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build harness-llm: %v\n%s", err, out)
-		return 2
-	}
-	bin = filepath.Join(dir, "harness-llm")
+	testDir = dir
 	return m.Run()
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// harnessLLM builds cmd/harness-llm once per run (static, as the README
+// does) and returns its path.
+func harnessLLM(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		cmd := exec.Command("go", "build", "-o", testDir+"/", "../../../cmd/harness-llm")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build harness-llm: %v\n%s", err, out)
+		}
+		built.bin = filepath.Join(testDir, "harness-llm")
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
 }
 
 // playHost is a host that starts a stream that hangs and prints the
@@ -151,7 +168,7 @@ func (f *fakeAPI) requests() [][]byte {
 }
 
 func newProc(t *testing.T, idle time.Duration) *llmproc.Proc {
-	p := llmproc.New(llmproc.Options{Path: bin, Idle: idle, Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard})})
+	p := llmproc.New(llmproc.Options{Path: harnessLLM(t), Idle: idle, Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard})})
 	t.Cleanup(func() { p.Close() })
 	return p
 }
@@ -400,7 +417,7 @@ func TestHostKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := exec.Command(exe)
-	host.Env = append(os.Environ(), "LLMPROC_TEST_HOST="+bin, "LLMPROC_TEST_URL="+fp.URL)
+	host.Env = append(os.Environ(), "LLMPROC_TEST_HOST="+harnessLLM(t), "LLMPROC_TEST_URL="+fp.URL)
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -499,6 +516,7 @@ func TestFindMissing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "go build -o bin/ ./cmd/...") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("err = %v", err)
 	}
+	bin := harnessLLM(t)
 	if got, err := llmproc.Find(func(k string) string { return map[string]string{llmproc.EnvBinary: bin}[k] }); err != nil || got != bin {
 		t.Errorf("Find = %q, %v; want %s", got, err, bin)
 	}
