@@ -250,10 +250,11 @@ func TestHostLinksNoSDK(t *testing.T) {
 	}
 	sdks := []string{"github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go"}
 	host := deps("./cmd/harness")
-	for _, line := range strings.Split(host, "\n") {
-		for _, sdk := range sdks {
+	for _, sdk := range sdks {
+		for _, line := range strings.Split(host, "\n") {
 			if line == sdk || strings.HasPrefix(line, sdk+"/") {
-				t.Errorf("./cmd/harness depends on %s; the SDK providers belong in cmd/harness-llm", line)
+				t.Errorf("./cmd/harness depends on %s; the SDK providers belong in cmd/harness-llm (host/llm/llmproc)", line)
+				break
 			}
 		}
 	}
