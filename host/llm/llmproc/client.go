@@ -110,10 +110,20 @@ func (c *child) dead() bool {
 	}
 }
 
+// stop ends the process: stdin closed first (it exits 0 on EOF, quietly),
+// SIGKILL to its group if it is still there after stopGrace.
 func (c *child) stop() {
+	c.run.closeStdin()
+	select {
+	case <-c.run.exited:
+	case <-time.After(stopGrace):
+	}
 	_ = c.run.Kill(context.Background())
 	c.pc.Kill()
 }
+
+// stopGrace is how long stop waits for the process to exit by itself.
+const stopGrace = time.Second
 
 // New returns a Proc that runs opts.Path; it starts nothing.
 func New(opts Options) *Proc {
@@ -143,14 +153,15 @@ func (p *Proc) PID() int {
 // Close stops the process; a Stream after Close fails.
 func (p *Proc) Close() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.closed = true
 	if p.timer != nil {
 		p.timer.Stop()
 	}
-	if p.cur != nil {
-		p.cur.stop()
-		p.cur = nil
+	c := p.cur
+	p.cur = nil
+	p.mu.Unlock()
+	if c != nil {
+		c.stop()
 	}
 	return nil
 }
@@ -200,13 +211,14 @@ func (p *Proc) armLocked() {
 	c := p.cur
 	p.timer = time.AfterFunc(p.idle, func() {
 		p.mu.Lock()
-		defer p.mu.Unlock()
 		if p.cur != c || p.inFlight > 0 {
+			p.mu.Unlock()
 			return
 		}
+		p.cur = nil
+		p.mu.Unlock()
 		p.log.Debug("harness-llm idle; stopping it", "idle", p.idle)
 		c.stop()
-		p.cur = nil
 	})
 }
 

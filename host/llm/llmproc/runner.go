@@ -112,6 +112,17 @@ func (r *procRunner) Kill(context.Context) error {
 	return killGroup(pid)
 }
 
+// closeStdin closes the process's stdin: it exits on EOF.
+func (r *procRunner) closeStdin() {
+	r.mu.Lock()
+	stdin := r.stdin
+	r.stdin = nil
+	r.mu.Unlock()
+	if stdin != nil {
+		_ = stdin.Close()
+	}
+}
+
 func (r *procRunner) exitState() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
