@@ -61,7 +61,7 @@ var built struct {
 
 // harnessLLM builds cmd/harness-llm once per run (static, as the README
 // does) and returns its path.
-func harnessLLM(t *testing.T) string {
+func harnessLLM(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		cmd := exec.Command("go", "build", "-o", testDir+"/", "../../../cmd/harness-llm")
@@ -115,7 +115,7 @@ type fakeAPI struct {
 	hangs   chan struct{}
 }
 
-func newFake(t *testing.T, dir string, replies ...reply) *fakeAPI {
+func newFake(t testing.TB, dir string, replies ...reply) *fakeAPI {
 	f := &fakeAPI{dir: dir, replies: replies, hangs: make(chan struct{})}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -533,5 +533,29 @@ func TestSettingsMatchProviders(t *testing.T) {
 		if c[0] != c[1] {
 			t.Errorf("llmproc has %q, the provider %q", c[0], c[1])
 		}
+	}
+}
+
+// BenchmarkStream: one short answer through the process, cold (a new
+// process per call: start, handshake, stream) and warm (the running one).
+func BenchmarkStream(b *testing.B) {
+	for _, cold := range []bool{true, false} {
+		b.Run(map[bool]string{true: "cold", false: "warm"}[cold], func(b *testing.B) {
+			fp := newFake(b, "anthropic", reply{file: "text.sse"})
+			cfg := llmproc.Config{Provider: "anthropic", BaseURL: fp.URL, APIKey: testKey}
+			p := llmproc.New(llmproc.Options{Path: harnessLLM(b), Idle: -1})
+			defer func() { p.Close() }()
+			for b.Loop() {
+				if cold {
+					b.StopTimer()
+					p.Close()
+					p = llmproc.New(llmproc.Options{Path: harnessLLM(b), Idle: -1})
+					b.StartTimer()
+				}
+				if _, err := collect(b.Context(), p.Provider(cfg), simple); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
