@@ -179,7 +179,7 @@ func (p *Proc) acquire(ctx context.Context) (*child, error) {
 		p.timer = nil
 	}
 	if p.cur != nil && p.cur.dead() {
-		p.log.Warn("harness-llm exited; starting it again", "state", p.cur.run.exitState())
+		p.log.Named(Binary).Warn("exited; starting it again", "state", p.cur.run.exitState())
 		p.cur.stop()
 		p.cur = nil
 	}
@@ -217,7 +217,7 @@ func (p *Proc) armLocked() {
 		}
 		p.cur = nil
 		p.mu.Unlock()
-		p.log.Debug("harness-llm idle; stopping it", "idle", p.idle)
+		p.log.Named(Binary).Debug("idle; stopping it", "idle", p.idle)
 		c.stop()
 	})
 }
@@ -237,7 +237,7 @@ func (p *Proc) start(ctx context.Context) (*child, error) {
 			return r, nil
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           p.log,
+		Logger:           p.log, // go-plugin names it after the runner: harness-llm
 		Stderr:           tail,
 		StartTimeout:     startTimeout,
 		SkipHostEnv:      true,
@@ -273,7 +273,7 @@ func (p *Proc) start(ctx context.Context) (*child, error) {
 			}
 			return nil, &llm.Error{Kind: llm.ErrTransport, Provider: Binary, Message: "start " + p.path + ": " + msg}
 		}
-		p.log.Debug("harness-llm started", "pid", r.PID(), "took", time.Since(begun))
+		p.log.Named(Binary).Debug("started", "pid", r.PID(), "took", time.Since(begun))
 		return res.c, nil
 	case <-ctx.Done():
 		_ = r.Kill(context.Background())
