@@ -107,6 +107,11 @@ func importRules() []importRule {
 		{dir: "host/eventlog"},
 		{dir: "host/shorten"},
 		{dir: "host/llm", allowInternal: []string{"host/llm", "host/shorten"}, allowExternal: true},
+		// the host side and the process side of harness-llm: never the
+		// SDK providers themselves (cmd/harness-llm hands them to Serve),
+		// so that the host links no SDK (TestHostLinksNoSDK).
+		{dir: "host/llm/llmproc", allowInternal: []string{"host/llm", "pluginapi"}, allowExternal: true,
+			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
 		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
@@ -223,6 +228,45 @@ func TestPluginsLinkNoLauncher(t *testing.T) {
 	}
 	if seen == 0 || !strings.Contains(string(out), module+"/pluginapi\t") {
 		t.Fatalf("go list -deps ./plugins/... named no pluginapi package; the check saw nothing:\n%s", out)
+	}
+}
+
+// TestHostLinksNoSDK checks, on the build graph, that the harness binary
+// links neither model SDK: the providers built on them run in
+// cmd/harness-llm, started on first use (package host/llm/llmproc),
+// because the SDKs' package initialisation alone costs the host ~22 MB
+// of resident memory.
+func TestHostLinksNoSDK(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	deps := func(pkg string) string {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return string(out)
+	}
+	sdks := []string{"github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go"}
+	host := deps("./cmd/harness")
+	for _, sdk := range sdks {
+		for _, line := range strings.Split(host, "\n") {
+			if line == sdk || strings.HasPrefix(line, sdk+"/") {
+				t.Errorf("./cmd/harness depends on %s; the SDK providers belong in cmd/harness-llm (host/llm/llmproc)", line)
+				break
+			}
+		}
+	}
+	// The check sees the graph: the process that serves them links both.
+	llm := deps("./cmd/harness-llm")
+	for _, sdk := range sdks {
+		if !strings.Contains(llm, sdk) {
+			t.Errorf("./cmd/harness-llm does not depend on %s; the check would see nothing", sdk)
+		}
+	}
+	if !strings.Contains(host, module+"/host/llm/llmproc") {
+		t.Error("./cmd/harness does not depend on host/llm/llmproc; the check looks at the wrong graph")
 	}
 }
 

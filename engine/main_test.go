@@ -38,6 +38,18 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "engine tests: go build plugins: %v\n%s", err, out)
 		return 2
 	}
+	// The SDK providers run in harness-llm, found next to the running
+	// executable (as an install has it next to harness): build it next
+	// to this test binary.
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "engine tests:", err)
+		return 2
+	}
+	if out, err := goBuild("-o", filepath.Dir(exe)+"/", "../cmd/harness-llm").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "engine tests: go build harness-llm: %v\n%s", err, out)
+		return 2
+	}
 	return m.Run()
 }
 

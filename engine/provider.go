@@ -10,9 +10,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
-	"github.com/harness-dev/harness/host/llm/anthropic"
+	"github.com/harness-dev/harness/host/llm/llmproc"
 	"github.com/harness-dev/harness/host/llm/openai"
-	"github.com/harness-dev/harness/host/llm/responses"
 	"github.com/harness-dev/harness/host/llm/script"
 )
 
@@ -111,31 +110,46 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 		if key == "" {
 			return nil, "", fmt.Errorf("no API key for openai-responses: set OPENAI_API_KEY (or HARNESS_API_KEY)")
 		}
-		model := cmp.Or(c.Model, responses.DefaultModel)
-		p, err := responses.New(responses.Config{BaseURL: c.BaseURL, APIKey: key, KeyHint: "check " + keyVar, Model: model, Logger: log.Named("openai-responses")})
+		model := cmp.Or(c.Model, llmproc.ResponsesModel)
+		p, err := sdkProvider(e, log, llmproc.Config{Provider: llmproc.Responses, BaseURL: c.BaseURL, APIKey: key,
+			KeyHint: "check " + keyVar, Model: model})
 		if err != nil {
 			return nil, "", err
 		}
 		return p, model, nil
 
 	case "anthropic":
-		key, keyVar := apiKey(e, anthropic.KeyEnv)
+		key, keyVar := apiKey(e, llmproc.AnthropicKeyEnv)
 		if key == "" {
-			return nil, "", fmt.Errorf("no API key for anthropic: set %s (or HARNESS_API_KEY)", anthropic.KeyEnv)
+			return nil, "", fmt.Errorf("no API key for anthropic: set %s (or HARNESS_API_KEY)", llmproc.AnthropicKeyEnv)
 		}
 		budget, err := ThinkingBudget(c.Thinking)
 		if err != nil {
 			return nil, "", err
 		}
-		model := cmp.Or(c.Model, anthropic.DefaultModel)
-		p, err := anthropic.New(anthropic.Config{BaseURL: c.BaseURL, APIKey: key, KeyHint: "check " + keyVar, Model: model,
-			ThinkingBudget: budget, Logger: log.Named("anthropic")})
+		model := cmp.Or(c.Model, llmproc.AnthropicModel)
+		p, err := sdkProvider(e, log, llmproc.Config{Provider: llmproc.Anthropic, BaseURL: c.BaseURL, APIKey: key,
+			KeyHint: "check " + keyVar, Model: model, ThinkingBudget: budget})
 		if err != nil {
 			return nil, "", err
 		}
 		return p, model, nil
 	}
 	return nil, "", fmt.Errorf("unknown provider %q: use %s", c.Name, strings.Join(ProviderNames, ", "))
+}
+
+// sdkProvider checks the settings of an SDK-based provider (anthropic,
+// openai-responses) and finds the harness-llm binary that serves it; the
+// process starts on the provider's first request (package llmproc).
+func sdkProvider(e func(string) string, log hclog.Logger, cfg llmproc.Config) (agent.Model, error) {
+	if err := llmproc.CheckBaseURL(cfg.Provider, cfg.BaseURL); err != nil {
+		return nil, err
+	}
+	bin, err := llmproc.Find(e)
+	if err != nil {
+		return nil, err
+	}
+	return llmproc.New(llmproc.Options{Path: bin, Logger: log}).Provider(cfg), nil
 }
 
 // apiKey returns the key from HARNESS_API_KEY, else from the provider's own

@@ -115,7 +115,8 @@ var builtInstall struct {
 }
 
 // installedHarness builds the README's install into a temp dir —
-// bin/harness and its plugins in bin/plugins/ next to it, static — and
+// bin/harness, bin/harness-llm (the SDK providers) and the plugins in
+// bin/plugins/, static — and
 // returns bin/harness. Started without --plugin-dir or $HARNESS_PLUGIN_DIR
 // (see installedEnv), it runs the real plugins as a user's does.
 func installedHarness(t testing.TB) string {
@@ -127,7 +128,7 @@ func installedHarness(t testing.TB) string {
 			return
 		}
 		bin := filepath.Join(dir, "bin")
-		for _, args := range [][]string{{"-o", bin + "/", "."}, {"-o", bin + "/plugins/", "../../plugins/..."}} {
+		for _, args := range [][]string{{"-o", bin + "/", "../../cmd/..."}, {"-o", bin + "/plugins/", "../../plugins/..."}} {
 			if out, err := staticBuild(args...).CombinedOutput(); err != nil {
 				builtInstall.err = fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
 				return

@@ -1,0 +1,23 @@
+//go:build !unix
+
+package llmproc
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// procAttr has nothing to add where there are no process groups.
+func procAttr() *syscall.SysProcAttr { return nil }
+
+func killGroup(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
