@@ -13,6 +13,7 @@ require (
 	github.com/harness-dev/harness/pluginapi v1.3.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	golang.org/x/mod v0.41.0
 	google.golang.org/protobuf v1.36.12
 	mvdan.cc/sh/v3 v3.14.1
 )

@@ -19,9 +19,11 @@ import (
 // version (pluginapi/vX.Y.Z in this repository). The kit's tests here
 // (TestPluginDoc, jsonqPlugin) make that resolution real without a network
 // release: sdkProxy is a file-based module proxy (package modproxy)
-// serving this checkout's pluginapi/ folder under the version the docs
-// name. internal/thirdparty's TestThirdPartyPath does the same on an empty
-// module cache, and measures it.
+// serving the version the docs name from the repository's tag
+// pluginapi/VERSION (from the checkout's pluginapi/ when the tag is
+// absent, e.g. a clone without tags; the test log says which).
+// internal/modproxy's TestThirdPartyPath does the same on an empty module
+// cache, and measures it.
 
 // sdkModule is the SDK's module path.
 const sdkModule = pluginapi.ModulePath
@@ -31,12 +33,14 @@ var proxyBuild struct {
 	once    sync.Once
 	dir     string // the proxy's root, for GOPROXY=file://dir
 	version string
+	served  modproxy.Served
 	err     error
 }
 
-// sdkProxy returns a file-based module proxy serving this checkout's
-// pluginapi as version (which must name the protocol's major and minor).
-func sdkProxy(t *testing.T, version string) string {
+// sdkProxy returns a file-based module proxy serving pluginapi as
+// version (which must name the protocol's major and minor), and what it
+// serves.
+func sdkProxy(t *testing.T, version string) (string, modproxy.Served) {
 	t.Helper()
 	proxyBuild.once.Do(func() {
 		proxyBuild.version = version
@@ -46,7 +50,7 @@ func sdkProxy(t *testing.T, version string) string {
 		if proxyBuild.dir, proxyBuild.err = testTempDir("sdk-proxy-"); proxyBuild.err != nil {
 			return
 		}
-		proxyBuild.err = modproxy.Build(proxyBuild.dir, filepath.Join(repoRoot, "pluginapi"), sdkModule, version)
+		proxyBuild.served, proxyBuild.err = modproxy.Build(proxyBuild.dir, repoRoot, "pluginapi", sdkModule, version)
 	})
 	if proxyBuild.err != nil {
 		t.Fatal(proxyBuild.err)
@@ -54,7 +58,8 @@ func sdkProxy(t *testing.T, version string) string {
 	if proxyBuild.version != version {
 		t.Fatalf("the SDK proxy serves %s, this test asks for %s: the docs and the examples must name one version", proxyBuild.version, version)
 	}
-	return proxyBuild.dir
+	t.Logf("the SDK proxy serves %s@%s from the %s", sdkModule, version, proxyBuild.served.Source)
+	return proxyBuild.dir, proxyBuild.served
 }
 
 // checkSDKVersion fails unless version's major and minor are the plugin
@@ -92,7 +97,7 @@ var sharedCache struct {
 // module cache, with the SDK proxy serving version.
 func kitEnv(t *testing.T, version string) []string {
 	t.Helper()
-	proxy := sdkProxy(t, version)
+	proxy, _ := sdkProxy(t, version)
 	sharedCache.once.Do(func() { sharedCache.dir, sharedCache.err = testTempDir("kit-modcache-") })
 	if sharedCache.err != nil {
 		t.Fatal(sharedCache.err)
@@ -117,13 +122,22 @@ func requiredSDK(t *testing.T, dir string) string {
 	return v
 }
 
-// copyOutside copies the module in src to a temp dir outside the
-// repository (modproxy.Copy) and returns the copy.
+// copyOutside copies the module in src, which requires a tagged SDK with
+// no replace directive, to a temp dir outside the repository and returns
+// the copy:
+// its go.sum's lines for the SDK are kept and must be the served tag's
+// (modproxy.Copy; the go command checks the download against them).
 func copyOutside(t *testing.T, src string) string {
 	t.Helper()
+	version := requiredSDK(t, src)
+	_, served := sdkProxy(t, version)
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := modproxy.Copy(src, dst, sdkModule); err != nil {
+	kept, err := modproxy.Copy(src, dst, sdkModule, version, served)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !kept {
+		t.Logf("%s/go.sum's lines for %s@%s are not the checkout's zip (%s): dropped, go mod download adds them", src, sdkModule, version, served.Source)
 	}
 	return dst
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,30 +21,22 @@ const (
 	sdkModule    = pluginapi.ModulePath
 )
 
-// hostOnlyModules are modules the host needs and a plugin must never pull
-// in: the plugin SDK's dependency graph is go-plugin, gRPC, protobuf and
-// hclog (and what they need).
-var hostOnlyModules = []string{
-	"github.com/harness-dev/harness", // the host module itself
-	"github.com/coder/acp-go-sdk",
-	"github.com/fsnotify/fsnotify",
-	"github.com/modelcontextprotocol/go-sdk",
-	"github.com/go-git/go-git/v5",
-	"mvdan.cc/sh/v3",
-	"github.com/BurntSushi/toml",
-}
-
 // TestThirdPartyPath builds examples/plugins/jsonq as an outside team
 // would: a copy outside this repository whose go.mod requires a tagged
 // pluginapi version with no replace directive, on an empty module cache,
-// the SDK resolved by the go command through a module proxy built from
-// this checkout (the tag's content) and everything else through the
-// user's GOPROXY. It runs the jsonq README's commands (go test, go build
-// -o DIR/, harness plugins check) and go vet, checks that the plugin's
-// dependency graph holds no host-only module, and that `harness plugins`
-// shows the SDK version the plugin was built with. It logs the first
-// build's time and the module cache's size, the figures docs/plugins.md
-// quotes (go test -run TestThirdPartyPath -v ./internal/modproxy).
+// with -mod=readonly, the SDK resolved by the go command through a module
+// proxy built from the repository's tag pluginapi/VERSION (the checkout's
+// pluginapi/ when the tag is absent: the log says which) and everything
+// else through the user's GOPROXY. The copy's go.sum keeps jsonq's lines
+// for the SDK, which must be the tag's: the go command checks the
+// download against them (GONOSUMDB names the SDK, which is in no public
+// checksum database from here; go.sum is not skipped). It runs the jsonq
+// README's commands (go test, go build -o DIR/, harness plugins check)
+// and go vet, checks that the plugin's packages and module graph hold no
+// host-only module, and that `harness plugins` shows the SDK version the
+// plugin was built with. It logs the first build's time and the module
+// cache's size, the figures docs/plugins.md quotes
+// (go test -count=1 -run TestThirdPartyPath -v ./internal/modproxy).
 func TestThirdPartyPath(t *testing.T) {
 	t.Parallel()
 	version, err := modproxy.Required(jsonqExample, sdkModule)
@@ -56,15 +49,18 @@ func TestThirdPartyPath(t *testing.T) {
 	tmp := t.TempDir()
 	harness := buildHarness(t, tmp)
 	proxy := filepath.Join(tmp, "proxy")
-	if err := modproxy.Build(proxy, filepath.Join(repoRoot, "pluginapi"), sdkModule, version); err != nil {
+	served, err := modproxy.Build(proxy, repoRoot, "pluginapi", sdkModule, version)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("the proxy serves %s@%s from the %s: %s", sdkModule, version, served.Source, strings.Join(modproxy.SumLines(sdkModule, version, served), "; "))
 	modcache := filepath.Join(tmp, "modcache") // empty: nothing is cached
 	env := modproxy.Env(os.Environ(), proxy, modcache, sdkModule, goEnv(t, "GOPROXY"))
 	// harness keeps its state and reads its config in the temp dir.
 	env = append(env, "HARNESS_STATE_DIR="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
 	mod := filepath.Join(tmp, "jsonq")
-	if err := modproxy.Copy(jsonqExample, mod, sdkModule); err != nil {
+	kept, err := modproxy.Copy(jsonqExample, mod, sdkModule, version, served)
+	if err != nil {
 		t.Fatal(err)
 	}
 	run := func(name string, args ...string) string {
@@ -78,9 +74,14 @@ func TestThirdPartyPath(t *testing.T) {
 		}
 		return string(out)
 	}
-	// Before a release the copy's go.sum lacks the SDK's lines (see
-	// modproxy.Copy): the command the go command names for it adds them.
-	run("go", "mod", "download", sdkModule)
+	if kept {
+		t.Logf("go.sum's lines for the SDK are checked: examples/plugins/jsonq/go.sum holds what the proxy serves")
+	} else {
+		// Only without the tag, when pluginapi/ changed since it or the
+		// version is not released: the served zip is not the release's.
+		t.Logf("go.sum's lines for the SDK differ from the checkout's zip (no tag %s): dropped, go mod download adds the served ones", "pluginapi/"+version)
+		run("go", "mod", "download", sdkModule)
+	}
 
 	pluginDir := filepath.Join(tmp, "harness-plugins")
 	start := time.Now()
@@ -88,19 +89,28 @@ func TestThirdPartyPath(t *testing.T) {
 	t.Logf("first build of jsonq on an empty module cache (downloads included): %v; module cache %s",
 		time.Since(start).Round(100*time.Millisecond), duSize(modcache))
 
+	// The packages the plugin links, by module.
+	deps := strings.Fields(run("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}", "."))
+	if host := modproxy.HostOnly(deps); len(host) > 0 {
+		t.Errorf("jsonq links packages of the host-only modules %q", host)
+	}
+	if !slices.Contains(deps, sdkModule) {
+		t.Errorf("go list -deps of jsonq names no package of %s: %q", sdkModule, deps)
+	}
+	// The module graph, which go mod download fetches go.mod files of.
 	graph := run("go", "list", "-m", "all")
 	mods := map[string]string{}
+	var paths []string
 	for _, line := range strings.Split(strings.TrimSpace(graph), "\n") {
 		path, v, _ := strings.Cut(line, " ")
 		mods[path] = v
+		paths = append(paths, path)
 	}
 	if mods[sdkModule] != version {
 		t.Errorf("go list -m all names %s %q, want %s:\n%s", sdkModule, mods[sdkModule], version, graph)
 	}
-	for _, host := range hostOnlyModules {
-		if _, ok := mods[host]; ok {
-			t.Errorf("a plugin's dependency graph holds the host-only module %s:\n%s", host, graph)
-		}
+	if host := modproxy.HostOnly(paths); len(host) > 0 {
+		t.Errorf("a plugin's module graph holds the host-only modules %q:\n%s", host, graph)
 	}
 	t.Logf("go list -m all: %d modules\n%s", len(mods), graph)
 
