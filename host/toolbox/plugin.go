@@ -395,7 +395,9 @@ func (p *plugin) acquire(ctx context.Context) (*instance, error) {
 			p.exitedLocked(p.cur, tailText(p.cur.client.StderrTail()))
 		}
 		switch {
-		case p.closed:
+		case p.closed && !p.retired:
+			// A retired plugin is closed once drained: its callers route
+			// again (errRetired below), only the toolbox's Close fails them.
 			p.mu.Unlock()
 			return nil, errClosed
 		case p.disabled:

@@ -15,17 +15,18 @@ import (
 // (≈3.5 MB of harness's RSS at startup) and reads OPENAI_* variables.
 const sdkRoot = "github.com/openai/openai-go/v3"
 
-// TestNoSDKRootInHarness fails when the harness command links the SDK's
+// TestNoSDKRootInHarness fails when harness-llm (the process the SDK
+// providers run in) links the SDK's
 // root package again; the provider uses the Responses service alone.
 func TestNoSDKRootInHarness(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	cmd := exec.Command("go", "list", "-deps", "./cmd/harness")
+	cmd := exec.Command("go", "list", "-deps", "./cmd/harness-llm")
 	cmd.Dir = filepath.Join("..", "..", "..")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps ./cmd/harness: %v", err)
+		t.Fatalf("go list -deps ./cmd/harness-llm: %v", err)
 	}
 	deps := strings.Fields(string(out))
 	var sawService bool
@@ -36,7 +37,7 @@ func TestNoSDKRootInHarness(t *testing.T) {
 		sawService = sawService || d == sdkRoot+"/responses"
 	}
 	if !sawService {
-		t.Fatalf("go list -deps ./cmd/harness names no %s/responses; the check saw nothing:\n%s", sdkRoot, out)
+		t.Fatalf("go list -deps ./cmd/harness-llm names no %s/responses; the check saw nothing:\n%s", sdkRoot, out)
 	}
 }
 
