@@ -233,3 +233,139 @@ func TestMCPProjectFileNeedsTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPReadOnlyHint: a tool its server annotates readOnlyHint (peek) is
+// of kind read and runs without asking in every mode, read-only
+// included, as a plugin's read tools do; a tool without it (echo) is
+// asked about in ask and accept-edits mode and refused in read-only mode.
+// Rules still apply to a hinted tool. Both calls' tool/call events carry
+// their title ("server: tool", the server's title when it gives one) and
+// kind, as the editor shows them.
+func TestMCPReadOnlyHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	cases := []struct {
+		mode  permission.Mode
+		rules []permission.Rule
+		asked string // the tools asked about, in order
+		peek  string // the result of the peek call
+		echo  string // the start of the echo call's result
+	}{
+		{mode: permission.ModeReadOnly, asked: "", peek: "peek: a", echo: "Error: the session is in read-only mode"},
+		{mode: permission.ModeAsk, asked: "mcp__test__echo", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAcceptEdits, asked: "mcp__test__echo", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAllowAll, asked: "", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAsk, rules: []permission.Rule{{Tool: "mcp__test__*", Action: permission.Deny}},
+			asked: "", peek: "Error: permission denied by the rule", echo: "Error: permission denied by the rule"},
+		{mode: permission.ModeReadOnly, rules: []permission.Rule{{Tool: "mcp__test__peek", Action: permission.Ask}},
+			asked: "mcp__test__peek", peek: "peek: a", echo: "Error: the session is in read-only mode"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/rules=%d", tc.mode, len(tc.rules)), func(t *testing.T) {
+			t.Parallel()
+			sc, err := script.Load(strings.NewReader(strings.Join([]string{
+				`{"toolCalls":[{"id":"peek","name":"mcp__test__peek","args":{"text":"a"}},{"id":"echo","name":"mcp__test__echo","args":{"text":"b"}}]}`,
+				`{"text":"done","expect":{"lastRole":"tool"}}`,
+			}, "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := t.TempDir()
+			var logBuf logtest.Buffer
+			h, err := engine.New(engine.Config{StateDir: state, Model: sc, ModelName: "script",
+				Policy: permission.Policy{Mode: tc.mode, Rules: tc.rules},
+				Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			s, err := h.CreateSession(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.CloseSession(s)
+			h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+			asker := &recordingAsker{}
+			out := h.Run(context.Background(), s, nil, event.Text("go"), nil, asker)
+			if out.Reason != event.ReasonCompleted {
+				t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+			}
+			if got := strings.Join(asker.tools, ","); got != tc.asked {
+				t.Errorf("asked about %q, want %q", got, tc.asked)
+			}
+			evs, _ := logtest.ReadLog(t, state)
+			calls, results := map[string]map[string]any{}, map[string]string{}
+			for _, e := range evs {
+				d, _ := e["data"].(map[string]any)
+				switch e["type"] {
+				case "tool/call":
+					calls[d["callId"].(string)] = d
+				case "tool/result":
+					results[d["callId"].(string)], _ = d["content"].(string)
+				}
+			}
+			if !strings.HasPrefix(results["peek"], tc.peek) || !strings.HasPrefix(results["echo"], tc.echo) {
+				t.Errorf("results peek %q, echo %q; want %q…, %q…", results["peek"], results["echo"], tc.peek, tc.echo)
+			}
+			for id, want := range map[string][2]any{"peek": {"test: Peek at a text", "read"}, "echo": {"test: echo", nil}} {
+				if calls[id]["title"] != want[0] || calls[id]["kind"] != want[1] {
+					t.Errorf("tool/call %s: title %v, kind %v; want %v, %v", id, calls[id]["title"], calls[id]["kind"], want[0], want[1])
+				}
+			}
+		})
+	}
+}
+
+// TestMCPKeepsPluginPreviews: with MCP servers connected, a plugin's call
+// still carries its plugin's preview on its tool/call (the diff of a
+// write, shown before the user is asked), next to the MCP call's title.
+func TestMCPKeepsPluginPreviews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"w","name":"write","args":{"file_path":"new.txt","content":"hi\n"}}]}`,
+		`{"toolCalls":[{"id":"e","name":"mcp__test__echo","args":{"text":"x"}}],"expect":{"lastRole":"tool"}}`,
+		`{"text":"done","expect":{"lastRole":"tool"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: sc, ModelName: "script",
+		Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	if out := h.Run(context.Background(), s, nil, event.Text("go"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+	evs, _ := logtest.ReadLog(t, state)
+	calls := map[string]map[string]any{}
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/call" {
+			calls[d["callId"].(string)] = d
+		}
+	}
+	if diffs, _ := calls["w"]["diffs"].([]any); len(diffs) != 1 || !strings.HasPrefix(fmt.Sprint(calls["w"]["title"]), "Create") {
+		t.Errorf("the write's tool/call = %v, want fs's preview (title and diff)", calls["w"])
+	}
+	if calls["e"]["title"] != "test: echo" {
+		t.Errorf("the MCP call's title = %v, want test: echo", calls["e"]["title"])
+	}
+}

@@ -58,6 +58,11 @@ type Tool struct {
 	Spec llm.ToolSpec
 	// Server names the server that serves it.
 	Server event.MCPServer
+	// Tool is the tool's name on its server (echo).
+	Tool string
+	// Title is the server's title for the tool, for people: the tool's
+	// title, else its annotations' title; empty when it gave none.
+	Title string
 	// ReadOnly is the server's readOnlyHint annotation: a hint, not a
 	// promise.
 	ReadOnly bool
@@ -333,9 +338,15 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 		if desc == "" && t.Annotations != nil {
 			desc = t.Annotations.Title
 		}
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
 		out = append(out, Tool{
 			Spec:     llm.ToolSpec{Name: name, Description: desc, Parameters: schema},
 			Server:   prov,
+			Tool:     t.Name,
+			Title:    title,
 			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
 		})
 	}
