@@ -30,6 +30,28 @@ type mcpSets struct{ registry[*mcpclient.Set] }
 // stop when it is closed. A server that fails is one warning line; the
 // session goes on without it. Calling it again replaces the servers.
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
+	all, untrusted := r.mcpConfigs(s.Cwd(), servers)
+	if len(untrusted) > 0 {
+		names := make([]string, len(untrusted))
+		for i, c := range untrusted {
+			names[i] = c.Name
+		}
+		r.log.Warn("the project's MCP servers are not started: " + untrusted[0].Source + " would run commands from the repository (" +
+			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
+	}
+	r.closeMCP(s.ID())
+	if len(all) == 0 {
+		return
+	}
+	r.mcp.set(s.ID(), r.startMCP(all, s.Cwd()))
+}
+
+// mcpConfigs gathers the MCP servers of a session in folder cwd: the
+// user's file, the project's when trusted, then servers, merged (a later
+// source's server replaces an earlier one of the same name). untrusted
+// are the project's servers left out because Config.MCPProject does not
+// trust them.
+func (r *Runtime) mcpConfigs(cwd string, servers []MCPServer) (all, untrusted []MCPServer) {
 	getenv := r.cfg.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -42,15 +64,10 @@ func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 		}
 		lists = append(lists, list)
 	}
-	project := mcpclient.ProjectFile(s.Cwd())
+	project := mcpclient.ProjectFile(cwd)
 	switch list, err := mcpclient.LoadFile(project, getenv); {
 	case len(list) > 0 && !r.cfg.MCPProject:
-		names := make([]string, len(list))
-		for i, c := range list {
-			names[i] = c.Name
-		}
-		r.log.Warn("the project's MCP servers are not started: " + project + " would run commands from the repository (" +
-			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
+		untrusted = list
 	case r.cfg.MCPProject:
 		if err != nil {
 			r.log.Warn("some MCP servers of the project's file are left out: " + err.Error())
@@ -58,20 +75,42 @@ func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 		lists = append(lists, list)
 	}
 	lists = append(lists, servers)
-	all := mcpclient.Merge(lists...)
-	r.closeMCP(s.ID())
-	if len(all) == 0 {
-		return
-	}
+	return mcpclient.Merge(lists...), untrusted
+}
+
+// startMCP starts servers for a session in folder cwd.
+func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 	environ := r.cfg.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
-	set := mcpclient.Start(all, mcpclient.Options{
-		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: s.Cwd(),
+	return mcpclient.Start(servers, mcpclient.Options{
+		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: cwd,
 		ClientName: "harness", ClientVersion: r.cfg.HostVersion, StartTimeout: r.cfg.MCPStartTimeout,
 	})
-	r.mcp.set(s.ID(), set)
+}
+
+// MCPServers lists the MCP servers a session in folder cwd would have
+// from the configuration files (the user's mcp.json; the project's
+// .mcp.json, whose servers are listed as not started unless
+// Config.MCPProject trusts it), each started to list its tools and
+// stopped again (each start bounded by Config.MCPStartTimeout). What it
+// returns holds no env or header values, no arguments and no URL
+// credentials or query: see mcpclient.ServerInfo.
+func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo {
+	all, untrusted := r.mcpConfigs(cwd, nil)
+	var out []mcpclient.ServerInfo
+	if len(all) > 0 {
+		set := r.startMCP(all, cwd)
+		out = set.Servers()
+		_ = set.Close()
+	}
+	for _, c := range untrusted {
+		info := c.Info()
+		info.Status, info.Err = mcpclient.StatusNotStarted, "the project's servers run commands from the repository; trust them with HARNESS_MCP_PROJECT=1"
+		out = append(out, info)
+	}
+	return out
 }
 
 func orNone(s string) string {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -367,5 +368,67 @@ func TestMCPKeepsPluginPreviews(t *testing.T) {
 	}
 	if calls["e"]["title"] != "test: echo" {
 		t.Errorf("the MCP call's title = %v, want test: echo", calls["e"]["title"])
+	}
+}
+
+// TestMCPServersListing: MCPServers lists the servers of the user's file
+// with their tools when they start, the reason when they do not, and an
+// untrusted project's as not started; no env or header value, argument or
+// URL query is in what it returns, and the servers it started are gone.
+func TestMCPServersListing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	const secret = "listing-secret-8086"
+	user := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(user, []byte(fmt.Sprintf(`{"mcpServers":{
+		"test":{"command":%q,"args":["-tag",%q],"env":{"MCPTEST_TOKEN":%q}},
+		"gone":{"command":"/nonexistent/mcp-server"},
+		"web":{"type":"http","url":"http://127.0.0.1:1/mcp?key=%s","headers":{"Authorization":"Bearer %s"}}}}`, bin, secret, secret, secret, secret)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, ".mcp.json"), []byte(`{"mcpServers":{"repo":{"command":"./evil"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := engine.New(engine.Config{StateDir: t.TempDir(), MCPUserFile: user, MCPStartTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	list := h.MCPServers(cwd)
+	got := map[string]string{}
+	var pid int
+	for _, s := range list {
+		var tools []string
+		for _, tl := range s.Tools {
+			tools = append(tools, tl.Tool)
+			pid = tl.Server.PID
+		}
+		got[s.Name] = fmt.Sprintf("%s %s %s %s%s", s.Transport, s.Status, s.Where, s.ServerName, strings.Join(tools, ","))
+		if strings.Contains(fmt.Sprintf("%+v", s), secret) {
+			t.Errorf("the listing of %s holds a secret: %+v", s.Name, s)
+		}
+		if s.Status != "up" && s.Err == "" {
+			t.Errorf("%s is %s without saying why", s.Name, s.Status)
+		}
+	}
+	for name, want := range map[string]string{
+		"test": "stdio up " + bin + " mcptest",
+		"gone": "stdio failed /nonexistent/mcp-server ",
+		"web":  "http failed http://127.0.0.1:1/mcp ",
+		"repo": "stdio not started ./evil ",
+	} {
+		if !strings.HasPrefix(got[name], want) {
+			t.Errorf("%s: %q, want it to start with %q", name, got[name], want)
+		}
+	}
+	if !strings.Contains(got["test"], "echo") || !strings.Contains(got["test"], "peek") || len(list) != 4 {
+		t.Errorf("listing = %v, want 4 servers and test's tools", got)
+	}
+	if pid == 0 || syscall.Kill(pid, 0) == nil {
+		t.Errorf("the listed server (pid %d) was not stopped after the listing", pid)
 	}
 }

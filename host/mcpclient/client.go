@@ -80,6 +80,7 @@ type Set struct {
 	opts    Options
 	log     hclog.Logger
 	servers []*server
+	invalid []ServerInfo // the configurations Start refused, for Servers
 }
 
 // Start connects to servers in the background and returns at once; Tools
@@ -102,6 +103,9 @@ func Start(servers []ServerConfig, opts Options) *Set {
 	for _, c := range servers {
 		if err := c.check(); err != nil {
 			s.log.Warn("MCP server not started: " + err.Error() + "; fix its entry in " + sourceOf(c))
+			info := c.Info()
+			info.Status, info.Err = StatusInvalid, err.Error()+"; fix its entry in "+sourceOf(c)
+			s.invalid = append(s.invalid, info)
 			continue
 		}
 		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
