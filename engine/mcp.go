@@ -19,8 +19,22 @@ type MCPServer = mcpclient.ServerConfig
 // MCPEnvVar is a variable of an MCPServer's env, or one of its headers.
 type MCPEnvVar = mcpclient.EnvVar
 
-// mcpSets are the MCP servers of the open sessions, by session id.
-type mcpSets struct{ registry[*mcpclient.Set] }
+// mcpSets are the MCP servers of the open sessions, by session id, and
+// (lent) those of the running subagent children, which use their root
+// session's: a child's end does not stop them.
+type mcpSets struct {
+	registry[*mcpclient.Set]
+	lent registry[*mcpclient.Set]
+}
+
+// of returns the MCP servers session id uses: its own, or its root's
+// when it is a running child.
+func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
+	if set, ok := m.get(id); ok {
+		return set, true
+	}
+	return m.lent.get(id)
+}
 
 // ConnectMCP connects the MCP servers of session s: the user's mcp.json
 // (Config.MCPUserFile), the project's .mcp.json in the session's folder
@@ -151,7 +165,7 @@ func (r *Runtime) MCPTools(id string) []mcpclient.Tool {
 
 // withMCP adds session id's MCP servers' tools to base (nil: no plugins).
 func (r *Runtime) withMCP(id string, base agent.Toolbox) agent.Toolbox {
-	set, ok := r.mcp.get(id)
+	set, ok := r.mcp.of(id)
 	if !ok {
 		return base
 	}

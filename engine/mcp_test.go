@@ -19,6 +19,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -430,5 +431,73 @@ func TestMCPServersListing(t *testing.T) {
 	}
 	if pid == 0 || syscall.Kill(pid, 0) == nil {
 		t.Errorf("the listed server (pid %d) was not stopped after the listing", pid)
+	}
+}
+
+// TestMCPSubagentGetsParentsServers: a subagent child uses its parent
+// session's MCP servers — the same server process, the call titled and
+// attributed in the child's log as in the parent's — and the child's end
+// does not stop them (the parent's next call still works).
+func TestMCPSubagentGetsParentsServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"p1","name":"subagent","args":{"description":"use mcp","prompt":"call echo"}}]}`,
+		`{"toolCalls":[{"id":"k1","name":"mcp__test__echo","args":{"text":"from the child"}}],"expect":{"toolsInclude":["mcp__test__echo","mcp__test__peek"]}}`,
+		`{"text":"child done","expect":{"lastRole":"tool","lastContains":"echo: from the child"}}`,
+		`{"toolCalls":[{"id":"p2","name":"mcp__test__echo","args":{"text":"parent again"}}],"expect":{"lastRole":"tool","lastContains":"child done"}}`,
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"echo: parent again"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	var logBuf logtest.Buffer
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: sc, ModelName: "script", MaxSteps: 10,
+		SubagentDepth: 1, SubagentBudget: subagent.Budget{Steps: 10, Wall: time.Minute}, Policy: permission.Policy{Mode: permission.ModeAllowAll},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	pid := h.MCPTools(s.ID())[0].Server.PID
+	if out := h.Run(context.Background(), s, nil, event.Text("delegate"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+	}
+	list, err := h.ListSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child string
+	for _, sm := range list {
+		if sm.Parent == s.ID() {
+			child = sm.ID
+		}
+	}
+	if child == "" {
+		t.Fatalf("no child session in %v", list)
+	}
+	evs := logtest.ReadJSONL(t, filepath.Join(state, "sessions", child+".jsonl"))
+	var call map[string]any
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/call" && d["callId"] == "k1" {
+			call = d
+		}
+	}
+	mcp, _ := call["mcp"].(map[string]any)
+	if call["title"] != "test: echo" || mcp["name"] != "test" || mcp["pid"] != float64(pid) {
+		t.Errorf("the child's tool/call = %v, want it titled and served by the parent's server (pid %d)", call, pid)
 	}
 }

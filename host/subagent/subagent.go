@@ -75,6 +75,9 @@ type Request struct {
 	// Opened and Closed, when set, learn of the child session's life (the
 	// host registers it for HostServices).
 	Opened, Closed func(*session.Session)
+	// Tools, when set, are the child's tools in place of the Runner's: the
+	// host adds the parent session's MCP servers' tools to them.
+	Tools agent.Toolbox
 }
 
 // Result is a child's final answer.
@@ -147,10 +150,14 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 	b := r.budget()
 	loop.MaxSteps = b.Steps
 	loop.Approver = req.Approver
-	if r.Tools != nil {
-		loop.Tools = r.Tools
+	tools := r.Tools
+	if req.Tools != nil {
+		tools = req.Tools
+	}
+	if tools != nil {
+		loop.Tools = tools
 		if depth >= r.maxDepth() {
-			loop.Tools = without{r.Tools, ToolName}
+			loop.Tools = without{tools, ToolName}
 		}
 	}
 	tokens := &tokenBudget{Model: loop.Model, limit: b.Tokens}
@@ -256,6 +263,15 @@ func (w without) HoldTools() ([]agent.Tool, func()) {
 	}
 	list, release := h.HoldTools()
 	return slices.DeleteFunc(list, func(t agent.Tool) bool { return t.Spec.Name == w.name }), release
+}
+
+// Preview implements agent.Previewer: the toolbox's preview, when it has
+// one (a child's calls are titled as its parent's are).
+func (w without) Preview(ctx context.Context, c agent.Call) agent.Meta {
+	if pv, ok := w.Toolbox.(agent.Previewer); ok {
+		return pv.Preview(ctx, c)
+	}
+	return agent.Meta{}
 }
 
 // tokenBudget is a model that refuses further requests once the usage it
