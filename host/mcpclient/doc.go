@@ -23,6 +23,9 @@
 // CallTimeout) turns the call into an error result with its last stderr
 // lines and is started again on its next use, with a growing pause, at
 // most MaxRestarts times; then it is disabled for the session.
+// [Set.Servers] describes each server for a listing (`harness plugins`):
+// transport, command or redacted URL, source, status and tools, or why it
+// is not up.
 //
 // # Processes
 //
