@@ -25,9 +25,13 @@
 // the plugins. ConnectMCP starts a session's MCP servers: the user's
 // mcp.json (Config.MCPUserFile), the project's .mcp.json when
 // Config.MCPProject trusts it, and the front end's (the editor's
-// mcpServers). Run runs one turn with the caller's live sink and asker (the
+// mcpServers); MCPServers lists what those files configure, each server
+// started to list its tools and stopped. Run runs one turn with the caller's live sink and asker (the
 // session's tools are the plugins' and, after ConnectMCP, its MCP servers'
-// as mcp__<server>__<tool>, which always need permission): the Runtime's policy
+// as mcp__<server>__<tool>, which need permission but for those their
+// server annotates readOnlyHint: reads, which the mode lets through, rules
+// still applying; their calls are titled "server: tool"; a subagent child
+// uses its root session's servers): the Runtime's policy
 // decides, the asker answers what the policy asks, and the turn's approver
 // also answers its subagents' and plugins' questions while it runs. Each
 // session has a permission mode: CreateSession logs the configured one

@@ -245,8 +245,8 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	if asker != nil {
 		checker.Asker = asker
 	}
-	turn.Approver = loopApprover{c: checker, s: s, r: r}
 	turn.Tools = r.withMCP(s.ID(), turn.Tools)
+	turn.Approver = loopApprover{c: checker, s: s, r: r, readHint: readHint(turn.Tools)}
 	defer r.approvers.set(s.ID(), turn.Approver)()
 	if ed, ok := live.(EditorFiles); ok {
 		defer r.editors.set(s.ID(), ed)()
@@ -261,12 +261,18 @@ type loopApprover struct {
 	c permission.Checker
 	s *session.Session
 	r *Runtime
+	// readHint, when set, says which tools the mode lets through as reads
+	// (MCP tools annotated readOnlyHint: see readHint in mcp.go).
+	readHint func(tool string) bool
 }
 
 // Approve implements agent.Approver.
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	c := a.c
 	c.Policy.Mode = a.r.SessionMode(a.s)
+	if req.Kind == permission.KindRead && a.readHint != nil && a.readHint(req.Tool) {
+		c.Policy.Mode = permission.ModeAllowAll // rules still deny or ask
+	}
 	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,
 		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: req.Title, Always: req.Always, Once: req.Once, NoAlways: req.Once}
 	if req.Kind != "" {

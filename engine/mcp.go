@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/mcpclient"
+	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -17,8 +19,22 @@ type MCPServer = mcpclient.ServerConfig
 // MCPEnvVar is a variable of an MCPServer's env, or one of its headers.
 type MCPEnvVar = mcpclient.EnvVar
 
-// mcpSets are the MCP servers of the open sessions, by session id.
-type mcpSets struct{ registry[*mcpclient.Set] }
+// mcpSets are the MCP servers of the open sessions, by session id, and
+// (lent) those of the running subagent children, which use their root
+// session's: a child's end does not stop them.
+type mcpSets struct {
+	registry[*mcpclient.Set]
+	lent registry[*mcpclient.Set]
+}
+
+// of returns the MCP servers session id uses: its own, or its root's
+// when it is a running child.
+func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
+	if set, ok := m.get(id); ok {
+		return set, true
+	}
+	return m.lent.get(id)
+}
 
 // ConnectMCP connects the MCP servers of session s: the user's mcp.json
 // (Config.MCPUserFile), the project's .mcp.json in the session's folder
@@ -28,6 +44,28 @@ type mcpSets struct{ registry[*mcpclient.Set] }
 // stop when it is closed. A server that fails is one warning line; the
 // session goes on without it. Calling it again replaces the servers.
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
+	all, untrusted := r.mcpConfigs(s.Cwd(), servers)
+	if len(untrusted) > 0 {
+		names := make([]string, len(untrusted))
+		for i, c := range untrusted {
+			names[i] = c.Name
+		}
+		r.log.Warn("the project's MCP servers are not started: " + untrusted[0].Source + " would run commands from the repository (" +
+			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
+	}
+	r.closeMCP(s.ID())
+	if len(all) == 0 {
+		return
+	}
+	r.mcp.set(s.ID(), r.startMCP(all, s.Cwd()))
+}
+
+// mcpConfigs gathers the MCP servers of a session in folder cwd: the
+// user's file, the project's when trusted, then servers, merged (a later
+// source's server replaces an earlier one of the same name). untrusted
+// are the project's servers left out because Config.MCPProject does not
+// trust them.
+func (r *Runtime) mcpConfigs(cwd string, servers []MCPServer) (all, untrusted []MCPServer) {
 	getenv := r.cfg.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -40,15 +78,10 @@ func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 		}
 		lists = append(lists, list)
 	}
-	project := mcpclient.ProjectFile(s.Cwd())
+	project := mcpclient.ProjectFile(cwd)
 	switch list, err := mcpclient.LoadFile(project, getenv); {
 	case len(list) > 0 && !r.cfg.MCPProject:
-		names := make([]string, len(list))
-		for i, c := range list {
-			names[i] = c.Name
-		}
-		r.log.Warn("the project's MCP servers are not started: " + project + " would run commands from the repository (" +
-			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
+		untrusted = list
 	case r.cfg.MCPProject:
 		if err != nil {
 			r.log.Warn("some MCP servers of the project's file are left out: " + err.Error())
@@ -56,20 +89,42 @@ func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 		lists = append(lists, list)
 	}
 	lists = append(lists, servers)
-	all := mcpclient.Merge(lists...)
-	r.closeMCP(s.ID())
-	if len(all) == 0 {
-		return
-	}
+	return mcpclient.Merge(lists...), untrusted
+}
+
+// startMCP starts servers for a session in folder cwd.
+func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 	environ := r.cfg.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
-	set := mcpclient.Start(all, mcpclient.Options{
-		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: s.Cwd(),
+	return mcpclient.Start(servers, mcpclient.Options{
+		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: cwd,
 		ClientName: "harness", ClientVersion: r.cfg.HostVersion, StartTimeout: r.cfg.MCPStartTimeout,
 	})
-	r.mcp.set(s.ID(), set)
+}
+
+// MCPServers lists the MCP servers a session in folder cwd would have
+// from the configuration files (the user's mcp.json; the project's
+// .mcp.json, whose servers are listed as not started unless
+// Config.MCPProject trusts it), each started to list its tools and
+// stopped again (each start bounded by Config.MCPStartTimeout). What it
+// returns holds no env or header values, no arguments and no URL
+// credentials or query: see mcpclient.ServerInfo.
+func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo {
+	all, untrusted := r.mcpConfigs(cwd, nil)
+	var out []mcpclient.ServerInfo
+	if len(all) > 0 {
+		set := r.startMCP(all, cwd)
+		out = set.Servers()
+		_ = set.Close()
+	}
+	for _, c := range untrusted {
+		info := c.Info()
+		info.Status, info.Err = mcpclient.StatusNotStarted, "the project's servers run commands from the repository; trust them with HARNESS_MCP_PROJECT=1"
+		out = append(out, info)
+	}
+	return out
 }
 
 func orNone(s string) string {
@@ -110,19 +165,37 @@ func (r *Runtime) MCPTools(id string) []mcpclient.Tool {
 
 // withMCP adds session id's MCP servers' tools to base (nil: no plugins).
 func (r *Runtime) withMCP(id string, base agent.Toolbox) agent.Toolbox {
-	set, ok := r.mcp.get(id)
+	set, ok := r.mcp.of(id)
 	if !ok {
 		return base
 	}
-	return mcpTools{base: base, set: set}
+	return mcpTools{base: base, set: set, listed: &mcpListed{}}
 }
 
 // mcpTools is a session's tool list: the plugins' and its MCP servers'.
 // An MCP tool whose name a plugin tool has is left out (the plugin's
-// stays).
+// stays). An MCP tool is of kind read when its server annotates it
+// readOnlyHint (see readHint), of no declared kind otherwise, and always
+// needs permission; its calls are titled "server: tool" (the server's
+// title for the tool, when it gives one, in place of the tool's name).
 type mcpTools struct {
-	base agent.Toolbox
-	set  *mcpclient.Set
+	base   agent.Toolbox
+	set    *mcpclient.Set
+	listed *mcpListed
+}
+
+// mcpListed is the MCP tools of the last list mcpTools gave the loop, by
+// name: what Preview titles and readHint lets through.
+type mcpListed struct {
+	mu    sync.Mutex // guards tools
+	tools map[string]mcpclient.Tool
+}
+
+func (l *mcpListed) get(name string) (mcpclient.Tool, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.tools[name]
+	return t, ok
 }
 
 // Tools implements agent.Toolbox.
@@ -148,13 +221,22 @@ func (m mcpTools) add(list []agent.Tool) []agent.Tool {
 	for _, t := range list {
 		taken[t.Spec.Name] = true
 	}
+	listed := map[string]mcpclient.Tool{}
 	for _, t := range m.set.Tools() {
 		if taken[t.Spec.Name] {
 			continue
 		}
 		srv := t.Server
-		list = append(list, agent.Tool{Spec: t.Spec, NeedsPermission: true, ConcurrencySafe: t.ReadOnly, MCP: &srv})
+		tool := agent.Tool{Spec: t.Spec, NeedsPermission: true, ConcurrencySafe: t.ReadOnly, MCP: &srv}
+		if t.ReadOnly {
+			tool.Kind = permission.KindRead
+		}
+		list = append(list, tool)
+		listed[t.Spec.Name] = t
 	}
+	m.listed.mu.Lock()
+	m.listed.tools = listed
+	m.listed.mu.Unlock()
 	return list
 }
 
@@ -168,4 +250,47 @@ func (m mcpTools) Call(ctx context.Context, c agent.Call) agent.Result {
 		return agent.Result{Content: "no tool " + c.Name, IsError: true}
 	}
 	return m.base.Call(ctx, c)
+}
+
+// Preview implements agent.Previewer: an MCP call's title, "server: tool"
+// (the server's title for the tool in place of its name when it gives
+// one), logged on its tool/call as a plugin's preview is; a plugin call's
+// preview is the plugin's.
+func (m mcpTools) Preview(ctx context.Context, c agent.Call) agent.Meta {
+	if c.Plugin == nil {
+		if t, ok := m.listed.get(c.Name); ok {
+			return agent.Meta{Title: mcpTitle(t)}
+		}
+	}
+	if pv, ok := m.base.(agent.Previewer); ok {
+		return pv.Preview(ctx, c)
+	}
+	return agent.Meta{}
+}
+
+// mcpTitle is what an editor shows of a call to t.
+func mcpTitle(t mcpclient.Tool) string {
+	name := t.Title
+	if name == "" {
+		name = t.Tool
+	}
+	return t.Server.Name + ": " + name
+}
+
+// readHint returns what says whether a tool of tools' last list is an MCP
+// tool its server annotated readOnlyHint; nil when tools has no MCP
+// tools. The permission check treats such a call as a read: where the
+// session's mode would ask, it runs (in read-only, ask and accept-edits
+// mode alike, as a plugin's read tools do); deny and ask rules and "always
+// reject" answers still apply, and a permission event records it. The
+// hint is the server's word, not a promise: a rule can ask or deny.
+func readHint(tools agent.Toolbox) func(tool string) bool {
+	m, ok := tools.(mcpTools)
+	if !ok {
+		return nil
+	}
+	return func(tool string) bool {
+		t, ok := m.listed.get(tool)
+		return ok && t.ReadOnly
+	}
 }

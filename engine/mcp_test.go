@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -231,5 +233,271 @@ func TestMCPProjectFileNeedsTrust(t *testing.T) {
 				t.Errorf("warned about the untrusted project: %v, want %v\n%s", warned, !trusted, logBuf.String())
 			}
 		})
+	}
+}
+
+// TestMCPReadOnlyHint: a tool its server annotates readOnlyHint (peek) is
+// of kind read and runs without asking in every mode, read-only
+// included, as a plugin's read tools do; a tool without it (echo) is
+// asked about in ask and accept-edits mode and refused in read-only mode.
+// Rules still apply to a hinted tool. Both calls' tool/call events carry
+// their title ("server: tool", the server's title when it gives one) and
+// kind, as the editor shows them.
+func TestMCPReadOnlyHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	cases := []struct {
+		mode  permission.Mode
+		rules []permission.Rule
+		asked string // the tools asked about, in order
+		peek  string // the result of the peek call
+		echo  string // the start of the echo call's result
+	}{
+		{mode: permission.ModeReadOnly, asked: "", peek: "peek: a", echo: "Error: the session is in read-only mode"},
+		{mode: permission.ModeAsk, asked: "mcp__test__echo", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAcceptEdits, asked: "mcp__test__echo", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAllowAll, asked: "", peek: "peek: a", echo: "echo: b"},
+		{mode: permission.ModeAsk, rules: []permission.Rule{{Tool: "mcp__test__*", Action: permission.Deny}},
+			asked: "", peek: "Error: permission denied by the rule", echo: "Error: permission denied by the rule"},
+		{mode: permission.ModeReadOnly, rules: []permission.Rule{{Tool: "mcp__test__peek", Action: permission.Ask}},
+			asked: "mcp__test__peek", peek: "peek: a", echo: "Error: the session is in read-only mode"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/rules=%d", tc.mode, len(tc.rules)), func(t *testing.T) {
+			t.Parallel()
+			sc, err := script.Load(strings.NewReader(strings.Join([]string{
+				`{"toolCalls":[{"id":"peek","name":"mcp__test__peek","args":{"text":"a"}},{"id":"echo","name":"mcp__test__echo","args":{"text":"b"}}]}`,
+				`{"text":"done","expect":{"lastRole":"tool"}}`,
+			}, "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := t.TempDir()
+			var logBuf logtest.Buffer
+			h, err := engine.New(engine.Config{StateDir: state, Model: sc, ModelName: "script",
+				Policy: permission.Policy{Mode: tc.mode, Rules: tc.rules},
+				Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			s, err := h.CreateSession(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.CloseSession(s)
+			h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+			asker := &recordingAsker{}
+			out := h.Run(context.Background(), s, nil, event.Text("go"), nil, asker)
+			if out.Reason != event.ReasonCompleted {
+				t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+			}
+			if got := strings.Join(asker.tools, ","); got != tc.asked {
+				t.Errorf("asked about %q, want %q", got, tc.asked)
+			}
+			evs, _ := logtest.ReadLog(t, state)
+			calls, results := map[string]map[string]any{}, map[string]string{}
+			for _, e := range evs {
+				d, _ := e["data"].(map[string]any)
+				switch e["type"] {
+				case "tool/call":
+					calls[d["callId"].(string)] = d
+				case "tool/result":
+					results[d["callId"].(string)], _ = d["content"].(string)
+				}
+			}
+			if !strings.HasPrefix(results["peek"], tc.peek) || !strings.HasPrefix(results["echo"], tc.echo) {
+				t.Errorf("results peek %q, echo %q; want %q…, %q…", results["peek"], results["echo"], tc.peek, tc.echo)
+			}
+			for id, want := range map[string][2]any{"peek": {"test: Peek at a text", "read"}, "echo": {"test: echo", nil}} {
+				if calls[id]["title"] != want[0] || calls[id]["kind"] != want[1] {
+					t.Errorf("tool/call %s: title %v, kind %v; want %v, %v", id, calls[id]["title"], calls[id]["kind"], want[0], want[1])
+				}
+			}
+		})
+	}
+}
+
+// TestMCPKeepsPluginPreviews: with MCP servers connected, a plugin's call
+// still carries its plugin's preview on its tool/call (the diff of a
+// write, shown before the user is asked), next to the MCP call's title.
+func TestMCPKeepsPluginPreviews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"w","name":"write","args":{"file_path":"new.txt","content":"hi\n"}}]}`,
+		`{"toolCalls":[{"id":"e","name":"mcp__test__echo","args":{"text":"x"}}],"expect":{"lastRole":"tool"}}`,
+		`{"text":"done","expect":{"lastRole":"tool"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: sc, ModelName: "script",
+		Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	if out := h.Run(context.Background(), s, nil, event.Text("go"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+	evs, _ := logtest.ReadLog(t, state)
+	calls := map[string]map[string]any{}
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/call" {
+			calls[d["callId"].(string)] = d
+		}
+	}
+	if diffs, _ := calls["w"]["diffs"].([]any); len(diffs) != 1 || !strings.HasPrefix(fmt.Sprint(calls["w"]["title"]), "Create") {
+		t.Errorf("the write's tool/call = %v, want fs's preview (title and diff)", calls["w"])
+	}
+	if calls["e"]["title"] != "test: echo" {
+		t.Errorf("the MCP call's title = %v, want test: echo", calls["e"]["title"])
+	}
+}
+
+// TestMCPServersListing: MCPServers lists the servers of the user's file
+// with their tools when they start, the reason when they do not, and an
+// untrusted project's as not started; no env or header value, argument or
+// URL query is in what it returns, and the servers it started are gone.
+func TestMCPServersListing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	const secret = "listing-secret-8086"
+	user := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(user, []byte(fmt.Sprintf(`{"mcpServers":{
+		"test":{"command":%q,"args":["-tag",%q],"env":{"MCPTEST_TOKEN":%q}},
+		"gone":{"command":"/nonexistent/mcp-server"},
+		"web":{"type":"http","url":"http://127.0.0.1:1/mcp?key=%s","headers":{"Authorization":"Bearer %s"}}}}`, bin, secret, secret, secret, secret)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, ".mcp.json"), []byte(`{"mcpServers":{"repo":{"command":"./evil"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := engine.New(engine.Config{StateDir: t.TempDir(), MCPUserFile: user, MCPStartTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	list := h.MCPServers(cwd)
+	got := map[string]string{}
+	var pid int
+	for _, s := range list {
+		var tools []string
+		for _, tl := range s.Tools {
+			tools = append(tools, tl.Tool)
+			pid = tl.Server.PID
+		}
+		got[s.Name] = fmt.Sprintf("%s %s %s %s%s", s.Transport, s.Status, s.Where, s.ServerName, strings.Join(tools, ","))
+		if strings.Contains(fmt.Sprintf("%+v", s), secret) {
+			t.Errorf("the listing of %s holds a secret: %+v", s.Name, s)
+		}
+		if s.Status != "up" && s.Err == "" {
+			t.Errorf("%s is %s without saying why", s.Name, s.Status)
+		}
+	}
+	for name, want := range map[string]string{
+		"test": "stdio up " + bin + " mcptest",
+		"gone": "stdio failed /nonexistent/mcp-server ",
+		"web":  "http failed http://127.0.0.1:1/mcp ",
+		"repo": "stdio not started ./evil ",
+	} {
+		if !strings.HasPrefix(got[name], want) {
+			t.Errorf("%s: %q, want it to start with %q", name, got[name], want)
+		}
+	}
+	if !strings.Contains(got["test"], "echo") || !strings.Contains(got["test"], "peek") || len(list) != 4 {
+		t.Errorf("listing = %v, want 4 servers and test's tools", got)
+	}
+	if pid == 0 || syscall.Kill(pid, 0) == nil {
+		t.Errorf("the listed server (pid %d) was not stopped after the listing", pid)
+	}
+}
+
+// TestMCPSubagentGetsParentsServers: a subagent child uses its parent
+// session's MCP servers — the same server process, the call titled and
+// attributed in the child's log as in the parent's — and the child's end
+// does not stop them (the parent's next call still works).
+func TestMCPSubagentGetsParentsServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"p1","name":"subagent","args":{"description":"use mcp","prompt":"call echo"}}]}`,
+		`{"toolCalls":[{"id":"k1","name":"mcp__test__echo","args":{"text":"from the child"}}],"expect":{"toolsInclude":["mcp__test__echo","mcp__test__peek"]}}`,
+		`{"text":"child done","expect":{"lastRole":"tool","lastContains":"echo: from the child"}}`,
+		`{"toolCalls":[{"id":"p2","name":"mcp__test__echo","args":{"text":"parent again"}}],"expect":{"lastRole":"tool","lastContains":"child done"}}`,
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"echo: parent again"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	var logBuf logtest.Buffer
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: sc, ModelName: "script", MaxSteps: 10,
+		SubagentDepth: 1, SubagentBudget: subagent.Budget{Steps: 10, Wall: time.Minute}, Policy: permission.Policy{Mode: permission.ModeAllowAll},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	pid := h.MCPTools(s.ID())[0].Server.PID
+	if out := h.Run(context.Background(), s, nil, event.Text("delegate"), nil, nil); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+	}
+	list, err := h.ListSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child string
+	for _, sm := range list {
+		if sm.Parent == s.ID() {
+			child = sm.ID
+		}
+	}
+	if child == "" {
+		t.Fatalf("no child session in %v", list)
+	}
+	evs := logtest.ReadJSONL(t, filepath.Join(state, "sessions", child+".jsonl"))
+	var call map[string]any
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/call" && d["callId"] == "k1" {
+			call = d
+		}
+	}
+	mcp, _ := call["mcp"].(map[string]any)
+	if call["title"] != "test: echo" || mcp["name"] != "test" || mcp["pid"] != float64(pid) {
+		t.Errorf("the child's tool/call = %v, want it titled and served by the parent's server (pid %d)", call, pid)
 	}
 }

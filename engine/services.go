@@ -195,15 +195,20 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 	}
 	child := subagentApprover{inner: parent, parentCallID: req.ParentCallID, label: req.Description}
 	var unset func()
+	mcp, hasMCP := r.mcp.of(req.ParentSessionID)
 	res, err := r.subagents.Run(ctx, subagent.Request{
 		ParentSessionID: req.ParentSessionID, ParentCallID: req.ParentCallID,
 		Description: req.Description, Prompt: req.Prompt, Approver: child,
+		AddTools: func(tb agent.Toolbox) agent.Toolbox { return r.withMCP(req.ParentSessionID, tb) }, // the parent's MCP servers too
 		Opened: func(s *session.Session) {
 			r.sessions.add(s)
 			unsetApprover := r.approvers.set(s.ID(), child)
 			ed, _ := r.editors.get(req.ParentSessionID)
 			unsetEditor := r.editors.set(s.ID(), ed)
-			unset = func() { unsetApprover(); unsetEditor() }
+			if hasMCP {
+				r.mcp.lent.set(s.ID(), mcp)
+			}
+			unset = func() { unsetApprover(); unsetEditor(); r.mcp.lent.remove(s.ID()) }
 		},
 		Closed: func(s *session.Session) {
 			unset()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/harness-dev/harness/engine"
@@ -48,9 +49,11 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 	infos := rt.Plugins()
 	if len(infos) == 0 {
 		fmt.Fprintf(std.err, "no plugins in %s: build them with go build -o bin/plugins/ ./plugins/...\n", strings.Join(dirs, ":"))
-		return exitOK, nil
+	} else if err := termview.Plugins(std.out, infos); err != nil {
+		return exitFailed, err
 	}
-	if err := termview.Plugins(std.out, infos); err != nil {
+	cwd, _ := os.Getwd() // the project whose .mcp.json counts
+	if err := termview.MCPServers(std.out, rt.MCPServers(cwd)); err != nil {
 		return exitFailed, err
 	}
 	return exitOK, nil

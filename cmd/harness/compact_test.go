@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
@@ -79,15 +82,22 @@ func historyAt(t *testing.T, path string, seq int64) []llm.Message {
 }
 
 // TestCompactionLongSession is the issue's acceptance: a window of 8192
-// tokens, 20 turns of ~1,500 characters, one harness run --session each.
-// No turn fails, no request is larger than the window (the script checks
-// each with llm.EstimateRequest), the log holds compactions, the history
-// sent after the first is smaller than the one it replaced and holds the todo list
-// verbatim and the last user message, and the log keeps all 20 prompts.
+// tokens, 20 turns of ~1,500 characters, one harness run --session each,
+// with the todo and fs plugins only (with all four, their tool specs alone
+// take ~5,450 of the 8,192 tokens and the comparison below would say
+// little). No turn fails, no request is larger than the window (the script
+// checks each with llm.EstimateRequest), the log holds compactions, and
+// for each: the whole request after it (system prompt, tool specs and
+// history, as llm.EstimateRequest counts the request the loop sends) is
+// smaller than the whole request sent before it, and holds the todo list
+// verbatim and the last user message. The log keeps all 20 prompts, and a
+// session/load of `harness acp` replays all 20 to the editor with the
+// plan.
 func TestCompactionLongSession(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t), "HARNESS_PROVIDER": "script",
+	plugins := pluginDirWith(t, filepath.Join(testPlugins(t), "todo"), filepath.Join(testPlugins(t), "fs"))
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": plugins, "HARNESS_PROVIDER": "script",
 		"HARNESS_CONTEXT_WINDOW": fmt.Sprint(compactWindow)}
 	id := ""
 	for i := 1; i <= 20; i++ {
@@ -110,29 +120,36 @@ func TestCompactionLongSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := s.Events()
+	evs, cwd := s.Events(), s.Cwd()
 	s.Close()
-	var compacts []event.Event
+	request := wholeRequest(t, plugins, cwd)
+
+	// Each compaction with the step/start before it (whose request was the
+	// last one sent before it) and the one after it, and the last prompt
+	// logged before the step after it.
+	type compaction struct {
+		c                  event.Compact
+		seq, before, after int64
+		lastUser           string
+	}
+	var compacts []*compaction
 	prompts := 0
 	lastUser := ""
-	var before, after int64 = -1, -1
+	var lastStep int64 = -1
 	for _, ev := range evs {
 		switch ev.Type {
 		case event.TypeCompact:
-			compacts = append(compacts, ev)
-			if before < 0 {
-				before = ev.Seq
-			}
+			p, _ := ev.Decode()
+			compacts = append(compacts, &compaction{c: p.(event.Compact), seq: ev.Seq, before: lastStep, after: -1})
 		case event.TypeStepStart:
-			if len(compacts) > 0 && after < 0 {
-				after = ev.Seq
+			lastStep = ev.Seq
+			if n := len(compacts); n > 0 && compacts[n-1].after < 0 {
+				compacts[n-1].after, compacts[n-1].lastUser = ev.Seq, lastUser
 			}
 		case event.TypeUserMessage:
 			prompts++
 			p, _ := ev.Decode()
-			if len(compacts) == 0 || after < 0 {
-				lastUser = p.(event.UserMessage).Content[0].Text
-			}
+			lastUser = p.(event.UserMessage).Content[0].Text
 		}
 	}
 	if prompts != 20 {
@@ -141,29 +158,131 @@ func TestCompactionLongSession(t *testing.T) {
 	if len(compacts) < 2 {
 		t.Fatalf("%d compactions in 20 turns, want at least 2", len(compacts))
 	}
-	t.Logf("%d compactions", len(compacts))
-	for _, ev := range compacts {
-		p, _ := ev.Decode()
-		c := p.(event.Compact)
-		t.Logf("compaction at seq %d: keep %d, ~%d → ~%d tokens", ev.Seq, c.Keep, c.TokensBefore, c.TokensAfter)
-		if c.Reason != event.CompactAuto || c.Window != compactWindow || c.TokensAfter >= c.TokensBefore {
-			t.Errorf("compaction at seq %d: %+v", ev.Seq, c)
+	for _, cp := range compacts {
+		c := cp.c
+		if c.Reason != event.CompactAuto || c.Window != compactWindow || c.TokensAfter >= c.TokensBefore || cp.before < 0 || cp.after < 0 {
+			t.Errorf("compaction at seq %d: %+v (step before at %d, after at %d)", cp.seq, c, cp.before, cp.after)
+			continue
+		}
+		hb, ha := historyAt(t, path, cp.before), historyAt(t, path, cp.after)
+		b, a := request(hb), request(ha)
+		t.Logf("compaction at seq %d: keep %d, logged ~%d → ~%d tokens; the whole request before ~%d, after ~%d", cp.seq, c.Keep, c.TokensBefore, c.TokensAfter, b, a)
+		if a >= b {
+			t.Errorf("compaction at seq %d: the whole request after it (~%d tokens) is not smaller than the one before (~%d)", cp.seq, a, b)
+		}
+		if a > compactWindow || b > compactWindow {
+			t.Errorf("compaction at seq %d: a request is larger than the window: before ~%d, after ~%d", cp.seq, b, a)
+		}
+		all := ""
+		for _, m := range ha {
+			all += m.Text + "\n"
+		}
+		for _, want := range []string{"- [in_progress] " + todoItem + "\n- [pending] ship it", cp.lastUser, "Summary up to turn"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("compaction at seq %d: the request after it lacks %q", cp.seq, shortenForLog(want))
+			}
 		}
 	}
-	hb, ha := historyAt(t, path, before), historyAt(t, path, after)
-	if b, a := llm.EstimateMessages(hb), llm.EstimateMessages(ha); a >= b {
-		t.Errorf("the request after the first compaction is not smaller than the history it replaced: %d tokens, before %d", a, b)
-	} else {
-		t.Logf("history before the first compaction ~%d tokens, after ~%d", b, a)
+	loadReplays(t, state, id, cwd)
+}
+
+// wholeRequest returns what the loop's request with messages msgs weighs
+// (llm.EstimateRequest, the script's maxTokens measure): the system prompt
+// as a session in cwd sends it with the tools of the plugins in dir, their
+// specs, and msgs.
+func wholeRequest(t *testing.T, dir, cwd string) func(msgs []llm.Message) int {
+	t.Helper()
+	rt, err := engine.New(engine.Config{StateDir: t.TempDir(), PluginDirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	all := ""
-	for _, m := range ha {
-		all += m.Text + "\n"
+	defer rt.Close()
+	if err := rt.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{"- [in_progress] " + todoItem, "- [pending] ship it", lastUser, "Summary up to turn"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("the history after the first compaction lacks %q", shortenForLog(want))
+	loop, err := rt.Loop(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []llm.ToolSpec
+	for _, tl := range loop.Tools.Tools() {
+		specs = append(specs, tl.Spec)
+	}
+	if len(specs) != 6 {
+		t.Fatalf("the todo and fs plugins offer %d tools, want 6", len(specs))
+	}
+	system := loop.System
+	return func(msgs []llm.Message) int {
+		return llm.EstimateRequest(llm.Request{System: system, Tools: specs, Messages: msgs})
+	}
+}
+
+// loadReplays loads session id in `harness acp` (session/load) and checks
+// that it replays all 20 prompts and the plan.
+func loadReplays(t *testing.T, state, id, cwd string) {
+	t.Helper()
+	bin, _ := buildHarness(t)
+	cmd := exec.Command(bin, "acp")
+	cmd.Env = append(installedEnv(state), "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+writeScript(t))
+	d := startACPDriver(t, cmd)
+	defer func() {
+		d.in.Close()
+		cmd.Wait()
+	}()
+	if _, err := fmt.Fprintf(d.in, `{"jsonrpc":"2.0","id":99,"method":"session/load","params":{"sessionId":%q,"cwd":%q,"mcpServers":[]}}`+"\n", id, cwd); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	plan := ""
+	timeout := time.After(60 * time.Second)
+	for done := false; !done; {
+		select {
+		case l, ok := <-d.lines:
+			if !ok {
+				t.Fatal("harness acp closed stdout before answering session/load")
+			}
+			var m struct {
+				ID     int `json:"id"`
+				Error  any `json:"error"`
+				Params struct {
+					Update struct {
+						SessionUpdate string          `json:"sessionUpdate"`
+						Content       json.RawMessage `json:"content"` // an object, or a tool call's array
+						Entries       []struct {
+							Content, Status string
+						} `json:"entries"`
+					} `json:"update"`
+				} `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("harness acp wrote %q: %v", l, err)
+			}
+			u := m.Params.Update
+			switch {
+			case m.ID == 99:
+				if m.Error != nil {
+					t.Fatalf("session/load failed: %s", l)
+				}
+				done = true
+			case u.SessionUpdate == "user_message_chunk":
+				var c struct{ Text string }
+				if err := json.Unmarshal(u.Content, &c); err == nil && strings.HasPrefix(c.Text, "Turn ") {
+					seen[c.Text[:len("Turn 00.")]] = true
+				}
+			case u.SessionUpdate == "plan":
+				plan = fmt.Sprint(u.Entries)
+			}
+		case <-timeout:
+			t.Fatal("no answer to session/load in 60 s")
 		}
+	}
+	for i := 1; i <= 20; i++ {
+		if !seen[fmt.Sprintf("Turn %02d.", i)] {
+			t.Errorf("session/load did not replay turn %d's prompt", i)
+		}
+	}
+	if want := fmt.Sprint([]struct{ Content, Status string }{{todoItem, "in_progress"}, {"ship it", "pending"}}); plan != want {
+		t.Errorf("session/load's plan = %s, want %s", plan, want)
 	}
 }
 

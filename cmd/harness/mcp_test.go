@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,5 +226,39 @@ func TestMCPServersDieWithHost(t *testing.T) {
 				t.Errorf("MCP server %d is alive 2 s after harness %s exited on %s", pid, tt.cmd, tt.sig)
 			}
 		})
+	}
+}
+
+// TestPluginsListsMCPServers: `harness plugins` lists the user's MCP
+// servers (mcp.json) after the plugins: the test server up with its tools
+// and what it calls itself, a server that cannot start as failed with the
+// reason; no env or header value, argument or URL query is printed.
+func TestPluginsListsMCPServers(t *testing.T) {
+	t.Parallel()
+	const secret = "plugins-listing-secret-2718"
+	bin := mcpServerBin(t)
+	cfg := writeMCPConfig(t, map[string]any{
+		"test": map[string]any{"command": bin, "args": []string{"-tag", secret}, "env": map[string]string{"MCPTEST_TOKEN": secret}},
+		"web":  map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp?key=" + secret, "headers": map[string]string{"X-Key": secret}},
+	})
+	dir := pluginDirWith(t, filepath.Join(testPlugins(t), "todo"))
+	code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": t.TempDir(), "HARNESS_PLUGIN_DIR": dir,
+		"HARNESS_LOG_LEVEL": "warn", "XDG_CONFIG_HOME": cfg}, "plugins")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, re := range []string{
+		`(?m)^todo +1\.0\.0 `,
+		`(?m)^MCP SERVER +TRANSPORT +STATUS +SERVER +TOOLS +COMMAND/URL$`,
+		`(?m)^test +stdio +up +mcptest 1\.2\.3 +\S*echo\S* +` + regexp.QuoteMeta(bin) + `$`,
+		`(?m)^web +http +failed +- +- +http://127\.0\.0\.1:1/mcp$`,
+		`(?m)^web: from \S+mcp\.json; MCP server web .*not started: .+$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("harness plugins lacks %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, secret) || strings.Contains(errOut, secret) {
+		t.Errorf("harness plugins printed a server's secret:\n%s\n%s", out, errOut)
 	}
 }

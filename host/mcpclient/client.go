@@ -58,6 +58,11 @@ type Tool struct {
 	Spec llm.ToolSpec
 	// Server names the server that serves it.
 	Server event.MCPServer
+	// Tool is the tool's name on its server (echo).
+	Tool string
+	// Title is the server's title for the tool, for people: the tool's
+	// title, else its annotations' title; empty when it gave none.
+	Title string
 	// ReadOnly is the server's readOnlyHint annotation: a hint, not a
 	// promise.
 	ReadOnly bool
@@ -75,6 +80,7 @@ type Set struct {
 	opts    Options
 	log     hclog.Logger
 	servers []*server
+	invalid []ServerInfo // the configurations Start refused, for Servers
 }
 
 // Start connects to servers in the background and returns at once; Tools
@@ -97,6 +103,9 @@ func Start(servers []ServerConfig, opts Options) *Set {
 	for _, c := range servers {
 		if err := c.check(); err != nil {
 			s.log.Warn("MCP server not started: " + err.Error() + "; fix its entry in " + sourceOf(c))
+			info := c.Info()
+			info.Status, info.Err = StatusInvalid, err.Error()+"; fix its entry in "+sourceOf(c)
+			s.invalid = append(s.invalid, info)
 			continue
 		}
 		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
@@ -333,9 +342,15 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 		if desc == "" && t.Annotations != nil {
 			desc = t.Annotations.Title
 		}
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
 		out = append(out, Tool{
 			Spec:     llm.ToolSpec{Name: name, Description: desc, Parameters: schema},
 			Server:   prov,
+			Tool:     t.Name,
+			Title:    title,
 			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
 		})
 	}

@@ -104,14 +104,23 @@ func TestStdioServer(t *testing.T) {
 	if prov.Name != "test" || prov.Command != bin || prov.ServerName != "mcptest" || prov.ServerVersion != "1.2.3" || prov.PID == 0 {
 		t.Errorf("provenance = %+v", prov)
 	}
-	var echo Tool
+	var echo, peek Tool
 	for _, tl := range tools {
-		if tl.Spec.Name == "mcp__test__echo" {
+		switch tl.Spec.Name {
+		case "mcp__test__echo":
 			echo = tl
+		case "mcp__test__peek":
+			peek = tl
 		}
 	}
 	if !strings.Contains(string(echo.Spec.Parameters), `"text"`) {
 		t.Errorf("echo's schema = %s", echo.Spec.Parameters)
+	}
+	// the server's title and readOnlyHint reach the host; a tool without
+	// them has none
+	if echo.Tool != "echo" || echo.Title != "" || echo.ReadOnly || peek.Tool != "peek" || peek.Title != "Peek at a text" || !peek.ReadOnly {
+		t.Errorf("echo = %q %q read-only %v, peek = %q %q read-only %v; want echo untitled and not read-only, peek titled and read-only",
+			echo.Tool, echo.Title, echo.ReadOnly, peek.Tool, peek.Title, peek.ReadOnly)
 	}
 
 	ctx := context.Background()

@@ -8,7 +8,8 @@
 // [Set] at once; [Set.Tools] waits for servers still starting (each up to
 // Options.StartTimeout, so a server that never answers initialize delays
 // the first step by that much and no more) and lists their tools as
-// mcp__<server>__<tool> with the servers' input schemas. A schema that
+// mcp__<server>__<tool> with the servers' input schemas, titles and
+// readOnlyHint annotations (hints the engine applies, not promises). A schema that
 // pluginapi.CheckSchema refuses, or a name that is not
 // ^[a-zA-Z0-9_-]{1,64}$, leaves that tool out with a warning naming the
 // server and the tool. A server that says notifications/tools/list_changed
@@ -22,6 +23,9 @@
 // CallTimeout) turns the call into an error result with its last stderr
 // lines and is started again on its next use, with a growing pause, at
 // most MaxRestarts times; then it is disabled for the session.
+// [Set.Servers] describes each server for a listing (`harness plugins`):
+// transport, command or redacted URL, source, status and tools, or why it
+// is not up.
 //
 // # Processes
 //

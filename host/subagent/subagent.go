@@ -80,6 +80,10 @@ type Request struct {
 	// Opened and Closed, when set, learn of the child session's life (the
 	// host registers it for HostServices).
 	Opened, Closed func(*session.Session)
+	// AddTools, when set, wraps the child's toolbox (the Runner's Tools,
+	// after StartOnUse): the host adds the parent session's MCP servers'
+	// tools to it.
+	AddTools func(agent.Toolbox) agent.Toolbox
 }
 
 // Result is a child's final answer.
@@ -158,6 +162,9 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 		loop.Tools = r.Tools
 		if r.StartOnUse != nil {
 			loop.Tools, loop.Model = r.StartOnUse(loop.Tools, loop.Model)
+		}
+		if req.AddTools != nil {
+			loop.Tools = req.AddTools(loop.Tools)
 		}
 		if depth >= r.maxDepth() {
 			loop.Tools = without{loop.Tools, ToolName}
@@ -264,6 +271,15 @@ func (w without) HoldTools() ([]agent.Tool, func()) {
 	}
 	list, release := h.HoldTools()
 	return slices.DeleteFunc(list, func(t agent.Tool) bool { return t.Spec.Name == w.name }), release
+}
+
+// Preview implements agent.Previewer: the toolbox's preview, when it has
+// one (a child's calls are titled as its parent's are).
+func (w without) Preview(ctx context.Context, c agent.Call) agent.Meta {
+	if pv, ok := w.Toolbox.(agent.Previewer); ok {
+		return pv.Preview(ctx, c)
+	}
+	return agent.Meta{}
 }
 
 // tokenBudget is a model that refuses further requests once the usage it

@@ -1,7 +1,9 @@
 // Command mcptest is the MCP server the tests of harness run: built from
 // the official Go MCP SDK, over stdio (or streamable HTTP with -http
-// ADDR, or HTTP+SSE with -sse ADDR, printing its URL on stdout). Its tools: echo, fail (isError),
-// image, badschema (an input schema the host refuses), add_tool (a new tool "late" appears: tools/list_changed), hasenv
+// ADDR, or HTTP+SSE with -sse ADDR, printing its URL on stdout). Its
+// tools: echo, peek (titled "Peek at a text", readOnlyHint), fail
+// (isError), image, badschema (an input schema the host refuses),
+// add_tool (a new tool "late" appears: tools/list_changed), hasenv
 // (whether a variable is set, never its value), hang (never answers) and
 // crash (exits mid-call).
 package main
@@ -40,6 +42,11 @@ func newServer() *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintf(os.Stderr, "echo called\n")
 			return text("echo: " + in.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "peek", Title: "Peek at a text", Description: "Says the text back; only reads.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallToolResult, any, error) {
+			return text("peek: " + in.Text), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails."},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {

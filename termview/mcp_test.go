@@ -1,0 +1,33 @@
+package termview
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/harness-dev/harness/host/mcpclient"
+)
+
+// TestMCPServersPrintable: what a server says of itself and its stderr in
+// an error reach the terminal without control characters, and no servers
+// print nothing.
+func TestMCPServersPrintable(t *testing.T) {
+	var b strings.Builder
+	if err := MCPServers(&b, nil); err != nil || b.Len() != 0 {
+		t.Fatalf("no servers printed %q (%v)", b.String(), err)
+	}
+	err := MCPServers(&b, []mcpclient.ServerInfo{{Name: "x", Transport: "stdio", Status: "up", Where: "/bin/x", Source: "mcp.json",
+		ServerName: "evil\x1b]0;pwned\x07", ServerVersion: "1\n2", Tools: []mcpclient.Tool{{Tool: "a"}, {Tool: "b"}}},
+		{Name: "y", Transport: "http", Status: "failed", Where: "https://h/mcp", Err: "boom\x1b[2J\nsecond line"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("control characters reached the terminal: %q", out)
+	}
+	for _, want := range []string{"evil?]0;pwned? 1 2", "a,b", "y: from -; boom?[2J second line\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
