@@ -145,7 +145,7 @@ func importRules() []importRule {
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/permission", "host/session", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.
