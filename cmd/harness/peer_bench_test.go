@@ -54,9 +54,12 @@ func measureStart(b *testing.B, cmd *exec.Cmd, auth, cwd string) startFigures {
 		b.Fatal(err)
 	}
 	defer func() {
+		// As an editor closes an agent: stdin closed (harness saves its
+		// plugin hash index then), killed if it lingers.
 		in.Close()
-		cmd.Process.Kill()
+		t := time.AfterFunc(2*time.Second, func() { cmd.Process.Kill() })
 		cmd.Wait()
+		t.Stop()
 	}()
 	out := bufio.NewReaderSize(pipe, 1<<20)
 	call := func(id int, method, params string) {

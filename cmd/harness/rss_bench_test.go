@@ -148,6 +148,7 @@ func descendants(pid int) []int {
 func BenchmarkIdleRSS(b *testing.B) {
 	bin := installedHarness(b)
 	state := b.TempDir()
+	settleInstall(b, bin)
 	// Warm the state dir: a cold one starts every plugin once to describe it.
 	warm := exec.Command(bin, "plugins")
 	warm.Env = installedEnv(state)
