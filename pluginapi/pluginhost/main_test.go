@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("PLUGINAPI_TEST_HOST"); path != "" {
 		os.Exit(actAsHost(path))
 	}
+	if argv := os.Getenv("PLUGINAPI_TEST_PROCESS_PARENT"); argv != "" {
+		os.Exit(actAsProcessParent(argv))
+	}
 	os.Exit(run(m))
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"sync"
 
@@ -13,37 +12,21 @@ import (
 )
 
 // procRunner is the go-plugin runner.Runner that starts plugin processes
-// (goplugin.md recommendations 8-11):
-//
-//   - stdin is a pipe whose write end only the host holds: the host's own
-//     stdin (ACP's) never reaches a plugin, and EOF tells the plugin that
-//     the host died;
-//   - stdout and stderr are pipes read by go-plugin (handshake, logs);
-//   - the process leads its own process group, so Kill reaches everything
-//     it started;
-//   - on Linux, Pdeathsig SIGKILLs it if the host dies: the process is
-//     started from a goroutine locked to its OS thread, which stays locked
-//     until the process exits (Pdeathsig fires when the starting thread
-//     ends, not the process);
-//   - the process is reaped as soon as it exits, independently of whoever
-//     still holds its pipes, so exited is exact.
+// (goplugin.md recommendations 8-11) as [Process]es: stdin a pipe whose
+// write end only the host holds, stdout and stderr pipes read by go-plugin
+// (handshake, logs), its own process group, Pdeathsig on Linux, and reaped
+// as soon as it exits, so exited is exact.
 type procRunner struct {
 	name string
 	path string
 	env  []string
 
-	mu      sync.Mutex
-	pid     int
-	killed  bool
-	stdin   *os.File // write end, held by the host
-	stdout  *os.File // read ends, read by go-plugin
-	stderr  *os.File
-	tmpDir  string // the private socket folder go-plugin made
-	started bool
+	mu     sync.Mutex
+	proc   *Process // nil until Start
+	killed bool
+	tmpDir string // the private socket folder go-plugin made
 
 	exited   chan struct{} // closed once the process is reaped
-	waitErr  error
-	state    string        // "exit status 3", "signal: killed"
 	drained  chan struct{} // closed when go-plugin has read stdout and stderr to EOF
 	drainOne sync.Once
 	closeOne sync.Once
@@ -61,86 +44,43 @@ func newProcRunner(name, path string) *procRunner {
 }
 
 func (r *procRunner) Start(context.Context) error {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return err
-	}
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // nil would mean the host's whole environment
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = procAttr()
-
-	err = startLocked(cmd, r.reaped)
-	closeAll(inR, outW, errW) // the child's ends
+	p, err := StartProcess(cmd)
 	if err != nil {
-		closeAll(inW, outR, errR)
 		return err
 	}
+	go func() {
+		<-p.Exited()
+		close(r.exited)
+	}()
 	r.mu.Lock()
-	r.pid = cmd.Process.Pid
-	r.stdin, r.stdout, r.stderr = inW, outR, errR
-	r.started = true
+	r.proc = p
 	killed := r.killed
 	r.mu.Unlock()
 	if killed { // Kill raced with Start
-		_ = killGroup(r.pid)
+		_ = p.KillGroup()
 	}
 	return nil
 }
 
-// startLocked starts cmd on a goroutine locked to its OS thread and keeps
-// that thread until the process exits, then calls onExit with Wait's
-// result.
-func startLocked(cmd *exec.Cmd, onExit func(*exec.Cmd, error)) error {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		err := cmd.Wait()
-		onExit(cmd, err)
-	}()
-	return <-started
-}
-
-func (r *procRunner) reaped(cmd *exec.Cmd, err error) {
+func (r *procRunner) process() *Process {
 	r.mu.Lock()
-	r.waitErr = err
-	if cmd.ProcessState != nil {
-		r.state = cmd.ProcessState.String()
-	} else if err != nil {
-		r.state = err.Error()
-	}
-	r.mu.Unlock()
-	close(r.exited)
+	defer r.mu.Unlock()
+	return r.proc
 }
 
 // Wait is called by go-plugin once it has read the plugin's stdout and
 // stderr to EOF; it returns when the process has been reaped.
-func (r *procRunner) Wait(context.Context) error {
+func (r *procRunner) Wait(ctx context.Context) error {
 	r.drainOne.Do(func() { close(r.drained) })
-	<-r.exited
+	p := r.process()
+	if p == nil {
+		return nil
+	}
+	err := p.Wait(context.WithoutCancel(ctx))
 	r.closeReadEnds()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.waitErr
+	return err
 }
 
 // Kill SIGKILLs the plugin's process group and closes its stdin. It may be
@@ -148,41 +88,38 @@ func (r *procRunner) Wait(context.Context) error {
 func (r *procRunner) Kill(context.Context) error {
 	r.mu.Lock()
 	r.killed = true
-	pid, started := r.pid, r.started
-	stdin := r.stdin
-	r.stdin = nil
+	p := r.proc
 	r.mu.Unlock()
-	if stdin != nil {
-		_ = stdin.Close()
-	}
-	if !started {
+	if p == nil {
 		return nil
 	}
-	return killGroup(pid)
+	return p.KillGroup()
 }
 
 func (r *procRunner) closeReadEnds() {
 	r.closeOne.Do(func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		closeAll(r.stdout, r.stderr)
+		if p := r.process(); p != nil {
+			closeAll(p.Stdout(), p.Stderr())
+		}
 	})
 }
 
 func (r *procRunner) exitState() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.state
+	if p := r.process(); p != nil {
+		return p.State()
+	}
+	return ""
 }
 
 func (r *procRunner) PID() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.pid
+	if p := r.process(); p != nil {
+		return p.PID()
+	}
+	return 0
 }
 
-func (r *procRunner) Stdout() io.ReadCloser { return r.stdout }
-func (r *procRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *procRunner) Stdout() io.ReadCloser { return r.process().Stdout() }
+func (r *procRunner) Stderr() io.ReadCloser { return r.process().Stderr() }
 
 // Name is the plugin's name: go-plugin relays its stderr into
 // Logger.Named(Name).

@@ -4,8 +4,8 @@ package pluginhost
 
 import "syscall"
 
-// procAttr puts the plugin in its own process group, so Close can kill it
-// with everything it started. (No Pdeathsig outside Linux: the plugin
+// procAttr puts the child in its own process group, so KillGroup can kill it
+// with everything it started. (No Pdeathsig outside Linux: the child
 // notices its host's death by EOF on stdin and by its parent changing.)
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}

@@ -3,9 +3,6 @@
 package pluginhost
 
 import (
-	"github.com/harness-dev/harness/pluginapi"
-	"github.com/harness-dev/harness/pluginapi/internal/wire"
-
 	"errors"
 	"os"
 	"syscall"
@@ -14,7 +11,7 @@ import (
 // procAttr has nothing to add where there are no process groups.
 func procAttr() *syscall.SysProcAttr { return nil }
 
-// killGroup kills the plugin process itself.
+// killGroup kills the child process itself.
 func killGroup(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {

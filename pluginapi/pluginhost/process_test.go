@@ -1,0 +1,145 @@
+//go:build linux
+
+package pluginhost_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
+)
+
+// actAsProcessParent is the test binary re-run as a host (see
+// TestProcessDiesWithParent): it starts the shell command argv through
+// StartProcess, prints the child's pid and waits to be killed. Its other
+// goroutines come and go meanwhile, as a host's do: Pdeathsig must follow
+// the host's death, not a thread's.
+func actAsProcessParent(argv string) int {
+	p, err := pluginhost.StartProcess(exec.Command("/bin/sh", "-c", argv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stdout, p.PID()) // stdout-ok: read by the test
+	for {
+		done := make(chan struct{})
+		go func() { defer close(done); time.Sleep(time.Millisecond) }()
+		<-done
+	}
+}
+
+// pidGone waits up to a second for pid to be gone or a zombie (reaping an
+// orphan is init's job).
+func pidGone(pid int) bool {
+	deadline := time.Now().Add(time.Second)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && strings.HasPrefix(s[i+1:], " Z") {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestProcessDiesWithParent: a child started through StartProcess is killed
+// by the kernel when its parent is SIGKILLed (Pdeathsig from the thread
+// StartProcess keeps for the child's lifetime).
+func TestProcessDiesWithParent(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := exec.Command(exe, "-test.run=^$")
+	host.Env = append(os.Environ(), "PLUGINAPI_TEST_PROCESS_PARENT=exec sleep 300")
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer host.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the child pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // threads of the parent come and go
+	if pidGone(pid) {
+		t.Fatal("the child died while its parent lives")
+	}
+	if err := host.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = host.Wait()
+	if !pidGone(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("child %d outlived its parent", pid)
+	}
+}
+
+// TestProcessKillGroup: KillGroup kills the child and a grandchild it left
+// running in the background, then Wait and State say how it ended.
+func TestProcessKillGroup(t *testing.T) {
+	p, err := pluginhost.StartProcess(exec.Command("/bin/sh", "-c", "sleep 300 & echo $!; wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.KillGroup()
+	line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the grandchild pid: %v", err)
+	}
+	grandchild, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.State() != "" {
+		t.Fatalf("State = %q while the child runs", p.State())
+	}
+	if err := p.KillGroup(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Wait(ctx); err == nil || ctx.Err() != nil {
+		t.Fatalf("Wait = %v, want the child's kill", err)
+	}
+	if got := p.State(); got != "signal: killed" {
+		t.Errorf("State = %q, want signal: killed", got)
+	}
+	if !pidGone(grandchild) {
+		_ = syscall.Kill(grandchild, syscall.SIGKILL)
+		t.Fatalf("grandchild %d outlived KillGroup", grandchild)
+	}
+	if err := p.KillGroup(); err != nil {
+		t.Errorf("second KillGroup: %v", err)
+	}
+}
+
+// TestStartProcessRefusesStdio: StartProcess owns the child's stdio.
+func TestStartProcessRefusesStdio(t *testing.T) {
+	cmd := exec.Command("/bin/true")
+	cmd.Stdout = os.Stdout
+	if _, err := pluginhost.StartProcess(cmd); err == nil {
+		t.Fatal("StartProcess accepted a cmd with Stdout set")
+	}
+}
