@@ -4,91 +4,59 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/hashicorp/go-plugin/runner"
 )
 
-// procRunner starts harness-llm for go-plugin the way pluginhost starts
-// tool plugins: stdin a pipe whose write end only the host holds (EOF
-// tells the process the host died), its own process group (Kill reaches
-// all of it), and on Linux Pdeathsig SIGKILL from a goroutine locked to
-// its OS thread for the process's lifetime, so it dies with the host even
-// on SIGKILL. It reaps the process as soon as it exits.
+// procRunner starts harness-llm for go-plugin as a [pluginhost.Process],
+// the way pluginhost starts tool plugins: stdin a pipe whose write end only
+// the host holds (EOF tells the process the host died), its own process
+// group (Kill reaches all of it), and on Linux Pdeathsig SIGKILL, so it
+// dies with the host even on SIGKILL. The process is reaped as soon as it
+// exits.
 type procRunner struct {
 	path string
 	env  []string
 
-	mu      sync.Mutex
-	pid     int
-	killed  bool
-	stdin   *os.File
-	stdout  *os.File
-	stderr  *os.File
-	started bool
+	mu     sync.Mutex
+	proc   *pluginhost.Process // nil until Start
+	killed bool
 
 	exited chan struct{}
-	state  string // "signal: killed", "exit status 2"
 }
 
 var _ runner.Runner = (*procRunner)(nil)
 
 func (r *procRunner) Start(context.Context) error {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return err
-	}
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = procAttr()
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // Pdeathsig fires when this thread ends
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait()
-		r.mu.Lock()
-		if cmd.ProcessState != nil {
-			r.state = cmd.ProcessState.String()
-		}
-		r.mu.Unlock()
-		close(r.exited)
-	}()
-	err = <-started
-	closeAll(inR, outW, errW)
+	p, err := pluginhost.StartProcess(cmd)
 	if err != nil {
-		closeAll(inW, outR, errR)
 		return err
 	}
+	go func() {
+		<-p.Exited()
+		close(r.exited)
+	}()
 	r.mu.Lock()
-	r.pid, r.started = cmd.Process.Pid, true
-	r.stdin, r.stdout, r.stderr = inW, outR, errR
+	r.proc = p
 	killed := r.killed
 	r.mu.Unlock()
 	if killed {
-		_ = killGroup(r.pid)
+		_ = p.KillGroup()
 	}
 	return nil
+}
+
+func (r *procRunner) process() *pluginhost.Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.proc
 }
 
 func (r *procRunner) Wait(context.Context) error {
@@ -100,43 +68,37 @@ func (r *procRunner) Wait(context.Context) error {
 func (r *procRunner) Kill(context.Context) error {
 	r.mu.Lock()
 	r.killed = true
-	pid, started, stdin := r.pid, r.started, r.stdin
-	r.stdin = nil
+	p := r.proc
 	r.mu.Unlock()
-	if stdin != nil {
-		_ = stdin.Close()
-	}
-	if !started {
+	if p == nil {
 		return nil
 	}
-	return killGroup(pid)
+	return p.KillGroup()
 }
 
 // closeStdin closes the process's stdin: it exits on EOF.
 func (r *procRunner) closeStdin() {
-	r.mu.Lock()
-	stdin := r.stdin
-	r.stdin = nil
-	r.mu.Unlock()
-	if stdin != nil {
-		_ = stdin.Close()
+	if p := r.process(); p != nil {
+		p.CloseStdin()
 	}
 }
 
 func (r *procRunner) exitState() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.state
+	if p := r.process(); p != nil {
+		return p.State()
+	}
+	return ""
 }
 
 func (r *procRunner) PID() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.pid
+	if p := r.process(); p != nil {
+		return p.PID()
+	}
+	return 0
 }
 
-func (r *procRunner) Stdout() io.ReadCloser           { return r.stdout }
-func (r *procRunner) Stderr() io.ReadCloser           { return r.stderr }
+func (r *procRunner) Stdout() io.ReadCloser           { return r.process().Stdout() }
+func (r *procRunner) Stderr() io.ReadCloser           { return r.process().Stderr() }
 func (r *procRunner) Name() string                    { return "harness-llm" }
 func (r *procRunner) Diagnose(context.Context) string { return "" }
 func (r *procRunner) ID() string {
@@ -147,14 +109,6 @@ func (r *procRunner) ID() string {
 }
 func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
 func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
-
-func closeAll(files ...*os.File) {
-	for _, f := range files {
-		if f != nil {
-			_ = f.Close()
-		}
-	}
-}
 
 // tailLines is how many stderr lines are kept for a crash message.
 const tailLines = 8
