@@ -266,8 +266,8 @@ func (sv *server) connectLocked() error {
 		if err != nil {
 			return sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
 		}
-		transport = &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}
-		prov.Command, prov.PID = sv.cfg.Command, p.pid()
+		transport = &mcp.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}
+		prov.Command, prov.PID = sv.cfg.Command, p.PID()
 	case HTTP:
 		transport = &mcp.StreamableClientTransport{Endpoint: sv.cfg.URL, HTTPClient: sv.httpClient(), MaxRetries: -1}
 		prov.URL = sv.cfg.where()
@@ -468,7 +468,7 @@ func (sv *server) exited() bool {
 		return false
 	}
 	select {
-	case <-p.exited:
+	case <-p.Exited():
 		return true
 	case <-time.After(50 * time.Millisecond):
 		return false

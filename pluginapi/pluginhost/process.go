@@ -44,7 +44,8 @@ type Process struct {
 // StartProcess starts cmd as a [Process]. cmd's Stdin, Stdout, Stderr and
 // SysProcAttr must be unset: StartProcess sets them. A nil cmd.Env is
 // replaced by an empty one (nil would mean the host's whole environment).
-// Whoever calls it reads the child's stdout and stderr to EOF, or closes
+// A failure to start is exec's own error, which names the binary. Whoever
+// calls it reads the child's stdout and stderr to EOF, or closes
 // them, lest the child block writing.
 func StartProcess(cmd *exec.Cmd) (*Process, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil || cmd.SysProcAttr != nil {
@@ -52,17 +53,17 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("start process: %w", err)
+		return nil, fmt.Errorf("make pipe: %w", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		closeAll(inR, inW)
-		return nil, fmt.Errorf("start process: %w", err)
+		return nil, fmt.Errorf("make pipe: %w", err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("start process: %w", err)
+		return nil, fmt.Errorf("make pipe: %w", err)
 	}
 	if cmd.Env == nil {
 		cmd.Env = []string{}
@@ -93,7 +94,7 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 	closeAll(inR, outW, errW) // the child's ends
 	if err != nil {
 		closeAll(inW, outR, errR)
-		return nil, fmt.Errorf("start process: %w", err)
+		return nil, err // exec's own error names the binary: "fork/exec /x: no such file or directory"
 	}
 	p.pid = cmd.Process.Pid
 	return p, nil
