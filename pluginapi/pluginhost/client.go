@@ -145,7 +145,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
 			// spec.Env is go-plugin's own variables only (SkipHostEnv):
 			// the host's environment reaches the plugin through base alone.
-			r.env = slices.Concat(base, spec.Env, defaults, cfg.Env)
+			r.SetEnv(slices.Concat(base, spec.Env, defaults, cfg.Env))
 			r.mu.Lock()
 			r.tmpDir = socketDir
 			r.mu.Unlock()
@@ -183,7 +183,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		return nil, serr
 	}
 
-	c := newClient(cfg.Name, named, pc, r.exited, tail)
+	c := newClient(cfg.Name, named, pc, r.Exited(), tail)
 	c.run = r
 	c.stopTimeout = cfg.StopTimeout
 	proto, err := pc.Client()
@@ -236,7 +236,7 @@ func startError(cfg LaunchConfig, r *procRunner, tail *lineTail, err error) erro
 	settle := func() {
 		// Let the process be reaped and its stderr read, for the message.
 		select {
-		case <-r.exited:
+		case <-r.Exited():
 		case <-time.After(exitGrace):
 		}
 		select {
@@ -244,7 +244,7 @@ func startError(cfg LaunchConfig, r *procRunner, tail *lineTail, err error) erro
 		case <-time.After(200 * time.Millisecond):
 		}
 		se.Stderr = tail.Lines()
-		se.Detail = r.exitState()
+		se.Detail = r.ExitState()
 	}
 	switch {
 	case errors.Is(err, syscall.ENOEXEC):
@@ -518,7 +518,7 @@ func (c *Client) exitError(err error) *ExitError {
 		case <-time.After(200 * time.Millisecond):
 		}
 		e.PID = c.run.PID()
-		e.State = c.run.exitState()
+		e.State = c.run.ExitState()
 	}
 	e.Stderr = c.tail.Lines()
 	return e

@@ -22,6 +22,3 @@ func killGroup(pid int) error {
 	}
 	return nil
 }
-
-// groupAlive cannot tell; the process is waited for instead.
-func groupAlive(int) bool { return false }

@@ -10,16 +10,3 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
-
-// killGroup SIGKILLs the process group led by pid.
-func killGroup(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-		return err
-	}
-	return nil
-}
-
-// groupAlive reports whether any process of the group led by pid is left.
-func groupAlive(pid int) bool {
-	return syscall.Kill(-pid, 0) == nil
-}

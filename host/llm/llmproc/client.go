@@ -96,14 +96,14 @@ type Proc struct {
 // child is one running process.
 type child struct {
 	pc   *plugin.Client
-	run  *procRunner
+	run  procRunner
 	conn *grpc.ClientConn
 	tail *lineTail
 }
 
 func (c *child) dead() bool {
 	select {
-	case <-c.run.exited:
+	case <-c.run.Exited():
 		return true
 	default:
 		return c.pc.Exited()
@@ -115,7 +115,7 @@ func (c *child) dead() bool {
 func (c *child) stop() {
 	c.run.closeStdin()
 	select {
-	case <-c.run.exited:
+	case <-c.run.Exited():
 	case <-time.After(stopGrace):
 	}
 	_ = c.run.Kill(context.Background())
@@ -179,7 +179,7 @@ func (p *Proc) acquire(ctx context.Context) (*child, error) {
 		p.timer = nil
 	}
 	if p.cur != nil && p.cur.dead() {
-		p.log.Named(Binary).Warn("exited; starting it again", "state", p.cur.run.exitState())
+		p.log.Named(Binary).Warn("exited; starting it again", "state", p.cur.run.ExitState())
 		p.cur.stop()
 		p.cur = nil
 	}
@@ -226,14 +226,14 @@ func (p *Proc) armLocked() {
 func (p *Proc) start(ctx context.Context) (*child, error) {
 	begun := time.Now()
 	tail := &lineTail{}
-	r := &procRunner{path: p.path, exited: make(chan struct{})}
+	r := newProcRunner(p.path)
 	env := childEnv(os.Environ())
 	env = append(env, "HARNESS_LLM_LOG_LEVEL="+levelName(p.log.GetLevel()))
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: handshake(),
 		Plugins:         plugin.PluginSet{pluginName: &grpcPlugin{}},
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			r.env = append(env, spec.Env...)
+			r.SetEnv(append(env, spec.Env...))
 			return r, nil
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -389,11 +389,11 @@ func (p *Provider) transportError(ctx context.Context, c *child, err error) erro
 		msg = st.Message()
 	}
 	select {
-	case <-c.run.exited:
+	case <-c.run.Exited():
 	case <-time.After(500 * time.Millisecond):
 	}
 	if c.dead() {
-		msg = fmt.Sprintf("%s died mid-stream (%s)", Binary, cmp.Or(c.run.exitState(), "exited"))
+		msg = fmt.Sprintf("%s died mid-stream (%s)", Binary, cmp.Or(c.run.ExitState(), "exited"))
 		time.Sleep(50 * time.Millisecond) // let go-plugin read its last stderr
 		if t := c.tail.String(); t != "" {
 			msg += "; its last stderr: " + t

@@ -3,9 +3,6 @@ package llmproc
 import (
 	"bytes"
 	"context"
-	"io"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -13,102 +10,36 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 )
 
-// procRunner starts harness-llm for go-plugin as a [pluginhost.Process],
-// the way pluginhost starts tool plugins: stdin a pipe whose write end only
-// the host holds (EOF tells the process the host died), its own process
-// group (Kill reaches all of it), and on Linux Pdeathsig SIGKILL, so it
-// dies with the host even on SIGKILL. The process is reaped as soon as it
-// exits.
+// procRunner starts harness-llm for go-plugin through a
+// [pluginhost.ProcessRunner], the way pluginhost starts tool plugins: stdin
+// a pipe whose write end only the host holds (EOF tells the process the
+// host died), its own process group (Kill reaches all of it), and on Linux
+// Pdeathsig SIGKILL, so it dies with the host even on SIGKILL. The process
+// is reaped as soon as it exits.
 type procRunner struct {
-	path string
-	env  []string
-
-	mu     sync.Mutex
-	proc   *pluginhost.Process // nil until Start
-	killed bool
-
-	exited chan struct{}
+	*pluginhost.ProcessRunner
 }
 
-var _ runner.Runner = (*procRunner)(nil)
+var _ runner.Runner = procRunner{}
 
-func (r *procRunner) Start(context.Context) error {
-	cmd := exec.Command(r.path)
-	cmd.Env = r.env
-	p, err := pluginhost.StartProcess(cmd)
-	if err != nil {
-		return err
-	}
-	go func() {
-		<-p.Exited()
-		close(r.exited)
-	}()
-	r.mu.Lock()
-	r.proc = p
-	killed := r.killed
-	r.mu.Unlock()
-	if killed {
-		_ = p.KillGroup()
-	}
+func newProcRunner(path string) procRunner {
+	return procRunner{pluginhost.NewProcessRunner(Binary, path)}
+}
+
+// Wait returns once the process is reaped; how it ended is ExitState's
+// (go-plugin would log a Wait error as the plugin failing, and a stopped
+// harness-llm has not failed).
+func (r procRunner) Wait(ctx context.Context) error {
+	_ = r.ProcessRunner.Wait(ctx)
 	return nil
-}
-
-func (r *procRunner) process() *pluginhost.Process {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.proc
-}
-
-func (r *procRunner) Wait(context.Context) error {
-	<-r.exited
-	return nil
-}
-
-// Kill SIGKILLs the process group and closes stdin; any number of times.
-func (r *procRunner) Kill(context.Context) error {
-	r.mu.Lock()
-	r.killed = true
-	p := r.proc
-	r.mu.Unlock()
-	if p == nil {
-		return nil
-	}
-	return p.KillGroup()
 }
 
 // closeStdin closes the process's stdin: it exits on EOF.
-func (r *procRunner) closeStdin() {
-	if p := r.process(); p != nil {
+func (r procRunner) closeStdin() {
+	if p := r.Process(); p != nil {
 		p.CloseStdin()
 	}
 }
-
-func (r *procRunner) exitState() string {
-	if p := r.process(); p != nil {
-		return p.State()
-	}
-	return ""
-}
-
-func (r *procRunner) PID() int {
-	if p := r.process(); p != nil {
-		return p.PID()
-	}
-	return 0
-}
-
-func (r *procRunner) Stdout() io.ReadCloser           { return r.process().Stdout() }
-func (r *procRunner) Stderr() io.ReadCloser           { return r.process().Stderr() }
-func (r *procRunner) Name() string                    { return "harness-llm" }
-func (r *procRunner) Diagnose(context.Context) string { return "" }
-func (r *procRunner) ID() string {
-	if pid := r.PID(); pid != 0 {
-		return strconv.Itoa(pid)
-	}
-	return ""
-}
-func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
-func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
 
 // tailLines is how many stderr lines are kept for a crash message.
 const tailLines = 8
