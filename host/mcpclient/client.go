@@ -109,7 +109,7 @@ func Start(servers []ServerConfig, opts Options) *Set {
 			continue
 		}
 		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
-			stderr: &tail{n: 10}, secrets: secretsOf(c)}
+			stderr: pluginhost.NewLineTail(10), secrets: secretsOf(c)}
 		s.servers = append(s.servers, sv)
 		go sv.firstStart()
 	}
@@ -188,7 +188,7 @@ type server struct {
 	cfg     ServerConfig
 	opts    *Options
 	log     hclog.Logger
-	stderr  *tail
+	stderr  *pluginhost.LineTail
 	secrets []string
 	ready   chan struct{} // closed once the first start has ended
 
@@ -311,7 +311,7 @@ func (sv *server) connectLocked() error {
 // what failed and what to do; never a value of its env or headers.
 func (sv *server) failed(what string, err error, todo string) error {
 	msg := fmt.Sprintf("MCP server %s (from %s) not started: %s: %s; %s", sv.cfg.Name, sourceOf(sv.cfg), what, sv.redact(err.Error()), todo)
-	if t := sv.stderr.String(); t != "" {
+	if t := strings.Join(sv.stderr.Lines(), "\n"); t != "" {
 		msg += "; its last stderr: " + strings.ReplaceAll(t, "\n", " | ")
 	}
 	return errors.New(msg)
@@ -451,7 +451,7 @@ func (sv *server) call(ctx context.Context, tool string, args json.RawMessage) R
 		} else {
 			msg = fmt.Sprintf("MCP server %s: %s", sv.cfg.Name, msg)
 		}
-		if t := sv.stderr.String(); t != "" && dead {
+		if t := strings.Join(sv.stderr.Lines(), "\n"); t != "" && dead {
 			msg += "\nits last stderr lines:\n" + t
 		}
 		return Result{Content: msg, IsError: true}
@@ -496,7 +496,7 @@ func (sv *server) stderrLine(l string) {
 	if len(l) > 2000 {
 		l = l[:2000] + "…"
 	}
-	sv.stderr.add(l)
+	_, _ = sv.stderr.Write([]byte(l + "\n"))
 	sv.log.Info("stderr", "line", l)
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -72,26 +71,4 @@ func readLines(r io.ReadCloser, line func(string)) {
 	}
 	// a line over 64 KiB ends the scan; drain the rest so the server never blocks on stderr
 	_, _ = io.Copy(io.Discard, r)
-}
-
-// tail keeps the last n lines written to it.
-type tail struct {
-	mu    sync.Mutex
-	n     int
-	lines []string
-}
-
-func (t *tail) add(l string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, l)
-	if len(t.lines) > t.n {
-		t.lines = t.lines[len(t.lines)-t.n:]
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
 }

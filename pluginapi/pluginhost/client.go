@@ -78,7 +78,7 @@ type Client struct {
 	d           *dispensed
 	pc          *plugin.Client
 	run         *procRunner // nil in process
-	tail        *lineTail
+	tail        *LineTail
 	exited      <-chan struct{}
 	stopTimeout time.Duration
 	stopInProc  func() // in process: stops the server
@@ -90,9 +90,9 @@ type Client struct {
 // newClient is the one place a Client is built: Launch, Attach and
 // StartInProcess differ only in how they reach the plugin and stop it, which
 // they set on the result (run, stopTimeout, stopInProc, d).
-func newClient(name string, logger hclog.Logger, pc *plugin.Client, exited <-chan struct{}, tail *lineTail) *Client {
+func newClient(name string, logger hclog.Logger, pc *plugin.Client, exited <-chan struct{}, tail *LineTail) *Client {
 	if tail == nil {
-		tail = &lineTail{}
+		tail = &LineTail{}
 	}
 	return &Client{name: name, logger: logger, pc: pc, tail: tail, exited: exited}
 }
@@ -124,7 +124,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		cfg.StopTimeout = DefaultStopTimeout
 	}
 	named := cfg.Logger.Named(cfg.Name)
-	tail := &lineTail{}
+	tail := &LineTail{}
 	r := newProcRunner(cfg.Name, cfg.Path)
 	var base []string
 	if !cfg.SkipHostEnv {
@@ -229,7 +229,7 @@ func pluginVersionIn(msg string) (int, bool) {
 }
 
 // startError turns go-plugin's start error into a StartError.
-func startError(cfg LaunchConfig, r *procRunner, tail *lineTail, err error) error {
+func startError(cfg LaunchConfig, r *procRunner, tail *LineTail, err error) error {
 	se := &StartError{Name: cfg.Name, Path: cfg.Path, Err: err}
 	msg := err.Error()
 	first, _, _ := strings.Cut(msg, "\n")

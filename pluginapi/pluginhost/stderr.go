@@ -11,15 +11,20 @@ import (
 )
 
 const (
-	// tailLines is how many stderr lines a Client keeps for error messages.
+	// tailLines is how many stderr lines a Client (and a zero LineTail) keeps.
 	tailLines = 20
 	// maxLineBytes caps one kept or relayed line.
 	maxLineBytes = 4096
 )
 
-// lineTail keeps the last lines written to it. go-plugin writes each stderr
-// line of the plugin to it, without or with its newline in separate writes.
-type lineTail struct {
+// LineTail keeps the last lines written to it, each cut at 4096 bytes,
+// for the message that says why a child process died: Launch keeps a
+// plugin's stderr in one, host/llm/llmproc harness-llm's, host/mcpclient
+// an MCP stdio server's. A line may come in several writes (go-plugin
+// writes the newline apart); a trailing "\r" is dropped. The zero LineTail
+// keeps 20 lines; its methods may be called from any goroutine.
+type LineTail struct {
+	n       int
 	mu      sync.Mutex
 	partial []byte
 	lines   []string // ring, oldest at next when full
@@ -27,7 +32,11 @@ type lineTail struct {
 	full    bool
 }
 
-func (t *lineTail) Write(p []byte) (int, error) {
+// NewLineTail returns a LineTail that keeps the last n lines (n > 0).
+func NewLineTail(n int) *LineTail { return &LineTail{n: max(n, 1)} }
+
+// Write keeps the lines of p; it never fails.
+func (t *LineTail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := len(p)
@@ -45,18 +54,21 @@ func (t *lineTail) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *lineTail) appendPartial(p []byte) {
+func (t *LineTail) appendPartial(p []byte) {
 	if room := maxLineBytes - len(t.partial); room > 0 {
 		t.partial = append(t.partial, p[:min(room, len(p))]...)
 	}
 }
 
-func (t *lineTail) push(line string) {
+func (t *LineTail) push(line string) {
 	if t.lines == nil {
-		t.lines = make([]string, tailLines)
+		if t.n == 0 {
+			t.n = tailLines
+		}
+		t.lines = make([]string, t.n)
 	}
 	t.lines[t.next] = line
-	t.next = (t.next + 1) % tailLines
+	t.next = (t.next + 1) % t.n
 	if t.next == 0 {
 		t.full = true
 	}
@@ -64,7 +76,7 @@ func (t *lineTail) push(line string) {
 
 // Lines returns the kept lines, oldest first, including an unterminated
 // last line.
-func (t *lineTail) Lines() []string {
+func (t *LineTail) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
@@ -136,7 +148,7 @@ type logWriter struct {
 	logger hclog.Logger
 	level  hclog.Level
 	stream string
-	tail   *lineTail // may be nil
+	tail   *LineTail // may be nil
 	mu     sync.Mutex
 	buf    []byte
 }

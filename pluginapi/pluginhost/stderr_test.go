@@ -9,7 +9,7 @@ import (
 
 func TestLineTail(t *testing.T) {
 	t.Parallel()
-	var tl lineTail
+	var tl LineTail
 	if got := tl.Lines(); len(got) != 0 {
 		t.Errorf("empty tail: %q", got)
 	}

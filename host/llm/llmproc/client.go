@@ -98,7 +98,7 @@ type child struct {
 	pc   *plugin.Client
 	run  procRunner
 	conn *grpc.ClientConn
-	tail *lineTail
+	tail *pluginhost.LineTail
 }
 
 func (c *child) dead() bool {
@@ -225,7 +225,7 @@ func (p *Proc) armLocked() {
 // start launches the process and connects to it.
 func (p *Proc) start(ctx context.Context) (*child, error) {
 	begun := time.Now()
-	tail := &lineTail{}
+	tail := pluginhost.NewLineTail(tailLines)
 	r := newProcRunner(p.path)
 	env := childEnv(os.Environ())
 	env = append(env, "HARNESS_LLM_LOG_LEVEL="+levelName(p.log.GetLevel()))
@@ -268,7 +268,7 @@ func (p *Proc) start(ctx context.Context) (*child, error) {
 			_ = r.Kill(context.Background())
 			pc.Kill()
 			msg := strings.TrimSpace(res.err.Error())
-			if t := tail.String(); t != "" {
+			if t := tailString(tail); t != "" {
 				msg += "; its stderr: " + t
 			}
 			return nil, &llm.Error{Kind: llm.ErrTransport, Provider: Binary, Message: "start " + p.path + ": " + msg}
@@ -395,7 +395,7 @@ func (p *Provider) transportError(ctx context.Context, c *child, err error) erro
 	if c.dead() {
 		msg = fmt.Sprintf("%s died mid-stream (%s)", Binary, cmp.Or(c.run.ExitState(), "exited"))
 		time.Sleep(50 * time.Millisecond) // let go-plugin read its last stderr
-		if t := c.tail.String(); t != "" {
+		if t := tailString(c.tail); t != "" {
 			msg += "; its last stderr: " + t
 		}
 		msg += "; the next request starts it again"

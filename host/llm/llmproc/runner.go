@@ -1,10 +1,8 @@
 package llmproc
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/hashicorp/go-plugin/runner"
@@ -44,42 +42,14 @@ func (r procRunner) closeStdin() {
 // tailLines is how many stderr lines are kept for a crash message.
 const tailLines = 8
 
-// lineTail keeps the last lines of the process's stderr, each capped.
-type lineTail struct {
-	mu      sync.Mutex
-	partial []byte
-	lines   []string
-}
-
-func (t *lineTail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			t.partial = append(t.partial, p[:min(len(p), max(0, 1024-len(t.partial)))]...)
-			break
+// tailString is a crash message's view of the stderr tail: its non-blank
+// lines, trimmed, joined by " | ".
+func tailString(t *pluginhost.LineTail) string {
+	var lines []string
+	for _, l := range t.Lines() {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
 		}
-		t.partial = append(t.partial, p[:min(i, max(0, 1024-len(t.partial)))]...)
-		if line := strings.TrimSpace(string(t.partial)); line != "" {
-			t.lines = append(t.lines, line)
-			if len(t.lines) > tailLines {
-				t.lines = t.lines[len(t.lines)-tailLines:]
-			}
-		}
-		t.partial = t.partial[:0]
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-func (t *lineTail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := t.lines
-	if s := strings.TrimSpace(string(t.partial)); s != "" {
-		lines = append(lines[:len(lines):len(lines)], s)
 	}
 	return strings.Join(lines, " | ")
 }
