@@ -1,6 +1,7 @@
 package pluginhost_test
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"strconv"
@@ -79,4 +80,39 @@ func groupLive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// startHost re-runs the test binary as a host with the environment setting
+// env (see TestMain) and returns it with the child pid it prints. The host
+// is killed when the test ends.
+func startHost(t *testing.T, env string) (*exec.Cmd, int) {
+	t.Helper()
+	host := exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), env)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = host.Process.Kill(); _ = host.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the child pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return host, pid
+}
+
+// killHost SIGKILLs a host startHost started and reaps it.
+func killHost(t *testing.T, host *exec.Cmd) {
+	t.Helper()
+	if err := host.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = host.Wait()
 }

@@ -1,13 +1,11 @@
 package pluginhost_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -399,31 +397,11 @@ func TestDescribeFlag(t *testing.T) {
 // on Linux, EOF on the stdin pipe, the parent watch).
 func TestHostDeath(t *testing.T) {
 	t.Parallel()
-	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), "PLUGINAPI_TEST_HOST="+bin("todo"))
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer host.Process.Kill()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read the plugin pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatal(err)
-	}
+	host, pid := startHost(t, "PLUGINAPI_TEST_HOST="+bin("todo"))
 	if !groupLive(pid) {
 		t.Fatal("the plugin is not running")
 	}
-	if err := host.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = host.Wait()
+	killHost(t, host)
 	if !groupGone(pid) {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		t.Fatalf("plugin %d outlived its host", pid)

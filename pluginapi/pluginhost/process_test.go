@@ -60,36 +60,12 @@ func pidGone(pid int) bool {
 // by the kernel when its parent is SIGKILLed (Pdeathsig from the thread
 // StartProcess keeps for the child's lifetime).
 func TestProcessDiesWithParent(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := exec.Command(exe, "-test.run=^$")
-	host.Env = append(os.Environ(), "PLUGINAPI_TEST_PROCESS_PARENT=exec sleep 300")
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer host.Process.Kill()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read the child pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatal(err)
-	}
+	host, pid := startHost(t, "PLUGINAPI_TEST_PROCESS_PARENT=exec sleep 300")
 	time.Sleep(200 * time.Millisecond) // threads of the parent come and go
 	if pidGone(pid) {
 		t.Fatal("the child died while its parent lives")
 	}
-	if err := host.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = host.Wait()
+	killHost(t, host)
 	if !pidGone(pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("child %d outlived its parent", pid)
