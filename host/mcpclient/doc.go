@@ -29,8 +29,9 @@
 //
 // # Processes
 //
-// A stdio server runs as the plugins do: in the session's folder, in its
-// own process group, with the allow-listed part of the host's environment
+// A stdio server runs as the plugins do, started by
+// pluginhost.StartProcess: in the session's folder, in its own process
+// group, with the allow-listed part of the host's environment
 // (pluginhost.PluginEnv with the host's --plugin-env names) plus the env
 // its configuration gives it — never the host's other variables, so never
 // the host's API keys. Its stdin and stdout are the MCP pipe (the host's own

@@ -7,6 +7,19 @@
 // pluginapi.HostServices to the plugin. [PluginEnv] computes the
 // environment a plugin is launched with.
 //
+// # Child processes that die with the host
+//
+// Every child process the host starts and that must never outlive it — a
+// tool plugin, harness-llm (host/llm/llmproc), an MCP stdio server
+// (host/mcpclient) — is started by [StartProcess], the one implementation
+// of the rules: stdio pipes whose stdin write end only the host holds, its
+// own process group ([Process.KillGroup] kills all of it), on Linux
+// Pdeathsig SIGKILL from a goroutine locked to its OS thread for the
+// child's lifetime, and reaping as soon as it exits. [ProcessRunner] is
+// the go-plugin runner over it (Launch and llmproc use it), and
+// [LineTail] keeps a child's last stderr lines for the message about its
+// death.
+//
 // # Who imports which
 //
 // Only the host imports this package (host/toolbox, cmd/harness, and

@@ -16,9 +16,10 @@
 // process is shared by every Provider made from the Proc, stopped after
 // Options.Idle (default [DefaultIdle]) with no stream in flight, and
 // started again by the next call after an idle stop or a crash. It is
-// started as tool plugins are: its own process group, stdin a pipe only
-// the host holds (it exits on EOF), on Linux Pdeathsig SIGKILL from a
-// thread kept for its lifetime, so it dies with the host even on SIGKILL.
+// started as tool plugins are, by pluginhost.ProcessRunner: its own
+// process group, stdin a pipe only the host holds (it exits on EOF), on
+// Linux Pdeathsig SIGKILL from a thread kept for its lifetime, so it dies
+// with the host even on SIGKILL.
 // Its stderr (JSON log lines) is relayed to the host's logger, never to
 // stdout. Its environment is what tool plugins get (pluginhost's
 // PluginEnv) plus the proxy variables, with no *_API_KEY, HARNESS_* or
