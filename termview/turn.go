@@ -90,7 +90,7 @@ func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
 		if t.Color && IsTerminal(t.Err) {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
-		fmt.Fprintln(t.Err, line)
+		fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
 	}
 	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
 }

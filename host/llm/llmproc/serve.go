@@ -111,7 +111,7 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grp
 // prints what it is and returns 1.
 func Serve(ctx context.Context, open OpenFunc, stdin io.Reader, stderr io.Writer) int {
 	if os.Getenv(handshake().MagicCookieKey) != handshake().MagicCookieValue {
-		fmt.Fprintln(stderr, "harness-llm serves harness's anthropic and openai-responses providers to harness, which starts it on first use; it is not run by hand")
+		fmt.Fprintln(stderr, "harness-llm serves harness's anthropic and openai-responses providers to harness, which starts it on first use; it is not run by hand") // stdout-ok: the injected stderr
 		return 1
 	}
 	log := hclog.New(&hclog.LoggerOptions{Name: "harness-llm", Level: hclog.LevelFromString(os.Getenv("HARNESS_LLM_LOG_LEVEL")),
