@@ -11,7 +11,9 @@ const ModulePath = "github.com/harness-dev/harness/pluginapi"
 // SDKVersion is the version of this module the running binary was built
 // with, read from its build info: "v1.2.0" for a plugin that requires it;
 // "v1.2.0+replaced" when a replace directive pointed the requirement at a
-// folder or another module; "(devel)" for a binary of this module itself;
+// folder or another module; for a binary of this module itself, what the
+// go command stamped from the repository: "(devel)", the version of a
+// pluginapi/vX.Y.Z tag on the commit built, or a pseudo-version after one;
 // "" when the binary carries no build info or does not contain the module.
 // [Serve] sends it in Describe, so that `harness plugins` can show which
 // SDK a plugin was built with.
