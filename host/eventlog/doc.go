@@ -31,9 +31,11 @@
 //
 // # Locking
 //
-// A log has one writer. [Create] and [Open] take an exclusive, non-blocking
-// flock(2) on the file; a second opener — another process, or the same
-// process again — gets a [*LockedError] (errors.Is [ErrLocked]). The kernel
+// A log has one writer. [Create] and [Open] take an exclusive flock(2) on
+// the file, waiting at most a quarter second for a holder that is letting
+// go (a process exiting, or a fork about to exec that still holds the
+// file); a second opener — another process, or the same process again —
+// then gets a [*LockedError] (errors.Is [ErrLocked]). The kernel
 // drops the lock when the process dies, so a crash never leaves a stale lock.
 // [Read] takes no lock: it may read a file another process is writing.
 //
