@@ -332,6 +332,7 @@ func (b *bashPlugin) sessionClosed(ctx context.Context, session string) {
 // exit kills every process the plugin started and removes every spill
 // file, as it exits.
 func (b *bashPlugin) exit() {
+	b.sb.close()
 	b.tasks.close()
 	b.groups.killAll()
 	b.sb.sweep(b.groups, true)

@@ -14,21 +14,33 @@ import (
 // BenchmarkTrue is `true` through the plugin process, as the host calls
 // it: Execute over gRPC, bash spawned in its own session, output read to
 // EOF, result back. Budget: 5 ms p50.
+//
+// spaced leaves 20 ms between calls (timer stopped), as a model's answer
+// does and more: the init of the next command (proc_linux.go's
+// waitingInit) is ready when the call comes. back-to-back calls at once:
+// each waits for the rest of the next init's start.
 func BenchmarkTrue(b *testing.B) {
-	benchTrue(b)
+	b.Run("spaced", func(b *testing.B) { benchTrue(b, 20*time.Millisecond) })
+	b.Run("back-to-back", func(b *testing.B) { benchTrue(b, 0) })
 }
 
-// BenchmarkTrueFallback is BenchmarkTrue without the PID namespace.
+// BenchmarkTrueFallback is BenchmarkTrue without the PID namespace: every
+// command starts its own init.
 func BenchmarkTrueFallback(b *testing.B) {
-	benchTrue(b, envNoNamespace+"=1")
+	benchTrue(b, 0, envNoNamespace+"=1")
 }
 
-func benchTrue(b *testing.B, env ...string) {
+func benchTrue(b *testing.B, gap time.Duration, env ...string) {
 	c, _ := launch(b, env...)
 	f := fixture{c: c, cwd: b.TempDir()}
 	req := f.req(b, call{args: map[string]any{"command": "true"}})
 	var took []time.Duration
 	for b.Loop() {
+		if gap > 0 {
+			b.StopTimer()
+			time.Sleep(gap)
+			b.StartTimer()
+		}
 		start := time.Now()
 		res, err := c.Execute(b.Context(), req, nil)
 		took = append(took, time.Since(start))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -12,9 +13,9 @@ import (
 )
 
 // initArg is the hidden argument that makes the plugin's binary run as a
-// command's init (argv: bash-init initArg mode ppid bash line) instead of
+// command's init (argv: bash-init initArg mode ppid bash) instead of
 // serving: main checks it before anything else.
-const initArg = "--harness-bash-init-v1"
+const initArg = "--harness-bash-init-v2"
 
 // The init's modes.
 const (
@@ -25,26 +26,37 @@ const (
 	modeReaper = "reaper"
 )
 
-// The status protocol: the init writes lines to fd 3 — first "ok" once
-// bash runs (or "nsfail <why>" when the namespace cannot be set up, or
-// "error <why>"), then "exit N" or "signal N" when bash ends.
+// The status protocol: the init writes lines to fd 3 — "ready" once its
+// namespace is set up (or "nsfail <why>" when it cannot be, or "error
+// <why>"), then "ok" once bash runs (or "error <why>"), then "exit N" or
+// "signal N" when bash ends.
 const statusFD = 3
 
+// The control pipe, fd 4: after "ready" the init reads its command from
+// it — the working directory, a NUL, the command line — up to EOF. EOF
+// with nothing read means the plugin no longer needs it: it exits 0.
+// An init can so be started ahead of its command (proc_linux.go keeps one
+// waiting), and a command does not wait for the init's own start.
+const controlFD = 4
+
 // isInit reports whether args are those of a command's init.
-func isInit(args []string) bool { return len(args) == 6 && args[1] == initArg }
+func isInit(args []string) bool { return len(args) == 5 && args[1] == initArg }
 
 // runInit is a command's init: it sets up its namespace (modeNS) or
-// becomes a subreaper (modeReaper), starts `bash -c line` in its own
-// session with the init's environment (already scrubbed), forwards
+// becomes a subreaper (modeReaper), reads its command from the control
+// pipe, starts `bash -c line` in its own session in the command's
+// working directory, with the init's environment (already scrubbed), forwards
 // SIGTERM, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2 (and SIGHUP while its parent
 // lives) to every process of the command, reaps every orphan, reports how
 // bash ended, then stops what is left: SIGTERM at once, SIGKILL killGrace
 // later. It returns once nothing of the command is left.
 func runInit(args []string) int {
-	mode, bash, line := args[2], args[4], args[5]
+	mode, bash := args[2], args[4]
 	ppid, _ := strconv.Atoi(args[3])
 	status := os.NewFile(statusFD, "status")
 	syscall.CloseOnExec(statusFD)
+	control := os.NewFile(controlFD, "control")
+	syscall.CloseOnExec(controlFD)
 	report := func(format string, a ...any) { _, _ = fmt.Fprintf(status, format+"\n", a...) }
 
 	sigs := make(chan os.Signal, 16)
@@ -72,6 +84,19 @@ func runInit(args []string) int {
 		}
 	default:
 		report("error unknown init mode %q", mode)
+		return 1
+	}
+	report("ready")
+	dir, line, ok, err := readCommand(control)
+	switch {
+	case err != nil:
+		report("error read the command: %v", err)
+		return 1
+	case !ok: // not needed after all
+		return 0
+	}
+	if err := os.Chdir(dir); err != nil {
+		report("error %v", err)
 		return 1
 	}
 	bashPid, err := syscall.ForkExec(bash, []string{"bash", "-c", line}, &syscall.ProcAttr{
@@ -137,6 +162,21 @@ func runInit(args []string) int {
 			grace = time.After(pollEvery) // until the reaper finds none
 		}
 	}
+}
+
+// readCommand reads the command from the control pipe: the working
+// directory and the line; ok is false at EOF with nothing read.
+func readCommand(control *os.File) (dir, line string, ok bool, err error) {
+	b, err := io.ReadAll(control)
+	_ = control.Close()
+	if err != nil || len(b) == 0 {
+		return "", "", false, err
+	}
+	dir, line, ok = strings.Cut(string(b), "\x00")
+	if !ok {
+		return "", "", false, errors.New("no working directory")
+	}
+	return dir, line, true, nil
 }
 
 // setupNS makes the mount namespace's mounts private, so nothing mounted

@@ -22,6 +22,14 @@
 // users show as nobody and set-uid programs (sudo) do not gain rights. As
 // root, a command can still unmount its /proc and see the machine's.
 //
+// A command does not wait for its init to start: in a namespace the
+// plugin keeps one init started ahead — namespace and /proc set up, the
+// scrubbed environment, no capability — that waits for its command (the
+// working directory and the line) on a pipe. It is the next command's
+// alone: every command still gets a namespace of its own, and the next
+// init starts as soon as one is taken. It dies with the plugin (Pdeathsig
+// SIGKILL) and is ended at the plugin's exit.
+//
 // Where the kernel refuses the namespaces (EPERM, EINVAL, …, or the
 // mounts fail; HARNESS_BASH_NO_NAMESPACE=1 forces it, for tests), the
 // plugin says so once on stderr (the host's log) and falls back for good

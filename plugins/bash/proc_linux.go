@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,14 @@ type sandbox struct {
 	// non-dumpable parent's child does not let a non-root user open.
 	dumpMu sync.Mutex
 	hard   atomic.Bool // harden set PR_SET_DUMPABLE 0
+
+	// warmMu guards the init waiting for the next command in a
+	// namespace (warm), the start of one (filling, closed when it ends)
+	// and closed (the plugin exits: no more).
+	warmMu  sync.Mutex
+	warm    *waitingInit
+	filling chan struct{}
+	closed  bool
 }
 
 func newSandbox(environ []string) *sandbox {
@@ -91,23 +100,148 @@ type errNoNamespace struct{ err error }
 
 func (e errNoNamespace) Error() string { return "create the namespace: " + e.err.Error() }
 
-// spawn starts c's init with stdout and stderr on out, in a namespace
-// unless the kernel refused one.
-func (s *sandbox) spawn(c command, out *os.File) (*leader, error) {
+// spawn starts c under an init, in a namespace unless the kernel refused
+// one, and returns the init and the read end of the command's output
+// (stdout and stderr). In a namespace it takes the init waiting for a
+// command when there is one (see waitingInit), and has the next one
+// started.
+func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
 	for {
 		ns := s.ns.Load()
-		l, err := s.try(c, out, ns)
+		var w *waitingInit
+		if ns {
+			w = s.take(c)
+		}
+		var err error
+		if w == nil {
+			w, err = s.startInit(c.bash, c.env, ns)
+		}
+		var l *leader
+		var out *os.File
+		if err == nil {
+			l, out, err = w.run(c)
+		}
 		var refused errNoNamespace
 		if ns && errors.As(err, &refused) {
 			s.ns.Store(false)
 			s.warn(refused.err)
 			continue
 		}
-		return l, err
+		if ns && err == nil {
+			s.refill(c.bash, c.env)
+		}
+		return l, out, err
 	}
 }
 
-func (s *sandbox) try(c command, out *os.File, ns bool) (*leader, error) {
+// waitingInit is an init that has set up its namespace ("ready") and
+// waits for its command on its control pipe. Its output pipe is made
+// before it starts, so its read end travels with it.
+type waitingInit struct {
+	l       *leader
+	out     *os.File // the read end of its stdout and stderr
+	control *os.File // the write end of its control pipe
+	bash    string
+	env     []string
+}
+
+// run gives w its command and waits until bash runs.
+func (w *waitingInit) run(c command) (*leader, *os.File, error) {
+	_, _ = w.control.Write([]byte(c.dir + "\x00" + c.line)) // EPIPE: the init died, its status says how
+	_ = w.control.Close()
+	first := readStatus(w.l.status)
+	if first == "ok" {
+		return w.l, w.out, nil
+	}
+	return nil, nil, w.failed(first)
+}
+
+// failed closes what w holds once it ended and turns the status line it
+// ended on into an error.
+func (w *waitingInit) failed(line string) error {
+	<-w.l.reaped
+	_ = w.l.statusFile.Close()
+	_ = w.out.Close()
+	switch {
+	case strings.HasPrefix(line, "nsfail "):
+		return errNoNamespace{errors.New(line[len("nsfail "):])}
+	case strings.HasPrefix(line, "error "):
+		return errors.New(line[len("error "):])
+	}
+	return fmt.Errorf("the command's init ended before bash started (%v)", w.l.state)
+}
+
+// discard ends an init no command will use: EOF on its control pipe ends
+// it, SIGKILL in case it is not yet reading.
+func (w *waitingInit) discard() {
+	_ = w.control.Close()
+	_ = syscall.Kill(w.l.pid, syscall.SIGKILL)
+	go func() { _ = w.failed("") }()
+}
+
+// take returns the waiting init for c, waiting for the one being started
+// if there is one (it is nearer than a new start), or nil.
+func (s *sandbox) take(c command) *waitingInit {
+	s.warmMu.Lock()
+	if s.warm == nil && s.filling != nil {
+		filled := s.filling
+		s.warmMu.Unlock()
+		<-filled
+		s.warmMu.Lock()
+	}
+	w := s.warm
+	s.warm = nil
+	s.warmMu.Unlock()
+	if w != nil && (w.bash != c.bash || !slices.Equal(w.env, c.env)) {
+		w.discard()
+		return nil
+	}
+	return w
+}
+
+// refill starts, in the background, the init the next command in a
+// namespace will take, unless one waits or is starting, or the plugin
+// is exiting.
+func (s *sandbox) refill(bash string, env []string) {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	if s.closed || s.warm != nil || s.filling != nil {
+		return
+	}
+	filled := make(chan struct{})
+	s.filling = filled
+	go func() {
+		// On an error the next command starts its own init and meets it.
+		w, err := s.startInit(bash, env, true)
+		s.warmMu.Lock()
+		keep := err == nil && !s.closed && s.ns.Load()
+		if keep {
+			s.warm = w
+		}
+		s.filling = nil
+		s.warmMu.Unlock()
+		close(filled)
+		if err == nil && !keep {
+			w.discard()
+		}
+	}()
+}
+
+// close ends the waiting init and starts no other: the plugin exits.
+func (s *sandbox) close() {
+	s.warmMu.Lock()
+	s.closed = true
+	w := s.warm
+	s.warm = nil
+	s.warmMu.Unlock()
+	if w != nil {
+		w.discard()
+	}
+}
+
+// startInit starts an init (in a namespace when ns) and waits until it is
+// ready for its command.
+func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, error) {
 	mode := modeReaper
 	// The init catches SIGHUP as its parent's death, kills everything
 	// and exits.
@@ -126,20 +260,47 @@ func (s *sandbox) try(c command, out *os.File, ns bool) (*leader, error) {
 			attr.AmbientCaps = []uintptr{capSysAdmin}
 		}
 	}
-	sr, sw, err := os.Pipe()
+	pipes, err := newPipes(3)
 	if err != nil {
-		return nil, fmt.Errorf("create pipe: %w", err)
+		return nil, err
 	}
-	defer func() { _ = sw.Close() }()
-	cmd := exec.Command("/proc/self/exe", initArg, mode, strconv.Itoa(os.Getpid()), c.bash, c.line)
+	out, status, control := pipes[0], pipes[1], pipes[2]
+	cmd := exec.Command("/proc/self/exe", initArg, mode, strconv.Itoa(os.Getpid()), bash)
 	cmd.Args[0] = "bash-init"
-	cmd.Dir, cmd.Env = c.dir, c.env
-	cmd.Stdout, cmd.Stderr = out, out // stdin nil: /dev/null
-	cmd.ExtraFiles = []*os.File{sw}   // fd 3: statusFD
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out.w, out.w            // stdin nil: /dev/null
+	cmd.ExtraFiles = []*os.File{status.w, control.r} // fd 3: statusFD, fd 4: controlFD
 	cmd.SysProcAttr = attr
+	l, err := s.startLocked(cmd, attr)
+	for _, f := range []*os.File{out.w, status.w, control.r} { // the init has its copies
+		_ = f.Close()
+	}
+	if err != nil {
+		for _, f := range []*os.File{out.r, status.r, control.w} {
+			_ = f.Close()
+		}
+		if ns && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) ||
+			errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EACCES)) {
+			return nil, errNoNamespace{err}
+		}
+		return nil, err
+	}
+	l.status, l.statusFile = bufio.NewReader(status.r), status.r
+	w := &waitingInit{l: l, out: out.r, control: control.w, bash: bash, env: env}
+	if first := readStatus(l.status); first != "ready" {
+		_ = w.control.Close()
+		return nil, w.failed(first)
+	}
+	return w, nil
+}
+
+// startLocked starts cmd, with the plugin dumpable for the instant it
+// takes when a user namespace's uid_map must be written: Go writes it
+// into /proc/<child>, which a non-dumpable parent's child does not let a
+// non-root user open. No process that could read the plugin's environ
+// meanwhile is in the namespace.
+func (s *sandbox) startLocked(cmd *exec.Cmd, attr *syscall.SysProcAttr) (*leader, error) {
 	if attr.Cloneflags&syscall.CLONE_NEWUSER != 0 && s.hard.Load() {
-		// Dumpable only until the init runs: no process that could read
-		// the plugin's environ meanwhile is in the namespace.
 		s.dumpMu.Lock()
 		_ = prctl(pr_SET_DUMPABLE, 1)
 		defer func() {
@@ -147,30 +308,26 @@ func (s *sandbox) try(c command, out *os.File, ns bool) (*leader, error) {
 			s.dumpMu.Unlock()
 		}()
 	}
-	l, err := startLeader(cmd)
-	_ = sw.Close()
-	if err != nil {
-		_ = sr.Close()
-		if ns && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) ||
-			errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EACCES)) {
-			return nil, errNoNamespace{err}
+	return startLeader(cmd)
+}
+
+// pipe is the two ends of an os.Pipe.
+type pipe struct{ r, w *os.File }
+
+// newPipes makes n pipes, or none.
+func newPipes(n int) ([]pipe, error) {
+	ps := make([]pipe, 0, n)
+	for range n {
+		r, w, err := os.Pipe()
+		if err != nil {
+			for _, p := range ps {
+				_, _ = p.r.Close(), p.w.Close()
+			}
+			return nil, fmt.Errorf("create pipe: %w", err)
 		}
-		return nil, err
+		ps = append(ps, pipe{r, w})
 	}
-	l.status, l.statusFile = bufio.NewReader(sr), sr
-	first := readStatus(l.status)
-	if first == "ok" {
-		return l, nil
-	}
-	<-l.reaped
-	_ = sr.Close()
-	switch {
-	case strings.HasPrefix(first, "nsfail "):
-		return nil, errNoNamespace{errors.New(first[len("nsfail "):])}
-	case strings.HasPrefix(first, "error "):
-		return nil, errors.New(first[len("error "):])
-	}
-	return nil, fmt.Errorf("the command's init ended before bash started (%v)", l.state)
+	return ps, nil
 }
 
 // sweep kills every descendant of the plugin that is not under a live

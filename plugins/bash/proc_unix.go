@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -17,16 +18,28 @@ func newSandbox([]string) *sandbox { return &sandbox{} }
 func (s *sandbox) harden()             {}
 func (s *sandbox) hold() func()        { return func() {} }
 func (s *sandbox) sweep(*groups, bool) {}
+func (s *sandbox) close()              {}
 
 // spawn starts bash in its own session and process group, without a
-// controlling terminal (programs that open /dev/tty fail at once).
-func (s *sandbox) spawn(c command, out *os.File) (*leader, error) {
+// controlling terminal (programs that open /dev/tty fail at once), and
+// returns it and the read end of its output (stdout and stderr).
+func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("create pipe: %w", err)
+	}
+	defer func() { _ = w.Close() }() // bash has its copy
 	cmd := exec.Command(c.bash, "-c", c.line)
 	cmd.Args[0] = "bash" // its messages say "bash: …", not the path
 	cmd.Dir, cmd.Env = c.dir, c.env
-	cmd.Stdout, cmd.Stderr = out, out // stdin nil: /dev/null
+	cmd.Stdout, cmd.Stderr = w, w // stdin nil: /dev/null
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return startLeader(cmd)
+	l, err := startLeader(cmd)
+	if err != nil {
+		_ = r.Close()
+		return nil, nil, err
+	}
+	return l, r, nil
 }
 
 // groupAlive reports whether a process, perhaps a zombie, is left in the

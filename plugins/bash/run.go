@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -129,16 +128,10 @@ func parseStatus(line string) (*exitState, bool) {
 
 // start spawns c, writing its output to out.
 func start(c command, out *output, g *groups, sb *sandbox) (*proc, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("create pipe: %w", err)
-	}
 	release := sb.hold()
-	l, err := sb.spawn(c, w)
-	_ = w.Close() // the leader has its copy
+	l, r, err := sb.spawn(c)
 	if err != nil {
 		release()
-		_ = r.Close()
 		return nil, err
 	}
 	p := &proc{pgid: l.pid, pipe: r, leader: l, exited: make(chan struct{}), readDone: make(chan struct{}), groups: g, sb: sb}
