@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -182,4 +183,83 @@ func spillSize(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// TestWaitingInit: every command runs in a PID namespace of its own,
+// though its init was started ahead of it; the init that waits for the
+// next command is the plugin's child, and ends with the plugin — when it
+// exits and when it is SIGKILLed.
+func TestWaitingInit(t *testing.T) {
+	t.Parallel()
+	for _, end := range []string{"exit", "SIGKILL"} {
+		t.Run(end, func(t *testing.T) {
+			t.Parallel()
+			c, state := launch(t)
+			f := fixture{c: c, state: state, cwd: t.TempDir()}
+			seen := map[string]bool{}
+			for range 3 {
+				ns := f.sh(t, "readlink /proc/self/ns/pid").Content
+				if seen[ns] {
+					t.Fatalf("two commands ran in the PID namespace %s", ns)
+				}
+				seen[ns] = true
+			}
+			waiting := waitInits(t, c.PID(), func(n int) bool { return n == 1 })
+			if end == "exit" {
+				if err := c.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := syscall.Kill(c.PID(), syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				<-c.Exited()
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for syscall.Kill(waiting[0], 0) == nil && !isZombie(waiting[0]) {
+				if time.Now().After(deadline) {
+					_ = syscall.Kill(waiting[0], syscall.SIGKILL)
+					t.Fatalf("the waiting init %d outlived the plugin's %s", waiting[0], end)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// waitInits waits up to 5 s for the inits among the children of pid to
+// be as many as ok wants, and returns them.
+func waitInits(t *testing.T, pid int, ok func(int) bool) []int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var inits []int
+		for _, p := range processes(false) {
+			if p.ppid != pid {
+				continue
+			}
+			b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+			if strings.HasPrefix(string(b), "bash-init\x00") {
+				inits = append(inits, p.pid)
+			}
+		}
+		if ok(len(inits)) {
+			return inits
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin has %d inits", len(inits))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// isZombie reports whether pid is a zombie (ended, not yet reaped).
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && strings.HasPrefix(s[i+1:], " Z")
 }
