@@ -109,6 +109,11 @@ func runInit(args []string) int {
 		return 1
 	}
 	report("ok")
+	// The init lets go of the command's output: the pipe's reader sees EOF
+	// once bash and what it left close it, without waiting for the init's
+	// end (in a namespace, the kernel's teardown of it takes milliseconds).
+	// The init writes nothing there; a crash of its own goes nowhere.
+	releaseOutput()
 
 	type reaped struct {
 		pid  int
@@ -162,6 +167,17 @@ func runInit(args []string) int {
 			grace = time.After(pollEvery) // until the reaper finds none
 		}
 	}
+}
+
+// releaseOutput points the init's stdout and stderr at /dev/null.
+func releaseOutput() {
+	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	_ = syscall.Dup3(null, 1, 0)
+	_ = syscall.Dup3(null, 2, 0)
+	_ = syscall.Close(null)
 }
 
 // readCommand reads the command from the control pipe: the working
