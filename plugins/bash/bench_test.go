@@ -24,12 +24,6 @@ func BenchmarkTrue(b *testing.B) {
 	b.Run("back-to-back", func(b *testing.B) { benchTrue(b, 0) })
 }
 
-// BenchmarkTrueFallback is BenchmarkTrue without the PID namespace: every
-// command starts its own init.
-func BenchmarkTrueFallback(b *testing.B) {
-	benchTrue(b, 0, envNoNamespace+"=1")
-}
-
 func benchTrue(b *testing.B, gap time.Duration, env ...string) {
 	c, _ := launch(b, env...)
 	f := fixture{c: c, cwd: b.TempDir()}

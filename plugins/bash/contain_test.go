@@ -24,6 +24,12 @@ var modes = []struct {
 	{"fallback", []string{envNoNamespace + "=1"}},
 }
 
+// BenchmarkTrueFallback is BenchmarkTrue without the PID namespace: every
+// command starts its own init.
+func BenchmarkTrueFallback(b *testing.B) {
+	benchTrue(b, 0, envNoNamespace+"=1")
+}
+
 // checkMode fails unless the command runs where the mode says: pid 1 is
 // its init in a namespace, the machine's init otherwise.
 func checkMode(t *testing.T, f fixture, ns bool) {
