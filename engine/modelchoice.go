@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/llmproc"
 	"github.com/harness-dev/harness/host/llm/openai"
 )
 
@@ -56,6 +57,10 @@ func (c ModelChoice) DefaultModel() string {
 		return openai.DeepSeekModel
 	case "script":
 		return "script"
+	case "anthropic":
+		return llmproc.AnthropicModel
+	case "openai-responses":
+		return llmproc.ResponsesModel
 	}
 	return ""
 }

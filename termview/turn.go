@@ -95,12 +95,14 @@ func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
 	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
 }
 
-// IsTerminal reports whether a stream is a character device (a terminal).
+// IsTerminal reports whether a stream is a terminal: a file that is a
+// character device and, where the system can tell, answers the terminal
+// ioctl (/dev/null is a character device but no terminal).
 func IsTerminal(stream any) bool {
 	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && isTTY(f)
 }

@@ -2,6 +2,7 @@ package termview_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -69,5 +70,24 @@ func TestTerminalTurn(t *testing.T) {
 				t.Errorf("Finish wrote %q, want %q", errOut.String(), want)
 			}
 		})
+	}
+}
+
+// TestIsTerminalDevNull: /dev/null is a character device but no terminal;
+// `harness run … </dev/null` (a script, CI) has no one to ask, so a call
+// that needs permission is denied saying how to allow it, instead of a
+// y/n question read from /dev/null.
+func TestIsTerminalDevNull(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if termview.IsTerminal(f) {
+		t.Errorf("IsTerminal(%s) = true, want false", os.DevNull)
+	}
+	if termview.IsTerminal(strings.NewReader("")) {
+		t.Error("IsTerminal(a reader) = true, want false")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -101,7 +102,9 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(err.Error()))
+		// errUsage only marks the error: its text is not for the user.
+		msg := strings.TrimSuffix(err.Error(), ": "+errUsage.Error())
+		fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(msg))
 		if errors.Is(err, errUsage) {
 			return exitUsage
 		}

@@ -42,6 +42,11 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	if *compact {
 		defer h.CloseSession(s)
+		// The tools (their descriptions are cached; no plugin starts) are
+		// part of what the compaction counts as the context after it.
+		if err := h.StartTools(ctx); err != nil {
+			return exitFailed, err
+		}
 		return h.term.Compact(ctx, h.Runtime, s)
 	}
 	// A continued session keeps its mode unless one is given.

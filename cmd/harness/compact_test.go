@@ -440,3 +440,38 @@ func TestCompactionKilled(t *testing.T) {
 		t.Errorf("history after compact starts %q", m[0].Text)
 	}
 }
+
+// TestCompactCommandCountsTools: `harness run --compact` counts what the
+// next request carries — the system prompt naming the tools, and the
+// tools' specs — as /compact in a turn does, so the two record the same
+// context after the compaction (before, --compact opened no tools and
+// logged a gauge thousands of tokens short).
+func TestCompactCommandCountsTools(t *testing.T) {
+	t.Parallel()
+	_, pluginDir := buildHarness(t)
+	after := func(how ...string) int {
+		state := t.TempDir()
+		env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
+		env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
+		if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		evs, path := logtest.ReadLog(t, state)
+		id := evs[0]["id"].(string)
+		env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first.","expect":{"lastContains":"<transcript>"}}`)
+		if code, out, errOut := harness(t, env, append([]string{"run", "--session", id}, how...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", how, code, out, errOut)
+		}
+		for _, e := range logtest.ReadJSONL(t, path) {
+			if e["type"] == string(event.TypeCompact) {
+				return int(e["data"].(map[string]any)["tokensAfter"].(float64))
+			}
+		}
+		t.Fatalf("%v logged no compaction", how)
+		return 0
+	}
+	flag, command := after("--compact"), after("/compact")
+	if flag != command {
+		t.Errorf("context after harness run --compact: %d tokens; after /compact: %d; want the same", flag, command)
+	}
+}

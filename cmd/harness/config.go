@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -132,6 +133,11 @@ func (c *config) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 	}
 	if err := c.resolve(); err != nil {
 		fmt.Fprintf(fs.Output(), "harness: %s\n", err)
+		return exitUsage, true
+	}
+	// Every command logs: a bad level is named with where it came from.
+	if _, err := engine.NewLogger(io.Discard, c.LogLevel, false); err != nil {
+		fmt.Fprintf(fs.Output(), "harness: %s: %s\n", c.source("log-level"), err)
 		return exitUsage, true
 	}
 	return 0, false

@@ -263,6 +263,13 @@ func TestRunErrors(t *testing.T) {
 			env:  map[string]string{"HARNESS_MAX_STEPS": "lots"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_MAX_STEPS: "lots" is not a whole number`,
 		},
+		"bad log level names its source": {
+			env:  map[string]string{"HARNESS_LOG_LEVEL": "loud"},
+			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_LOG_LEVEL: unknown log level "loud"`,
+		},
+		"bad log level flag names its source": {
+			args: []string{"plugins", "check", "--log-level", "loud", "x"}, wantCode: exitUsage, wantErr: `--log-level: unknown log level "loud"`,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -280,6 +287,9 @@ func TestRunErrors(t *testing.T) {
 			}
 			if !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errOut)
+			}
+			if strings.HasSuffix(strings.TrimSpace(errOut), ": usage") {
+				t.Errorf("the error ends in the internal marker \": usage\":\n%s", errOut)
 			}
 			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); tc.wantCode == exitFailed && lines > 0 {
 				t.Errorf("error is %d lines, want one:\n%s", lines+1, errOut)
