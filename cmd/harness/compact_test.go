@@ -362,6 +362,18 @@ func TestCompactionOverflow(t *testing.T) {
 	}
 }
 
+// firstTurn runs a first turn ("first", answered "one") of a new session
+// in state, and returns the session's id and log path.
+func firstTurn(t *testing.T, env map[string]string, state string) (id, path string) {
+	t.Helper()
+	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
+	if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	evs, path := logtest.ReadLog(t, state)
+	return evs[0]["id"].(string), path
+}
+
 // TestCompactionKilled kills the harness (SIGKILL) while the summary of
 // `harness run --compact` streams: the compaction event is never half
 // written, the reopened log is valid (the compaction's turn closed as
@@ -372,12 +384,7 @@ func TestCompactionKilled(t *testing.T) {
 	bin, pluginDir := buildHarness(t)
 	state := t.TempDir()
 	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
-	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
-	if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	evs, path := logtest.ReadLog(t, state)
-	id := evs[0]["id"].(string)
+	id, path := firstTurn(t, env, state)
 
 	slow := writeScript(t, `{"text":"`+strings.Repeat("summary ", 400)+`","delayMs":20}`)
 	cmd := exec.Command(bin, "run", "--compact", "--session", id)
@@ -452,12 +459,7 @@ func TestCompactCommandCountsTools(t *testing.T) {
 	after := func(how ...string) int {
 		state := t.TempDir()
 		env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
-		env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
-		if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
-			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-		}
-		evs, path := logtest.ReadLog(t, state)
-		id := evs[0]["id"].(string)
+		id, path := firstTurn(t, env, state)
 		env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first.","expect":{"lastContains":"<transcript>"}}`)
 		if code, out, errOut := harness(t, env, append([]string{"run", "--session", id}, how...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s\n%s", how, code, out, errOut)
