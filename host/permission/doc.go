@@ -56,15 +56,20 @@
 // (FOO=1 rm), ! and time; behind the wrappers env (its options and NAME=val
 // arguments), command, exec, builtin, time, timeout, nice, ionice, nohup,
 // stdbuf, setsid, chroot, busybox, sudo, doas, xargs, watch and find -exec;
-// and in the strings run by bash/sh/zsh/dash/ksh/mksh/ash -c, eval, sudo -s
-// and watch, recursively, at most 16 levels deep. Quotes and backslashes
+// and in the strings run by bash/sh/zsh/dash/ksh/mksh/ash -c, eval, sudo -s,
+// watch, trap and the -C callbacks of mapfile, readarray and compgen,
+// recursively, at most 16 levels deep. Quotes and backslashes
 // are removed ("rm", r\m and 'rm' are rm) and a command given with a path
 // matches by its base name (/bin/rm, ./rm).
 //
 // A line is unknown when it does not parse, when a command name is
 // computed when it runs ($X, $(echo rm), a glob, a brace expansion), when a
 // wrapper has an option we cannot read, when a shell reads its commands
-// from its input (echo … | bash, bash -s, bash <<< …), when xargs builds
+// from its input (echo … | bash, bash -s, bash <<< …, bash /dev/stdin,
+// source <(…)), when the line defines what a command name runs (alias
+// x=…, hash -p), when it sets a variable whose value bash runs (BASH_ENV,
+// ENV, PS1–PS4, PROMPT_COMMAND, BASH_FUNC_…) or expands one as a prompt
+// (${x@P}), when xargs builds
 // the command from its input (-I, xargs env), when the arguments name
 // "command" twice, or when it is nested too deep. A word that a deny rule
 // needs and that is computed when the line runs (rm $FLAGS with a rule
@@ -100,9 +105,16 @@
 // deny, then "always reject", "always allow", ask, allow, mode.
 //
 // What deny rules cannot see: what a program does once it runs — a script
-// file (bash build.sh, source x.sh), python -c, make, git aliases, an ssh
-// remote command. They guard against the many shell spellings of a
-// command; they are not a sandbox.
+// file (bash build.sh, source x.sh), python -c, awk's system(), make, git
+// aliases, an ssh remote command, a program run by a wrapper not listed
+// above (flock, taskset, strace, su -c …), a copy of a program under another
+// name (cp /bin/rm del; ./del x). Nor do they see data that bash itself
+// evaluates as code: a variable's value used in arithmetic runs the
+// command substitutions of its array subscripts (x='a[$(rm y)]'; echo
+// $((x)), also in [[ $x -eq 1 ]], ${a[x]}, declare -i, printf -v and test
+// -v), and a variable set by read, printf -v or a nameref is not seen.
+// They guard against the many shell spellings of a command; they are not a
+// sandbox.
 //
 // # Always
 //

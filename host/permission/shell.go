@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -23,6 +24,9 @@ type Word struct {
 	// Known is false when the word is computed when the line runs: a
 	// parameter or command substitution, a glob, a brace expansion.
 	Known bool
+	// input is set when the word names the output of a process (<( )):
+	// a shell or source reading it runs what that process prints.
+	input bool
 }
 
 // Cmd is one simple command a line would run.
@@ -156,6 +160,18 @@ func (a *analyzer) walk(node syntax.Node, depth, via, at int) {
 			if writes(n) {
 				a.line.Writes = true
 			}
+		case *syntax.Assign:
+			if n.Name != nil && !n.Naked && codeVar(n.Name.Value) {
+				a.fail("it sets %s, whose value bash runs as commands", n.Name.Value)
+			} else if n.Naked && n.Name == nil {
+				if w := wordOf(n.Value); !w.Known || codeVar(strings.SplitN(w.Text, "=", 2)[0]) {
+					a.fail("it exports a variable bash may run as commands")
+				}
+			}
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
+				a.fail("${…@P} runs the commands in a variable's value")
+			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				if len(n.Assigns) > 0 {
@@ -254,6 +270,8 @@ func wordOf(w *syntax.Word) Word {
 				}
 				doubleQuoted(&b, l.Value)
 			}
+		case *syntax.ProcSubst:
+			return Word{input: true}
 		default:
 			return Word{}
 		}
@@ -312,6 +330,9 @@ func (a *analyzer) command(ws []Word, assigns bool, depth, via, at int, whole, a
 		}
 		return
 	}
+	if ws[0].Known && ws[0].Text == "--" && len(ws) > 1 {
+		ws = ws[1:] // time -- cmd
+	}
 	if !ws[0].Known {
 		a.fail("a command name is computed when the line runs")
 		return
@@ -335,6 +356,12 @@ func (a *analyzer) command(ws []Word, assigns bool, depth, via, at int, whole, a
 	}
 	switch name := baseName(ws[0].Text); name {
 	case "env":
+		for _, w := range args {
+			if n, _, ok := strings.Cut(w.Text, "="); w.Known && ok && codeVar(n) {
+				a.fail("env sets %s, whose value bash runs as commands", n)
+				return
+			}
+		}
 		if rest, sv, _, ok := inner(envSpec); ok {
 			wrap(rest, sv)
 		}
@@ -425,6 +452,41 @@ func (a *analyzer) command(ws []Word, assigns bool, depth, via, at int, whole, a
 			return
 		}
 		a.script(rest, depth, self, len(ws)-len(rest))
+	case "alias":
+		for _, w := range args {
+			if !w.Known || strings.Contains(w.Text, "=") {
+				a.fail("alias defines a command name the line may run")
+				return
+			}
+		}
+	case "hash":
+		for _, w := range args {
+			if !w.Known || strings.HasPrefix(w.Text, "-") && strings.Contains(w.Text, "p") {
+				a.fail("hash -p names the program a command name runs")
+				return
+			}
+		}
+	case "trap":
+		rest := args
+		if len(rest) > 0 && rest[0].Known && rest[0].Text == "--" {
+			rest = rest[1:]
+		}
+		// trap ACTION SIGNAL…: bash runs ACTION as a command line.
+		if len(rest) >= 2 && !(rest[0].Known && strings.HasPrefix(rest[0].Text, "-")) {
+			a.script(rest[:1], depth, self, len(ws)-len(rest))
+		}
+	case "mapfile", "readarray":
+		a.callback(ws, depth, self, "dnOsuCc")
+	case "compgen":
+		a.callback(ws, depth, self, "oAGWFCXPS")
+	case "source", ".":
+		rest := args
+		if len(rest) > 0 && rest[0].Known && rest[0].Text == "--" {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && reads(rest[0]) {
+			a.fail("%s reads the commands it runs from its input", name)
+		}
 	case "eval":
 		rest := args
 		if len(rest) > 0 && rest[0].Known && rest[0].Text == "--" {
@@ -501,10 +563,66 @@ options:
 			return
 		}
 		a.parse(rest[0].Text, depth+1, self, i)
-	case sflag || len(rest) == 0 || appended:
+	case sflag || len(rest) == 0 || appended || reads(rest[0]):
 		a.fail("%s reads the commands it runs from its input", ws[0].Text)
 	}
 	// otherwise it runs a script file: opaque
+}
+
+// reads reports whether a script file a shell or source runs is a process's
+// output or the input: <( ), /dev/stdin, /dev/fd/N, /proc/self/fd/N.
+func reads(file Word) bool {
+	if !file.Known {
+		return file.input
+	}
+	p := path.Clean(file.Text)
+	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/")
+}
+
+// codeVar reports whether bash runs the value of the variable name as
+// commands: the file BASH_ENV and ENV name (after expanding it), the
+// prompts (PS4 with set -x), PROMPT_COMMAND, and exported functions.
+func codeVar(name string) bool {
+	switch name {
+	case "BASH_ENV", "ENV", "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND":
+		return true
+	}
+	return strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+// callback parses the argument of the -C option of ws (mapfile, compgen),
+// a command line bash runs, as eval does; withArg lists the options that
+// take an argument.
+func (a *analyzer) callback(ws []Word, depth, self int, withArg string) {
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if !w.Known {
+			a.fail("an option of %s is computed when the line runs", ws[0].Text)
+			return
+		}
+		t := w.Text
+		if t == "--" || len(t) < 2 || t[0] != '-' {
+			return
+		}
+		for j := 1; j < len(t); j++ {
+			if strings.IndexByte(withArg, t[j]) < 0 {
+				continue
+			}
+			opt := t[j]
+			arg := Word{Text: t[j+1:], Known: true}
+			if j == len(t)-1 {
+				i++
+				if i >= len(ws) {
+					return
+				}
+				arg = ws[i]
+			}
+			if opt == 'C' {
+				a.script([]Word{arg}, depth, self, i)
+			}
+			break
+		}
+	}
 }
 
 // find handles -exec, -execdir, -ok and -okdir.
@@ -608,17 +726,11 @@ options:
 	return ws[i:], setsVars, seen, true
 }
 
+// isAssignment reports whether env or sudo takes s as a NAME=value
+// operand: any word with "=" in it, whatever the name (env 'a-b=1' rm x
+// sets a-b and runs rm).
 func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i, c := range name {
-		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return strings.Contains(s, "=")
 }
 
 var (

@@ -93,6 +93,16 @@ EOF`,
 	"rm \\\nx",
 	`rm -rf x`,
 	`RM=1; rm x`,
+	// bash builtins that run a string as commands
+	`trap 'rm x' EXIT`,
+	`trap -- 'true; rm x' EXIT INT`,
+	`mapfile -C 'rm x' -c 1 < f`,
+	`readarray -t -C"rm x" lines < f`,
+	`compgen -C 'rm x' -- y`,
+	`time -- rm x`,
+	`time -p -- rm x`,
+	`env 'a-b=1' rm x`,
+	`env =1 rm x`,
 }
 
 // askForms run rm in a way no parser can see for sure: they are asked
@@ -125,6 +135,22 @@ var askForms = []string{
 	`fish -c 'rm x'`,
 	`sudo -s`,
 	`chroot /`,
+	// bash reads commands from somewhere the line does not show
+	"shopt -s expand_aliases\nalias ls=rm\nls x",
+	"bash -O expand_aliases -c 'alias y=rm\ny x'",
+	`hash -p /bin/rm ls; ls x`,
+	`source /dev/stdin <<< 'rm x'`,
+	`. <(echo rm x)`,
+	`source <(echo rm x) arg`,
+	`bash /dev/stdin <<< 'rm x'`,
+	`echo 'rm x' | sh /proc/self/fd/0`,
+	`PS4='$(rm x)'; set -x; true`,
+	`BASH_ENV='$(rm x)' bash -c true`,
+	`export BASH_ENV=/dev/stdin; bash -c true <<< 'rm x'`,
+	`env BASH_ENV=/dev/stdin bash -c true <<< 'rm x'`,
+	`env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls`,
+	`ENV='$(rm x)' sh -i`,
+	`x='$(rm x)'; echo ${x@P}`,
 }
 
 func denyRm(mode Mode) Checker {
@@ -195,6 +221,8 @@ func TestNotRm(t *testing.T) {
 	for _, form := range []string{
 		`echo rm x`, `rmdir x`, `ls -l rm`, `grep -r "rm x" .`, `echo $(ls)`, `command -v rm`,
 		`git commit -m 'rm x'`, `echo "$(date) rm"`, `bash script.sh`, `cat > /dev/null`,
+		`alias`, `alias ll`, `hash -r`, `trap - INT`, `trap -p`, `source ./env.sh`, `. venv/bin/activate`, `source "$VIRTUAL_ENV/bin/activate"`,
+		`mapfile -t lines < f`, `env A=1 make`, `export PS1`, `echo "${x@Q}"`,
 	} {
 		v, err := denyRm(ModeAllowAll).Check(context.Background(), Request{Tool: "bash", Args: bashArgs(form)})
 		if err != nil {
