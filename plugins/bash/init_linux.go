@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // initArg is the hidden argument that makes the plugin's binary run as a
@@ -58,6 +60,9 @@ func runInit(args []string) int {
 	control := os.NewFile(controlFD, "control")
 	syscall.CloseOnExec(controlFD)
 	report := func(format string, a ...any) { _, _ = fmt.Fprintf(status, format+"\n", a...) }
+	// Capabilities are a thread's: the ones dropped below are dropped on
+	// the thread that then forks bash.
+	runtime.LockOSThread()
 
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP)
@@ -68,10 +73,8 @@ func runInit(args []string) int {
 			report("nsfail %v", err)
 			return 1
 		}
-		// bash gets no capability (as a user other than root): the
-		// ambient set that let the init mount goes.
-		if err := prctl(pr_CAP_AMBIENT, pr_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, syscall.EINVAL) {
-			report("nsfail clear capabilities: %v", err)
+		if err := dropCapabilities(); err != nil {
+			report("nsfail %v", err)
 			return 1
 		}
 	case modeReaper:
@@ -167,6 +170,60 @@ func runInit(args []string) int {
 			grace = time.After(pollEvery) // until the reaper finds none
 		}
 	}
+}
+
+// uncovering are the capabilities that would let a command see past its
+// namespace: unmount its /proc or mount another, enter other namespaces
+// (SYS_ADMIN), read memory through /dev/mem or /proc/kcore (SYS_RAWIO),
+// load a module (SYS_MODULE), read other processes' memory from BPF or
+// perf (BPF, PERFMON).
+var uncovering = []uintptr{capSysAdmin, capSysRawIO, capSysModule, capPerfmon, capBPF}
+
+// dropCapabilities leaves bash, on the calling thread, no capability that
+// could uncover what its namespace hides. As a user other than root bash
+// gets none at all: the ambient and inheritable sets that let the init
+// mount go. As root (no user namespace) bash keeps root's other
+// capabilities (installing packages, chown) but the uncovering ones leave
+// its bounding set, so no exec can give them back; a user namespace it
+// makes itself gets only locked copies of these mounts.
+func dropCapabilities() error {
+	if err := prctl(pr_CAP_AMBIENT, pr_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("clear the ambient capabilities: %w", err)
+	}
+	if err := clearInheritable(); err != nil {
+		return fmt.Errorf("clear the inheritable capabilities: %w", err)
+	}
+	if os.Getuid() != 0 {
+		return nil
+	}
+	for _, c := range uncovering {
+		// EINVAL: a kernel older than the capability (BPF, PERFMON: 5.8).
+		if err := prctl(pr_CAPBSET_DROP, c); err != nil && !errors.Is(err, syscall.EINVAL) {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// clearInheritable empties the calling thread's inheritable capabilities
+// (capget, capset: the syscall package has no wrapper).
+func clearInheritable() error {
+	hdr := struct {
+		version uint32
+		pid     int32
+	}{version: linuxCapabilityVersion3}
+	var data [2]struct{ effective, permitted, inheritable uint32 }
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return e
+	}
+	if data[0].inheritable == 0 && data[1].inheritable == 0 {
+		return nil
+	}
+	data[0].inheritable, data[1].inheritable = 0, 0
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return e
+	}
+	return nil
 }
 
 // releaseOutput points the init's stdout and stderr at /dev/null.
@@ -289,9 +346,17 @@ func descendants(root int, spare map[int]bool) []int {
 const (
 	pr_SET_DUMPABLE          = 4
 	pr_SET_CHILD_SUBREAPER   = 36
+	pr_CAPBSET_DROP          = 24
 	pr_CAP_AMBIENT           = 47
 	pr_CAP_AMBIENT_CLEAR_ALL = 4
-	capSysAdmin              = 21
+
+	linuxCapabilityVersion3 = 0x20080522
+
+	capSysModule = 16
+	capSysRawIO  = 17
+	capSysAdmin  = 21
+	capPerfmon   = 38
+	capBPF       = 39
 )
 
 func prctl(option, arg uintptr) error {

@@ -19,8 +19,12 @@
 // /proc shows only the command's own processes, so no
 // /proc/<pid>/environ of the host or the plugins is readable. Without
 // root, commands run as the same uid in a user namespace: files of other
-// users show as nobody and set-uid programs (sudo) do not gain rights. As
-// root, a command can still unmount its /proc and see the machine's.
+// users show as nobody and set-uid programs (sudo) do not gain rights,
+// and bash holds no capability in any set. As root, bash keeps root's
+// other capabilities but loses, from its bounding set too, those that
+// would uncover what the namespace hides (SYS_ADMIN: unmount /proc, mount,
+// setns; SYS_RAWIO, SYS_MODULE, BPF, PERFMON); the init drops them on the
+// thread that forks bash (init_linux.go's dropCapabilities).
 //
 // A command does not wait for its init to start: in a namespace the
 // plugin keeps one init started ahead — namespace and /proc set up, the
