@@ -124,8 +124,9 @@ func TestSecretsUnreachable(t *testing.T) {
 
 // checkCapabilities fails unless bash holds no capability that could
 // uncover what its namespace hides: none at all as a user other than root
-// (the init's capability to mount does not reach bash); as root none of
-// uncovering, in any set, the bounding set included.
+// (the init's capability to mount does not reach bash, set-uid and file
+// capabilities give nothing); as root none of uncovering, in any set, the
+// bounding set included.
 func checkCapabilities(t *testing.T, f fixture) {
 	t.Helper()
 	caps := map[string]uint64{}
@@ -151,7 +152,10 @@ func checkCapabilities(t *testing.T, f fixture) {
 		if os.Getuid() != 0 && set != "CapBnd" && caps[set] != 0 {
 			t.Errorf("bash has capabilities: %s %016x", set, caps[set])
 		}
-		if caps[set]&forbidden != 0 {
+		// Without root the bounding set stays full (the init may not drop
+		// from it): bash holds nothing, and no exec gives it anything, as
+		// the machine's root is not in its user namespace.
+		if os.Getuid() == 0 && caps[set]&forbidden != 0 {
 			t.Errorf("bash can uncover its namespace: %s %016x", set, caps[set])
 		}
 	}
