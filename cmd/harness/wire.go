@@ -10,6 +10,7 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/termview"
 )
@@ -90,7 +91,8 @@ func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.
 		rc.Instructions = string(b)
 	}
 	if model != nil {
-		rc.Model, rc.ModelName = model, c.Provider
+		// the model a session is logged as starting on
+		rc.Model, rc.ModelName, rc.Models = model, c.Provider, []llm.ModelInfo{{Provider: c.Provider, Name: c.Provider}}
 	} else if err := rc.OpenModels(engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
 		return nil, err
 	}
