@@ -231,6 +231,7 @@ func TestRunErrors(t *testing.T) {
 		args     []string
 		wantCode int
 		wantErr  string
+		oneLine  bool // a usage error that is one line too
 	}{
 		"missing deepseek key": {
 			args: []string{"run", "hi"}, wantCode: exitFailed,
@@ -264,6 +265,26 @@ func TestRunErrors(t *testing.T) {
 			env:  map[string]string{"HARNESS_MAX_STEPS": "lots"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_MAX_STEPS: "lots" is not a whole number`,
 		},
+		"bad max steps flag": {
+			args: []string{"run", "--max-steps", "lots", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --max-steps: "lots" is not a whole number; see the flags with harness run -h`,
+		},
+		"bad plugin idle flag": {
+			args: []string{"run", "--plugin-idle", "xx", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --plugin-idle: "xx" is not a duration such as 90s or 10m; see the flags with harness run -h`,
+		},
+		"unknown flag": {
+			args: []string{"sessions", "--nope"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: unknown flag --nope; see the flags with harness sessions -h`,
+		},
+		"flag without its value": {
+			args: []string{"run", "--max-steps"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --max-steps needs a value; see the flags with harness run -h`,
+		},
+		"bad bool flag": {
+			args: []string{"plugins", "check", "--yes=maybe", "x"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `--yes: "maybe" is not true or false; see the flags with harness plugins check -h`,
+		},
 		"bad log level names its source": {
 			env:  map[string]string{"HARNESS_LOG_LEVEL": "loud"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_LOG_LEVEL: unknown log level "loud"`,
@@ -292,10 +313,21 @@ func TestRunErrors(t *testing.T) {
 			if strings.HasSuffix(strings.TrimSpace(errOut), ": usage") {
 				t.Errorf("the error ends in the internal marker \": usage\":\n%s", errOut)
 			}
-			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); tc.wantCode == exitFailed && lines > 0 {
+			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); (tc.wantCode == exitFailed || tc.oneLine) && lines > 0 {
 				t.Errorf("error is %d lines, want one:\n%s", lines+1, errOut)
 			}
 		})
+	}
+}
+
+// TestHelpPrintsFlags: -h and --help print the command's flags, exit 0.
+func TestHelpPrintsFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"run", "-h"}, {"run", "--help"}, {"sessions", "-h"}, {"plugins", "check", "--help"}} {
+		code, _, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": t.TempDir()}, args...)
+		if code != exitOK || !strings.Contains(errOut, "Usage: harness "+args[0]) || !strings.Contains(errOut, "-state-dir") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
 	}
 }
 

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -16,17 +19,53 @@ import (
 )
 
 // parseFlags parses args into fs. It returns done when the command should
-// stop: after -h (code 0) or a bad flag, which fs has already reported.
+// stop: after -h (code 0, the flags printed) or a bad flag, reported on one
+// line naming the flag and saying how to see the flags (exitUsage).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	usage, out := fs.Usage, fs.Output()
+	// The flag package prints its error and the whole usage on a bad flag.
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case err == nil:
 		return 0, false
 	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
 		return exitOK, true
 	default:
+		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", flagError(err), fs.Name())
 		return exitUsage, true
 	}
+}
+
+// The flag package's error messages, which flagError rewords.
+var (
+	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
+	undefined  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	needsValue = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+)
+
+// flagError words a flag package error as this CLI spells flags (--name):
+// the flag, the value given when it is not already in the reason, the
+// reason.
+func flagError(err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if strings.Contains(m[3], m[1]) {
+			return fmt.Sprintf("--%s: %s", m[2], m[3])
+		}
+		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	}
+	if m := undefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := needsValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	return msg
 }
 
 // app is the runtime of a command that runs turns, with the terminal it
