@@ -94,6 +94,26 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
 
+// turnConfig is the Config of a runtime that runs turns, but its models:
+// runtimeConfig's, the permission policy and the system prompt.
+func turnConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
+	rc, err := runtimeConfig(c, e, log)
+	if err != nil {
+		return rc, err
+	}
+	if rc.Policy, err = c.policy(e); err != nil {
+		return rc, err
+	}
+	if c.SystemPromptFile != "" {
+		b, err := os.ReadFile(c.SystemPromptFile)
+		if err != nil {
+			return rc, fmt.Errorf("read --system-prompt-file: %w", err)
+		}
+		rc.Instructions = string(b)
+	}
+	return rc, nil
+}
+
 // newTermApp checks the configuration and builds the runtime with a logger on
 // the terminal; a non-nil model is used instead of the configured provider
 // (the demo brings its own script).
@@ -115,19 +135,9 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 
 // newRuntime builds the runtime of a checked configuration, logging to log.
 func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.Runtime, error) {
-	rc, err := runtimeConfig(c, e, log)
+	rc, err := turnConfig(c, e, log)
 	if err != nil {
 		return nil, err
-	}
-	if rc.Policy, err = c.policy(e); err != nil {
-		return nil, err
-	}
-	if c.SystemPromptFile != "" {
-		b, err := os.ReadFile(c.SystemPromptFile)
-		if err != nil {
-			return nil, fmt.Errorf("read --system-prompt-file: %w", err)
-		}
-		rc.Instructions = string(b)
 	}
 	if model != nil {
 		// the model a session is logged as starting on
