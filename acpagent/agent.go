@@ -51,12 +51,45 @@ type Agent struct {
 	// toolsErr says which.
 	toolsReady chan struct{}
 	toolsErr   error
+	// refused, when set, fails every session/new, load and resume.
+	refused error
 }
+
+// Refuse makes every session the editor creates, loads or resumes fail
+// with err, for a host that cannot run turns: it has no API key for its
+// provider (engine.ErrNoAPIKey; answered as ACP's -32000 "Authentication
+// required"), the reason it could not start its model. The connection
+// still answers initialize and session/list. Call it before serving.
+func (a *Agent) Refuse(err error) { a.refused = err }
+
+// refusal is the error of a refused session.
+func (a *Agent) refusal() error {
+	if a.refused == nil {
+		return nil
+	}
+	if errors.Is(a.refused, engine.ErrNoAPIKey) {
+		return noKey{a.refused}
+	}
+	return a.refused
+}
+
+// noKey refuses a session for want of an API key: the key's error, then
+// where harness acp reads it from; it matches acpbridge.ErrAuthRequired.
+type noKey struct{ err error }
+
+func (e noKey) Error() string {
+	return e.err.Error() + " (harness acp reads keys from the environment the editor starts it with; restart the agent once it has one)"
+}
+func (e noKey) Is(target error) bool { return target == acpbridge.ErrAuthRequired }
+func (e noKey) Unwrap() error        { return e.err }
 
 // NewSession implements acpbridge.Agent. Everything that can fail for this
 // cwd (the directory, the plugins, the prompt and its AGENTS.md) is done
 // before the session file is created: a failed session/new leaves no file.
 func (a *Agent) NewSession(ctx context.Context, cwd string) (acpbridge.Session, error) {
+	if err := a.refusal(); err != nil {
+		return nil, err
+	}
 	cwd = filepath.Clean(cwd)
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("cwd %s is not a directory: %w", cwd, acpbridge.ErrInvalidCwd)
@@ -77,6 +110,9 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acpbridge.Session, 
 
 // OpenSession implements acpbridge.Agent.
 func (a *Agent) OpenSession(ctx context.Context, id string) (acpbridge.Session, error) {
+	if err := a.refusal(); err != nil {
+		return nil, err
+	}
 	if !session.ValidID(id) {
 		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
 	}

@@ -12,5 +12,7 @@
 // stop StartTools returned and close the Runtime. A failed session/new
 // leaves no session file: everything that can fail for the cwd (the
 // directory, the plugins, the prompt and its AGENTS.md) is done before the
-// session is created.
+// session is created. [Agent.Refuse] makes every session/new, load and
+// resume fail (a host without an API key, which still answers initialize
+// and session/list).
 package acpagent

@@ -18,6 +18,13 @@ var ErrSessionNotFound = errors.New("session not found")
 // it with -32602 "Invalid params".
 var ErrInvalidCwd = errors.New("invalid cwd")
 
+// ErrAuthRequired is what an Agent returns, wrapped, from NewSession and
+// OpenSession when it cannot serve sessions for want of a credential (no
+// API key for its model provider). The bridge answers it with ACP's -32000
+// "Authentication required", the agent's error as the message: editors
+// show their authentication state with it, and the connection goes on.
+var ErrAuthRequired = errors.New("authentication required")
+
 // Agent is what the bridge needs from the agent behind it: sessions to create,
 // reopen and list. cmd/harness implements it with the session store and the
 // agent loop.

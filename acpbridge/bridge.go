@@ -235,6 +235,9 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	if errors.Is(err, ErrInvalidCwd) {
 		return acp.NewSessionResponse{}, invalidParams(err)
 	}
+	if errors.Is(err, ErrAuthRequired) {
+		return acp.NewSessionResponse{}, authRequired(err)
+	}
 	if err != nil {
 		return acp.NewSessionResponse{}, internal("create a session", err)
 	}

@@ -271,6 +271,9 @@ func TestBadInputKeepsTheConnection(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"p1","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"image","data":"%%%","mimeType":"image/png"}]}}`, `"p1"`, -32602, "not base64"},
 		{`{"jsonrpc":"2.0","id":"n1","method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}`, `"n1"`, -32602, "not an absolute path"},
 		{`{"jsonrpc":"2.0","id":"n2","method":"session/new","params":{"cwd":"/missing","mcpServers":[]}}`, `"n2"`, -32602, "/missing is not a directory"},
+		{`{"jsonrpc":"2.0","id":"k1","method":"session/new","params":{"cwd":"/nokey","mcpServers":[]}}`, `"k1"`, -32000, "Authentication required: no API key: set KEY"},
+		{`{"jsonrpc":"2.0","id":"k2","method":"session/load","params":{"sessionId":"nokey","cwd":"/","mcpServers":[]}}`, `"k2"`, -32000, "Authentication required: no API key: set KEY"},
+		{`{"jsonrpc":"2.0","id":"k3","method":"session/resume","params":{"sessionId":"nokey","cwd":"/"}}`, `"k3"`, -32000, "Authentication required: no API key: set KEY"},
 		{`{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"` + id + `","prompt":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}}`, `"big"`, -32600, "over the limit of 1048576 bytes"},
 		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"` + strings.Repeat("y", 2<<20) + `"},"id":7}`, "null", -32600, "over the limit"},
 	}

@@ -35,7 +35,12 @@
 // host's sessions, those of the cwd asked only; session/close cancels the
 // session's turn, waits for it and closes the session. A session id not
 // open on the connection (prompt, close) or unknown to the host (load,
-// resume) is answered -32002 with data.sessionId.
+// resume) is answered -32002 with data.sessionId. An agent that cannot
+// serve sessions for want of a credential ([ErrAuthRequired]: no API key)
+// has session/new, load and resume answered -32000 "Authentication
+// required: <its reason>"; initialize advertises no authMethods, since a
+// key comes from the agent's environment and no authenticate call or
+// terminal login could supply one.
 //
 // # Config options and usage
 //

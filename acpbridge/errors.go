@@ -16,7 +16,15 @@ const (
 	codeInvalidParams  = -32602
 	codeInternal       = -32603
 	codeNotFound       = -32002 // ACP: resource not found, data.sessionId
+	codeAuthRequired   = -32000 // ACP: authentication required
 )
+
+// authRequired answers a session request the agent cannot serve without a
+// credential; err says which and how to give it.
+func authRequired(err error) *acp.RequestError {
+	return &acp.RequestError{Code: codeAuthRequired, Message: "Authentication required: " + shorten.OneLine(err.Error()),
+		Data: map[string]any{"error": err.Error()}}
+}
 
 // notOpen answers a request naming a session this connection has not open.
 func notOpen(id string) *acp.RequestError {
@@ -56,6 +64,9 @@ func turnFailed(id string, err error) *acp.RequestError {
 func openError(id string, err error) *acp.RequestError {
 	if errors.Is(err, ErrSessionNotFound) {
 		return noSuchSession(id)
+	}
+	if errors.Is(err, ErrAuthRequired) {
+		return authRequired(err)
 	}
 	return internal("open session "+quote(id), err)
 }

@@ -39,6 +39,9 @@ func (h *fakeAgent) NewSession(_ context.Context, cwd string) (Session, error) {
 	if cwd == "/missing" {
 		return nil, fmt.Errorf("cwd %s is not a directory: %w", cwd, ErrInvalidCwd)
 	}
+	if cwd == "/nokey" {
+		return nil, fmt.Errorf("no API key: set KEY: %w", ErrAuthRequired)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.n++
@@ -49,6 +52,9 @@ func (h *fakeAgent) NewSession(_ context.Context, cwd string) (Session, error) {
 }
 
 func (h *fakeAgent) OpenSession(_ context.Context, id string) (Session, error) {
+	if id == "nokey" {
+		return nil, fmt.Errorf("no API key: set KEY: %w", ErrAuthRequired)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, ok := h.sessions[id]

@@ -54,7 +54,10 @@
 //
 // Config.Models are the models a session may use, the default first. A
 // session's model and reasoning effort are derived from its log (the last
-// config/option events; SetOption validates and logs a switch), and every
+// config/option switches; SetOption validates and logs one). The log also
+// names the model that serves it, By host: CreateSession logs the default,
+// and a turn that starts on another model than the log's last logs it, so
+// SummaryUsage prices a listed session by the models it ran on. Every
 // request of a turn is sent with the session's choice as of that request,
 // to the provider serving that model (Config.OpenProvider opens another
 // provider's on first use). Usage reads a session's token use, its

@@ -188,6 +188,9 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 // Live that implements agent.CompactionLive shows it). The editor's
 // /compact and `harness run --compact` use it.
 func (r *Runtime) Compact(ctx context.Context, s *session.Session, loop *agent.Loop, live agent.Live) agent.Outcome {
+	if err := r.logModel(s); err != nil {
+		return agent.Outcome{Reason: event.ReasonError, Err: err}
+	}
 	if loop == nil {
 		l, err := r.Loop(s.Cwd())
 		if err != nil {
@@ -226,6 +229,9 @@ func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.C
 func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop, prompt []event.Content, live agent.Live, asker permission.Asker) agent.Outcome {
 	prompt, err := r.storeImages(s, prompt)
 	if err != nil {
+		return agent.Outcome{Reason: event.ReasonError, Err: err}
+	}
+	if err := r.logModel(s); err != nil {
 		return agent.Outcome{Reason: event.ReasonError, Err: err}
 	}
 	if loop == nil {
@@ -325,15 +331,20 @@ func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by strin
 }
 
 // CreateSession creates a session whose cwd is cwd, known to the host
-// services until CloseSession, and logs its permission mode: the
-// configured one.
+// services until CloseSession, and logs its permission mode (the
+// configured one) and its model (the default, By host).
 func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 	s, err := r.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
 		return nil, err
 	}
-	// The log alone tells the mode: the configured one is its first event.
+	// The log alone tells the mode: the configured one is its first event;
+	// and the model it starts on, which prices it in a listing.
 	if err := r.SetSessionMode(s, r.SessionMode(s), ModeByHost); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := r.logModel(s); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -15,6 +15,16 @@ import (
 // before anything is logged or sent.
 var ErrImagesUnsupported = errors.New("the model does not accept images")
 
+// noImages is the refusal of a prompt with images: one line, saying what
+// to do; it matches ErrImagesUnsupported.
+type noImages struct{ model string }
+
+func (e noImages) Error() string {
+	return fmt.Sprintf("model %s does not accept images: switch to a model that does, or, if it does, set images = true in its [[models]] entry of the config file", e.model)
+}
+
+func (e noImages) Is(target error) bool { return target == ErrImagesUnsupported }
+
 // storeImages readies the images of prompt for the log: each image block's
 // bytes (Content.Data) go to s's blob folder and the block keeps only
 // their hash (Content.Blob), so the log never holds the bytes. A prompt
@@ -25,7 +35,7 @@ func (r *Runtime) storeImages(s *session.Session, prompt []event.Content) ([]eve
 		return prompt, nil
 	}
 	if m, _ := r.SessionModel(s); !m.Images {
-		return nil, fmt.Errorf("model %s does not accept images: switch to a model that does, or set images = true in its [[models]] entry of the config file if it does: %w", m.Name, ErrImagesUnsupported)
+		return nil, noImages{m.Name}
 	}
 	out := slices.Clone(prompt)
 	for i, c := range out {

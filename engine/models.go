@@ -54,7 +54,8 @@ func (r *Runtime) model(name string) (llm.ModelInfo, bool) {
 	return ms[i], true
 }
 
-// options returns the options the session's log set last, by id.
+// options returns the options the session's log switched last, by id.
+// The host's records of the model it ran (By host) are not switches.
 func options(evs []event.Event) map[string]string {
 	out := map[string]string{}
 	for _, ev := range evs {
@@ -63,6 +64,9 @@ func options(evs []event.Event) map[string]string {
 		}
 		if p, err := ev.Decode(); err == nil {
 			o := p.(event.ConfigOption)
+			if o.By == event.OptionByHost {
+				continue
+			}
 			out[o.ID] = o.Value
 			if o.ID == OptionModel {
 				delete(out, OptionEffort) // an effort is the previous model's
@@ -132,8 +136,41 @@ func (r *Runtime) SetOption(s *session.Session, id, value string) error {
 	default:
 		return refuse("unknown option %q: use %s or %s", id, OptionModel, OptionEffort)
 	}
-	if _, err := s.Append(event.ConfigOption{ID: id, Value: value}); err != nil {
+	o := event.ConfigOption{ID: id, Value: value, By: event.OptionByClient}
+	if id == OptionModel {
+		m, _ := r.model(value)
+		o.Provider = m.Provider
+	}
+	if _, err := s.Append(o); err != nil {
 		return fmt.Errorf("log the %s switch: %w", id, err)
+	}
+	return nil
+}
+
+// logModel logs the model s runs on now, By host, unless the last model
+// its log names is that one: at a session's creation, and when a turn
+// starts (a session continued by a host whose default is another model,
+// an old log that named none), so that the log says which model served
+// every turn.
+func (r *Runtime) logModel(s *session.Session) error {
+	m, _ := r.SessionModel(s)
+	if m.Name == "" {
+		return nil
+	}
+	var last event.ConfigOption
+	for _, ev := range s.Events() {
+		if ev.Type != event.TypeConfigOption {
+			continue
+		}
+		if p, err := ev.Decode(); err == nil && p.(event.ConfigOption).ID == OptionModel {
+			last = p.(event.ConfigOption)
+		}
+	}
+	if last.Value == m.Name && last.Provider == m.Provider {
+		return nil
+	}
+	if _, err := s.Append(event.ConfigOption{ID: OptionModel, Value: m.Name, Provider: m.Provider, By: event.OptionByHost}); err != nil {
+		return fmt.Errorf("log the model of session %s: %w", s.ID(), err)
 	}
 	return nil
 }
@@ -167,8 +204,9 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 		switch ev.Type {
 		case event.TypeConfigOption:
 			if p, err := ev.Decode(); err == nil {
-				o := p.(event.ConfigOption)
-				opts[o.ID] = o.Value
+				if o := p.(event.ConfigOption); o.By != event.OptionByHost {
+					opts[o.ID] = o.Value
+				}
 			}
 		case event.TypeCompact:
 			// the history the model sees now is the compacted one

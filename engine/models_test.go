@@ -136,3 +136,34 @@ func TestListRemoteModels(t *testing.T) {
 		t.Fatal("the script provider lists remote models")
 	}
 }
+
+// TestImageRefusal: a prompt with an image for a model without image
+// input is refused, nothing logged, with one line that says it once and
+// says what to do.
+func TestImageRefusal(t *testing.T) {
+	t.Parallel()
+	model, err := script.Load(strings.NewReader(`{"text":"unused"}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := engine.New(engine.Config{StateDir: t.TempDir(), Model: model, ModelName: "script",
+		Models: []llm.ModelInfo{{Provider: "script", Name: "script"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.CloseSession(s)
+	before := s.Len()
+	prompt := []event.Content{{Type: event.ContentText, Text: "what is this?"}, {Type: event.ContentImage, MimeType: "image/png", Data: []byte("\x89PNG")}}
+	out := r.Run(context.Background(), s, nil, prompt, nil, nil)
+	want := "model script does not accept images: switch to a model that does, or, if it does, set images = true in its [[models]] entry of the config file"
+	if !errors.Is(out.Err, engine.ErrImagesUnsupported) || out.Err.Error() != want {
+		t.Errorf("err = %v, want ErrImagesUnsupported saying %q", out.Err, want)
+	}
+	if s.Len() != before {
+		t.Errorf("a refused prompt logged %d events", s.Len()-before)
+	}
+}

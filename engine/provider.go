@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -37,6 +38,17 @@ type Provider struct {
 	Getenv func(string) string
 }
 
+// ErrNoAPIKey is what OpenModel's error matches (errors.Is) when the
+// provider needs an API key and the environment has none; its message
+// alone names the variable to set.
+var ErrNoAPIKey = errors.New("no API key")
+
+// noKey is a missing-key error: msg, matching ErrNoAPIKey.
+type noKey string
+
+func (e noKey) Error() string        { return string(e) }
+func (e noKey) Is(target error) bool { return target == ErrNoAPIKey }
+
 // OpenModel builds the provider and returns it with the model name to
 // request. Its errors name the harness flags and variables that fix them.
 func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
@@ -62,8 +74,8 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 	case "deepseek":
 		key, keyVar := apiKey(e, openai.DeepSeekKeyEnv)
 		if key == "" {
-			return nil, "", fmt.Errorf("no API key for deepseek: set %s (or HARNESS_API_KEY); "+
-				"to use a local OpenAI-compatible server instead, pass --provider openai --base-url http://localhost:11434/v1 --model NAME", openai.DeepSeekKeyEnv)
+			return nil, "", noKey(fmt.Sprintf("no API key for deepseek: set %s (or HARNESS_API_KEY); "+
+				"to use a local OpenAI-compatible server instead, pass --provider openai --base-url http://localhost:11434/v1 --model NAME", openai.DeepSeekKeyEnv))
 		}
 		base := c.BaseURL
 		if base == "" {
@@ -89,7 +101,7 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 		}
 		key, keyVar := apiKey(e, "OPENAI_API_KEY")
 		if key == "" && base == openAIBaseURL {
-			return nil, "", fmt.Errorf("no API key for openai: set OPENAI_API_KEY (or HARNESS_API_KEY); " +
+			return nil, "", noKey("no API key for openai: set OPENAI_API_KEY (or HARNESS_API_KEY); " +
 				"for a local OpenAI-compatible server (ollama, vLLM, llama.cpp) pass --base-url, e.g. http://localhost:11434/v1")
 		}
 		if c.Model == "" {
@@ -108,7 +120,7 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 	case "openai-responses":
 		key, keyVar := apiKey(e, "OPENAI_API_KEY")
 		if key == "" {
-			return nil, "", fmt.Errorf("no API key for openai-responses: set OPENAI_API_KEY (or HARNESS_API_KEY)")
+			return nil, "", noKey("no API key for openai-responses: set OPENAI_API_KEY (or HARNESS_API_KEY)")
 		}
 		model := cmp.Or(c.Model, llmproc.ResponsesModel)
 		p, err := sdkProvider(e, log, llmproc.Config{Provider: llmproc.Responses, BaseURL: c.BaseURL, APIKey: key,
@@ -121,7 +133,7 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 	case "anthropic":
 		key, keyVar := apiKey(e, llmproc.AnthropicKeyEnv)
 		if key == "" {
-			return nil, "", fmt.Errorf("no API key for anthropic: set %s (or HARNESS_API_KEY)", llmproc.AnthropicKeyEnv)
+			return nil, "", noKey(fmt.Sprintf("no API key for anthropic: set %s (or HARNESS_API_KEY)", llmproc.AnthropicKeyEnv))
 		}
 		budget, err := ThinkingBudget(c.Thinking)
 		if err != nil {

@@ -202,6 +202,9 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 		AddTools: func(tb agent.Toolbox) agent.Toolbox { return r.withMCP(req.ParentSessionID, tb) }, // the parent's MCP servers too
 		Opened: func(s *session.Session) {
 			r.sessions.add(s)
+			if err := r.logModel(s); err != nil { // a child runs on the default model
+				r.log.Warn("subagent session: model not logged", "session", s.ID(), "err", err)
+			}
 			unsetApprover := r.approvers.set(s.ID(), child)
 			ed, _ := r.editors.get(req.ParentSessionID)
 			unsetEditor := r.editors.set(s.ID(), ed)

@@ -53,7 +53,11 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 	case event.ReasonCancelled:
 		return ExitCancelled, fmt.Errorf("cancelled: the turn was stopped and logged as cancelled")
 	case event.ReasonMaxSteps:
-		return ExitStopped, fmt.Errorf("stopped after %d steps (--max-steps); continue the session to let the model go on", loop.MaxSteps)
+		steps := "steps"
+		if loop.MaxSteps == 1 {
+			steps = "step"
+		}
+		return ExitStopped, fmt.Errorf("stopped after %d %s (--max-steps); continue the session to let the model go on", loop.MaxSteps, steps)
 	case event.ReasonMaxTokens:
 		return ExitStopped, fmt.Errorf("stopped: the model reached its output token limit")
 	case event.ReasonRefusal:

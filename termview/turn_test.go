@@ -20,13 +20,16 @@ func TestTerminalTurn(t *testing.T) {
 		name     string
 		script   string
 		cancel   bool
+		maxSteps int // 0: 1
 		wantCode int
 		wantErr  string
 	}{
 		{name: "completed", script: `{"text":"done","usage":{"input":10,"output":5}}`, wantCode: termview.ExitOK},
 		{name: "token limit", script: `{"text":"cut","finish":"max_tokens"}`, wantCode: termview.ExitStopped, wantErr: "output token limit"},
 		{name: "refusal", script: `{"text":"no","finish":"refusal"}`, wantCode: termview.ExitStopped, wantErr: "refused to continue"},
-		{name: "step limit", script: `{"toolCalls":[{"name":"nope"}]}`, wantCode: termview.ExitStopped, wantErr: "stopped after 1 steps (--max-steps)"},
+		{name: "step limit", script: `{"toolCalls":[{"name":"nope"}]}`, wantCode: termview.ExitStopped, wantErr: "stopped after 1 step (--max-steps)"},
+		{name: "step limit of 2", script: `{"toolCalls":[{"name":"nope"}]}` + "\n" + `{"toolCalls":[{"name":"nope"}]}`, maxSteps: 2,
+			wantCode: termview.ExitStopped, wantErr: "stopped after 2 steps (--max-steps)"},
 		{name: "provider failure", script: `{"error":"the provider is down"}`, wantCode: termview.ExitFailed, wantErr: "the provider is down"},
 		{name: "cancelled", script: `{"text":"x"}`, cancel: true, wantCode: termview.ExitCancelled, wantErr: "cancelled: the turn was stopped"},
 	}
@@ -37,7 +40,7 @@ func TestTerminalTurn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rt, err := engine.New(engine.Config{StateDir: t.TempDir(), Model: model, ModelName: "script", MaxSteps: 1})
+			rt, err := engine.New(engine.Config{StateDir: t.TempDir(), Model: model, ModelName: "script", MaxSteps: max(tc.maxSteps, 1)})
 			if err != nil {
 				t.Fatal(err)
 			}

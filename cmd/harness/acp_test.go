@@ -65,6 +65,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "compaction", needs: []string{"todo"}},
 		{name: "commands"},
 		{name: "images"},
+		{name: "nokey"},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

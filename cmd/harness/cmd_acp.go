@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-dev/harness/acpagent"
 	"github.com/harness-dev/harness/acpbridge"
+	"github.com/harness-dev/harness/engine"
 )
 
 // cmdACP serves the Agent Client Protocol on stdin and stdout until stdin
@@ -34,6 +35,18 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitUsage, err
 	}
 	rt, err := newRuntime(c, e, log, nil)
+	var noKey error
+	if errors.Is(err, engine.ErrNoAPIKey) {
+		// An editor sees an agent that exits at start as a crash, with no
+		// reason it shows: serve without a model instead — initialize,
+		// session/list — and refuse the sessions saying which key to set.
+		noKey = err
+		log.Error("no API key: harness acp refuses sessions until it is restarted with one", "error", err)
+		var rc engine.Config
+		if rc, err = turnConfig(c, e, log); err == nil {
+			rt, err = engine.New(rc)
+		}
+	}
 	if err != nil {
 		return exitFailed, err
 	}
@@ -42,6 +55,9 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	// them when it is created or opened. They stop after Serve has closed
 	// every session, so they exit with the host.
 	ag := acpagent.New(rt, log)
+	if noKey != nil {
+		ag.Refuse(noKey)
+	}
 	stopStarting := ag.StartTools(ctx)
 	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpbridge.Options{
 		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpagent.Modes(),

@@ -186,8 +186,9 @@ func TestRunScript(t *testing.T) {
 		t.Errorf("stdout lacks the streamed answer:\n%s", out)
 	}
 	evs, path := logtest.ReadLog(t, state)
-	// The session's permission mode first: the log alone tells it.
-	want := []string{"session", "permission/mode", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
+	// The session's permission mode and model first: the log alone tells
+	// them.
+	want := []string{"session", "permission/mode", "config/option", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
 	if got := logtest.Types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("log types = %v, want %v", got, want)
 	}
@@ -230,6 +231,7 @@ func TestRunErrors(t *testing.T) {
 		args     []string
 		wantCode int
 		wantErr  string
+		oneLine  bool // a usage error that is one line too
 	}{
 		"missing deepseek key": {
 			args: []string{"run", "hi"}, wantCode: exitFailed,
@@ -263,6 +265,26 @@ func TestRunErrors(t *testing.T) {
 			env:  map[string]string{"HARNESS_MAX_STEPS": "lots"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_MAX_STEPS: "lots" is not a whole number`,
 		},
+		"bad max steps flag": {
+			args: []string{"run", "--max-steps", "lots", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --max-steps: "lots" is not a whole number; see the flags with harness run -h`,
+		},
+		"bad plugin idle flag": {
+			args: []string{"run", "--plugin-idle", "xx", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --plugin-idle: "xx" is not a duration such as 90s or 10m; see the flags with harness run -h`,
+		},
+		"unknown flag": {
+			args: []string{"sessions", "--nope"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: unknown flag --nope; see the flags with harness sessions -h`,
+		},
+		"flag without its value": {
+			args: []string{"run", "--max-steps"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --max-steps needs a value; see the flags with harness run -h`,
+		},
+		"bad bool flag": {
+			args: []string{"plugins", "check", "--yes=maybe", "x"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `--yes: "maybe" is not true or false; see the flags with harness plugins check -h`,
+		},
 		"bad log level names its source": {
 			env:  map[string]string{"HARNESS_LOG_LEVEL": "loud"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_LOG_LEVEL: unknown log level "loud"`,
@@ -291,10 +313,21 @@ func TestRunErrors(t *testing.T) {
 			if strings.HasSuffix(strings.TrimSpace(errOut), ": usage") {
 				t.Errorf("the error ends in the internal marker \": usage\":\n%s", errOut)
 			}
-			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); tc.wantCode == exitFailed && lines > 0 {
+			if lines := strings.Count(strings.TrimSpace(errOut), "\n"); (tc.wantCode == exitFailed || tc.oneLine) && lines > 0 {
 				t.Errorf("error is %d lines, want one:\n%s", lines+1, errOut)
 			}
 		})
+	}
+}
+
+// TestHelpPrintsFlags: -h and --help print the command's flags, exit 0.
+func TestHelpPrintsFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"run", "-h"}, {"run", "--help"}, {"sessions", "-h"}, {"plugins", "check", "--help"}} {
+		code, _, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": t.TempDir()}, args...)
+		if code != exitOK || !strings.Contains(errOut, "Usage: harness "+args[0]) || !strings.Contains(errOut, "-state-dir") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errOut)
+		}
 	}
 }
 
@@ -322,6 +355,62 @@ func TestDemo(t *testing.T) {
 	}
 	if sessions, _ := filepath.Glob(filepath.Join(state, "sessions", "*.jsonl")); len(sessions) != 2 {
 		t.Errorf("demo left %d session logs, want the session and its subagent's", len(sessions))
+	}
+}
+
+// TestSessionsPricedByTheirLog: harness sessions prices each session by
+// the model its log says it used, not the provider configured now: the
+// demo's and a script run's sessions have no price under the default
+// provider (DeepSeek) either; a session that ran on deepseek-chat has
+// DeepSeek's under --provider script; an old log that names no model has
+// none.
+func TestSessionsPricedByTheirLog(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t)}
+	if code, out, errOut := harness(t, env, "demo"); code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	run := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PROVIDER": "script",
+		"HARNESS_SCRIPT": writeScript(t, `{"text":"ok","usage":{"input":1000000,"output":10}}`)}
+	if code, _, errOut := harness(t, run, "run", "scripted run"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	// Logs written by hand: one on deepseek-chat, one from before sessions
+	// recorded their model.
+	logs := map[string]string{
+		"20260101T000000-deepseek": `{"seq":0,"time":"2026-01-01T00:00:01Z","type":"config/option","data":{"id":"model","value":"deepseek-chat","provider":"deepseek","by":"host"}}`,
+		"20260101T000000-oldlog":   `{"seq":0,"time":"2026-01-01T00:00:01Z","type":"permission/mode","data":{"mode":"ask","by":"host"}}`,
+	}
+	for id, first := range logs {
+		prompt := strings.TrimPrefix(id, "20260101T000000-") + " prompt"
+		lines := []string{
+			`{"type":"session","version":1,"id":"` + id + `","createdAt":"2026-01-01T00:00:00Z","cwd":"/"}`, first,
+			`{"seq":1,"time":"2026-01-01T00:00:02Z","type":"turn/start","data":{"turn":1}}`,
+			`{"seq":2,"time":"2026-01-01T00:00:02Z","type":"user/message","data":{"content":[{"type":"text","text":"` + prompt + `"}]}}`,
+			`{"seq":3,"time":"2026-01-01T00:00:03Z","type":"turn/end","data":{"turn":1,"reason":"completed","usage":{"inputTokens":1000000,"outputTokens":10}}}`,
+		}
+		if err := os.WriteFile(filepath.Join(state, "sessions", id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"sessions"}, {"sessions", "--provider", "script"}} {
+		code, out, errOut := harness(t, map[string]string{"HARNESS_STATE_DIR": state}, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		for prompt, priced := range map[string]bool{"Show me how you work": false, "In two sentences": false,
+			"scripted run": false, "deepseek prompt": true, "oldlog prompt": false} {
+			i := strings.Index(out, prompt)
+			if i < 0 {
+				t.Errorf("%v lacks the session of %q:\n%s", args, prompt, out)
+				continue
+			}
+			line := out[strings.LastIndex(out[:i], "\n")+1 : i]
+			if strings.Contains(line, "$") != priced {
+				t.Errorf("%v: the session of %q is priced %v, want %v:\n%s", args, prompt, !priced, priced, line)
+			}
+		}
 	}
 }
 

@@ -4,28 +4,68 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/termview"
 )
 
 // parseFlags parses args into fs. It returns done when the command should
-// stop: after -h (code 0) or a bad flag, which fs has already reported.
+// stop: after -h (code 0, the flags printed) or a bad flag, reported on one
+// line naming the flag and saying how to see the flags (exitUsage).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	usage, out := fs.Usage, fs.Output()
+	// The flag package prints its error and the whole usage on a bad flag.
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case err == nil:
 		return 0, false
 	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
 		return exitOK, true
 	default:
+		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", flagError(err), fs.Name())
 		return exitUsage, true
 	}
+}
+
+// The flag package's error messages, which flagError rewords.
+var (
+	badValue   = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
+	undefined  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	needsValue = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+)
+
+// flagError words a flag package error as this CLI spells flags (--name):
+// the flag, the value given when it is not already in the reason, the
+// reason.
+func flagError(err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if strings.Contains(m[3], m[1]) {
+			return fmt.Sprintf("--%s: %s", m[2], m[3])
+		}
+		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	}
+	if m := undefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := needsValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	return msg
 }
 
 // app is the runtime of a command that runs turns, with the terminal it
@@ -54,6 +94,26 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
 
+// turnConfig is the Config of a runtime that runs turns, but its models:
+// runtimeConfig's, the permission policy and the system prompt.
+func turnConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
+	rc, err := runtimeConfig(c, e, log)
+	if err != nil {
+		return rc, err
+	}
+	if rc.Policy, err = c.policy(e); err != nil {
+		return rc, err
+	}
+	if c.SystemPromptFile != "" {
+		b, err := os.ReadFile(c.SystemPromptFile)
+		if err != nil {
+			return rc, fmt.Errorf("read --system-prompt-file: %w", err)
+		}
+		rc.Instructions = string(b)
+	}
+	return rc, nil
+}
+
 // newTermApp checks the configuration and builds the runtime with a logger on
 // the terminal; a non-nil model is used instead of the configured provider
 // (the demo brings its own script).
@@ -75,22 +135,13 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 
 // newRuntime builds the runtime of a checked configuration, logging to log.
 func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.Runtime, error) {
-	rc, err := runtimeConfig(c, e, log)
+	rc, err := turnConfig(c, e, log)
 	if err != nil {
 		return nil, err
 	}
-	if rc.Policy, err = c.policy(e); err != nil {
-		return nil, err
-	}
-	if c.SystemPromptFile != "" {
-		b, err := os.ReadFile(c.SystemPromptFile)
-		if err != nil {
-			return nil, fmt.Errorf("read --system-prompt-file: %w", err)
-		}
-		rc.Instructions = string(b)
-	}
 	if model != nil {
-		rc.Model, rc.ModelName = model, c.Provider
+		// the model a session is logged as starting on
+		rc.Model, rc.ModelName, rc.Models = model, c.Provider, []llm.ModelInfo{{Provider: c.Provider, Name: c.Provider}}
 	} else if err := rc.OpenModels(engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
 		return nil, err
 	}

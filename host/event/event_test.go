@@ -35,6 +35,7 @@ func samples() []Payload {
 		ConfigOption{ID: "model", Value: "deepseek-reasoner"},
 		PermissionMode{Mode: "accept-edits", By: "client"},
 		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
+		ConfigOption{ID: "model", Value: "script", Provider: "script", By: OptionByHost},
 	}
 }
 

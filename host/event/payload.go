@@ -291,15 +291,36 @@ type PermissionMode struct {
 	By string `json:"by"`
 }
 
-// ConfigOption records that a session setting was switched for the steps
-// that follow: ID "model" (Value a model name) or "reasoning_effort"
-// (Value a level of the model). The last one of each ID in a log is the
-// session's current value, so a reloaded session keeps it; a log with none
-// uses the host's defaults.
+// ConfigOption records a session setting for the steps that follow: ID
+// "model" (Value a model name) or "reasoning_effort" (Value a level of the
+// model). The last switch of each ID in a log is the session's current
+// value, so a reloaded session keeps it; a log with none uses the host's
+// defaults.
+//
+// A "model" option also says which model serves the session from here on:
+// a session is created with one, By "host", naming the host's default model
+// and its Provider, and the host logs another, By "host" again, when a turn
+// starts on a model other than the log's last (a session continued by a
+// host configured otherwise). Those record what ran and are not switches:
+// the session still follows the host's default. Logs written before them
+// name no model until a switch, and their switches no provider.
 type ConfigOption struct {
 	ID    string `json:"id"`
 	Value string `json:"value"`
+	// Provider, on a "model" option, names the provider that serves it
+	// (deepseek, openai, anthropic, script, …); empty when unknown.
+	Provider string `json:"provider,omitempty"`
+	// By says who set it: host (what the host runs, see above) or client
+	// (the editor, through ACP session/set_config_option). Empty in logs
+	// written before it: a switch by the client.
+	By string `json:"by,omitempty"`
 }
+
+// Who set a config/option (ConfigOption.By).
+const (
+	OptionByHost   = "host"
+	OptionByClient = "client"
+)
 
 // Why a compaction was made.
 const (

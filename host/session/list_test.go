@@ -2,8 +2,10 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +115,49 @@ func TestDepth(t *testing.T) {
 	}
 	if _, err := st.Depth("nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Depth(nope) err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestListUsageByModel: a listing sums each turn's usage under the model
+// the log says served it — none for a log that never said (written before
+// the host recorded a session's model at its start).
+func TestListUsageByModel(t *testing.T) {
+	t.Parallel()
+	turn := func(n, in int) [][2]string {
+		return [][2]string{
+			{"turn/start", fmt.Sprintf(`{"turn":%d}`, n)},
+			{"turn/end", fmt.Sprintf(`{"turn":%d,"reason":"completed","usage":{"inputTokens":%d,"outputTokens":1}}`, n, in)},
+		}
+	}
+	opt := func(data string) [][2]string { return [][2]string{{"config/option", data}} }
+	cat := func(parts ...[][2]string) [][2]string { return slices.Concat(parts...) }
+	use := func(in int) event.Usage { return event.Usage{InputTokens: in, OutputTokens: 1} }
+	for _, tc := range []struct {
+		name string
+		recs [][2]string
+		want map[Model]event.Usage
+	}{
+		{"started on a model", cat(opt(`{"id":"model","value":"script","provider":"script","by":"host"}`), turn(1, 10), turn(2, 5)),
+			map[Model]event.Usage{{Provider: "script", Name: "script"}: use(10).Add(use(5))}},
+		{"switched", cat(opt(`{"id":"model","value":"deepseek-chat","provider":"deepseek","by":"host"}`), turn(1, 10),
+			opt(`{"id":"model","value":"deepseek-reasoner","provider":"deepseek","by":"client"}`), turn(2, 5)),
+			map[Model]event.Usage{{Provider: "deepseek", Name: "deepseek-chat"}: use(10), {Provider: "deepseek", Name: "deepseek-reasoner"}: use(5)}},
+		{"old log: no model, then a switch without provider", cat(turn(1, 10), opt(`{"id":"model","value":"deepseek-reasoner"}`), turn(2, 5)),
+			map[Model]event.Usage{{}: use(10), {Name: "deepseek-reasoner"}: use(5)}},
+		{"effort is not a model", cat(opt(`{"id":"model","value":"m","provider":"p","by":"host"}`), opt(`{"id":"reasoning_effort","value":"high"}`), turn(1, 3)),
+			map[Model]event.Usage{{Provider: "p", Name: "m"}: use(3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			writeRaw(t, st, "s", tc.recs)
+			got, err := st.List()
+			if err != nil || len(got) != 1 || got[0].Err != nil {
+				t.Fatalf("List = %+v, %v", got, err)
+			}
+			if d := cmp.Diff(tc.want, got[0].Usage); d != "" {
+				t.Errorf("Usage (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -37,6 +37,11 @@ type CreateOptions struct {
 	Parent string
 }
 
+// Model names a model a session's log says it used: a "model"
+// config/option's provider and name. Provider is empty for a switch logged
+// before options named providers.
+type Model struct{ Provider, Name string }
+
 // Summary describes a session for a listing.
 type Summary struct {
 	ID     string
@@ -50,9 +55,11 @@ type Summary struct {
 	FirstPrompt string
 	// Turns counts the turns started.
 	Turns int
-	// Usage sums the usage of the ended turns, by the model current when
-	// each ended ("" = the host's default, before any config/option).
-	Usage map[string]event.Usage
+	// Usage sums the usage of the ended turns, by the model the log says
+	// was current when each ended: its last "model" config/option then.
+	// The zero Model: the log named none yet (a log written before the
+	// host recorded a session's model at its start).
+	Usage map[Model]event.Usage
 	// Err is set when the file could not be read; the other fields may
 	// then be partial.
 	Err error
@@ -248,7 +255,7 @@ func (st *Store) summary(id string) Summary {
 	sum := Summary{ID: id}
 	var last time.Time
 	prompted := false
-	model := ""
+	var model Model
 	h, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
 		last = r.Time
 		switch event.Type(r.Type) {
@@ -262,12 +269,12 @@ func (st *Store) summary(id string) Summary {
 			switch p := p.(type) {
 			case event.ConfigOption:
 				if p.ID == "model" {
-					model = p.Value
+					model = Model{Provider: p.Provider, Name: p.Value}
 				}
 			case event.TurnEnd:
 				if p.Usage != nil {
 					if sum.Usage == nil {
-						sum.Usage = map[string]event.Usage{}
+						sum.Usage = map[Model]event.Usage{}
 					}
 					sum.Usage[model] = sum.Usage[model].Add(*p.Usage)
 				}

@@ -69,6 +69,7 @@ await run("images", async (h) => {
     const err = await expectError(a.prompt(sessionId, [{ type: "text", text: "and this one?" }, { type: "image", data: b64, mimeType: "image/png" }]), -32602,
       "model text does not accept images");
     assert.ok(!String(err?.message ?? "").includes("\n"), "one line");
+    assert.equal(String(err?.message ?? "").split("does not accept images").length, 2, `said once: ${err?.message}`);
     assert.equal(requests.length, 1, "no request for a refused prompt");
     assert.equal(readFileSync(file, "utf8"), before, "a refused prompt logs nothing");
 

@@ -179,12 +179,22 @@ func Run(ctx context.Context, p Policy, provider string, log hclog.Logger, yield
 		}
 		wait := p.Wait(n, asked)
 		log.Warn("model request failed; retrying",
-			"provider", provider, "retry", n+1, "max_retries", p.Max, "wait", wait, "error", le.Error())
+			"provider", provider, "retry", n+1, "max_retries", p.Max, "wait", shownWait(wait), "error", le.Error())
 		if err := Sleep(ctx, wait); err != nil {
 			yield(llm.Chunk{}, err)
 			return
 		}
 	}
+}
+
+// shownWait is a wait for a log line: a duration's text, to the
+// millisecond ("491ms"). A time.Duration itself would be nanoseconds in a
+// JSON log (a provider process's, which the host relays as 4.91e+08).
+func shownWait(d time.Duration) string {
+	if d >= time.Millisecond {
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
 }
 
 // Shown returns u without credentials, query or fragment, for messages.

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/llm"
 )
@@ -143,5 +146,28 @@ func TestFailure(t *testing.T) {
 		if e.Kind != tc.kind || !strings.Contains(e.Message, tc.want) || strings.Contains(e.Message, "pw-secret") {
 			t.Errorf("%s: %s %q, want %s containing %q", tc.name, e.Kind, e.Message, tc.kind, tc.want)
 		}
+	}
+}
+
+// TestRunLogsWaitAsDuration: the retry warning gives its wait as a
+// duration ("1ms"), also in the JSON a provider process logs, which the
+// host relays (a time.Duration there was nanoseconds, shown 1e+06).
+func TestRunLogsWaitAsDuration(t *testing.T) {
+	var buf strings.Builder
+	log := hclog.New(&hclog.LoggerOptions{JSONFormat: true, Output: &buf})
+	p := Policy{Max: 1, Base: time.Millisecond, Cap: time.Millisecond}
+	tries := 0
+	Run(context.Background(), p, "test", log, func(llm.Chunk, error) bool { return true }, func(*Emitter) error {
+		if tries++; tries == 1 {
+			return &llm.Error{Provider: "test", Kind: llm.ErrRateLimit, Status: http.StatusTooManyRequests, Message: "slow down", RetryAfter: time.Millisecond}
+		}
+		return nil
+	})
+	var line map[string]any
+	if err := json.Unmarshal([]byte(buf.String()), &line); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	if line["wait"] != "1ms" {
+		t.Errorf("wait = %#v, want \"1ms\"; log: %s", line["wait"], buf.String())
 	}
 }
