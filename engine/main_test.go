@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/harness-dev/harness/host/keeper"
 )
 
 // testTemp is this run's temp folder: the plugins, the test builds, and
@@ -18,6 +20,11 @@ var pluginDir string
 // TestMain builds the real plugins (as the README does: static) for the
 // example and the tests, and removes them afterwards.
 func TestMain(m *testing.M) {
+	// the test binary is the keeper of the MCP servers the tests start
+	// (host/keeper), as harness is
+	if code, ok := keeper.Main(os.Args); ok {
+		os.Exit(code)
+	}
 	os.Exit(runTests(m))
 }
 

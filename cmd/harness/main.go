@@ -19,7 +19,10 @@
 //
 // # Trust boundary
 //
-// On Linux, main first makes the process non-dumpable (PR_SET_DUMPABLE 0):
+// The very first thing main does is hand its arguments to keeper.Main:
+// the process may be harness run again as the keeper of a stdio MCP
+// server (host/keeper), which then does nothing else. Otherwise, on Linux,
+// main first makes the process non-dumpable (PR_SET_DUMPABLE 0):
 // /proc/<harness pid>/environ, mem and fd become readable by root only, so
 // a command run as the same user (by the model, through bash) cannot read
 // the API keys harness was started with. This also keeps same-user
@@ -35,6 +38,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/harness-dev/harness/host/keeper"
 )
 
 // signalGrace bounds the clean-up after SIGTERM or SIGHUP, which nobody
@@ -42,6 +47,11 @@ import (
 const signalGrace = 15 * time.Second
 
 func main() {
+	// harness run again as a stdio MCP server's keeper (host/keeper):
+	// nothing else of harness runs in that process.
+	if code, ok := keeper.Main(os.Args); ok {
+		os.Exit(code)
+	}
 	if err := hideProcess(); err != nil {
 		fmt.Fprintf(os.Stderr, "harness: warning: cannot make the process non-dumpable (prctl PR_SET_DUMPABLE): %v; commands run as your user may read harness's environment\n", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -37,6 +38,11 @@ var testTemp string
 var systemTemp = os.TempDir()
 
 func TestMain(m *testing.M) {
+	// the test binary is the keeper of the MCP servers the tests start in
+	// this process, as harness is of its own (host/keeper)
+	if code, ok := keeper.Main(os.Args); ok {
+		os.Exit(code)
+	}
 	os.Exit(runTests(m))
 }
 

@@ -152,9 +152,11 @@ func TestMCPRunSecretsStayOut(t *testing.T) {
 
 // TestMCPServersDieWithHost kills harness (acp: the editor's server; run:
 // the user's) with SIGKILL — no cleanup runs — and with SIGTERM, and
-// checks that no MCP server process is left 2 s after harness exited. The
-// servers stay alive when their stdin ends (-linger), as careless ones do:
-// only Pdeathsig (SIGKILL) and the process group kill (SIGTERM) end them.
+// checks that no MCP server process is left 2 s after harness exited, nor
+// what the user's server started: a sleep in its own session and one
+// behind a double fork. The servers stay alive when their stdin ends
+// (-linger), as careless ones do: only their keeper (host/keeper) ends
+// them and what they left.
 func TestMCPServersDieWithHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -172,7 +174,9 @@ func TestMCPServersDieWithHost(t *testing.T) {
 			argv := server + " -linger -tag " + tag // a server that outlives its stdin
 			dir := t.TempDir()
 			script := writeScript(t, `{"text":"thinking for a long while","hang":true}`)
-			cfg := writeMCPConfig(t, map[string]any{"user": map[string]any{"command": server, "args": []string{"-linger", "-tag", tag}}})
+			sleeps := []string{fmt.Sprintf("sleep 3003.%d%d", os.Getpid(), k), fmt.Sprintf("sleep 3004.%d%d", os.Getpid(), k)}
+			cfg := writeMCPConfig(t, map[string]any{"user": map[string]any{"command": "/bin/sh", "args": []string{"-c",
+				fmt.Sprintf("(setsid %s &); (%s &); exec %s -linger -tag %s", sleeps[0], sleeps[1], server, tag)}}})
 			args := []string{tt.cmd, "--yes", "--provider", "script", "--script", script, "--state-dir", filepath.Join(dir, "state"),
 				"--plugin-dir", pluginDir, "--permissions", filepath.Join(dir, "no-rules.json")}
 			if tt.cmd == "run" {
@@ -184,7 +188,7 @@ func TestMCPServersDieWithHost(t *testing.T) {
 			var stderr logtest.Buffer
 			cmd.Stderr = &stderr
 			t.Cleanup(func() {
-				for pid := range processes([]string{argv}) {
+				for pid := range processes(append([]string{argv}, sleeps...)) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -206,11 +210,14 @@ func TestMCPServersDieWithHost(t *testing.T) {
 				want = 2 // the user's server and the editor's
 			}
 			deadline := time.Now().Add(30 * time.Second)
-			for len(processes([]string{argv})) < want && time.Now().Before(deadline) {
+			for (len(processes([]string{argv})) < want || len(processes(sleeps)) < len(sleeps)) && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if got := processes([]string{argv}); len(got) < want {
 				t.Fatalf("%d of %d MCP servers started\nstderr:\n%s", len(got), want, stderr.String())
+			}
+			if got := processes(sleeps); len(got) < len(sleeps) {
+				t.Fatalf("the user's server left %v, want both of %q", got, sleeps)
 			}
 			if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
@@ -222,8 +229,8 @@ func TestMCPServersDieWithHost(t *testing.T) {
 				t.Fatalf("harness %s still running 20 s after %s\nstderr:\n%s", tt.cmd, tt.sig, stderr.String())
 			}
 			time.Sleep(2 * time.Second)
-			for pid := range processes([]string{argv}) {
-				t.Errorf("MCP server %d is alive 2 s after harness %s exited on %s", pid, tt.cmd, tt.sig)
+			for pid, argv := range processes(append([]string{argv}, sleeps...)) {
+				t.Errorf("%d (%s) is alive 2 s after harness %s exited on %s", pid, argv, tt.cmd, tt.sig)
 			}
 		})
 	}
