@@ -41,4 +41,8 @@
 // before: Main marks the binary as able to act as a keeper, so that a
 // program embedding the engine is never run again with an argument it
 // does not know.
+//
+// The bash plugin's fallback init (plugins/bash/init_linux.go) is the same
+// kind of subreaper, written again on purpose: a plugin imports only the
+// SDK, never the host, and the SDK is no place for a process keeper.
 package keeper
