@@ -45,7 +45,8 @@ type Options struct {
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
 // replies go to out, on behalf of agent. It returns once in ends or ctx is
-// done: running turns are cancelled and given Options.ShutdownGrace to end,
+// done: the requests already read are answered first (up to 5 s), running
+// turns are cancelled and given Options.ShutdownGrace to end and answer,
 // then every session the connection opened is closed. The error reports a
 // failure to read in or to close a session.
 func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts Options) error {
@@ -66,14 +67,15 @@ func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts O
 		opts.ShutdownGrace = DefaultShutdownGrace
 	}
 
-	w := &lockedWriter{w: out}
+	ans := newAnswers()
+	w := &lockedWriter{w: out, answers: ans}
 	pr, pw := io.Pipe()
 	b := &bridge{agent: agent, opts: opts, log: opts.Logger, out: w, sessions: make(map[string]*liveSession)}
 	b.conn = acp.NewAgentSideConnection(b, w, pr)
 	sdkLog, stopSDKLog := newSlogger(opts.Logger.Named("jsonrpc"))
 	defer stopSDKLog()
 	b.conn.SetLogger(sdkLog)
-	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn, onInitialize: b.noteCapabilities}
+	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn, onInitialize: b.noteCapabilities, answers: ans}
 	readErr := make(chan error, 1)
 	go func() {
 		err := g.copy()
@@ -91,7 +93,12 @@ func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts O
 		<-b.conn.Done()
 	}
 	pr.Close() // unblocks the guard if the SDK stopped reading on its own
+	// The SDK's handlers may still be running: answer what was asked
+	// before closing the sessions (answers.go), then, once shutdown has
+	// cancelled the turns, let the prompts' answers out too.
+	b.waitAnswers(ans, false, answerGrace)
 	err := b.shutdown()
+	b.waitAnswers(ans, true, b.opts.ShutdownGrace)
 	select {
 	case rerr := <-readErr:
 		if rerr != nil {
@@ -100,6 +107,17 @@ func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts O
 	default: // still blocked in a read of in; the process is about to exit
 	}
 	return err
+}
+
+// waitAnswers waits up to d for the answers to the requests the SDK has
+// been handed (with prompts, to session/prompt requests) and warns about
+// those left unanswered.
+func (b *bridge) waitAnswers(ans *answers, prompts bool, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if n := ans.wait(ctx, prompts); n > 0 {
+		b.log.Warn("the input ended before some requests were answered; they go unanswered", "requests", n, "waited", d)
+	}
 }
 
 // bridge is the agent side of one ACP connection.

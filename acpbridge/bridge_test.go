@@ -545,3 +545,39 @@ func TestPromptRefusesUnknownBlocks(t *testing.T) {
 		t.Errorf("a text prompt after the refusals: %s", m.raw)
 	}
 }
+
+// slowAgent opens sessions slowly, ignoring cancellation, as a session/new
+// that starts plugins and creates a log can.
+type slowAgent struct {
+	*fakeAgent
+	delay time.Duration
+}
+
+func (a slowAgent) NewSession(_ context.Context, cwd string) (Session, error) {
+	time.Sleep(a.delay)
+	return a.fakeAgent.NewSession(context.Background(), cwd)
+}
+
+// TestAnswersAfterInputEnds: a client that sends its requests and closes
+// its end at once (`printf … | harness acp`) still gets every answer: the
+// slow session/new's and the running prompt's (cancelled), before Serve
+// returns.
+func TestAnswersAfterInputEnds(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	fa := newFakeAgent(hangTurn(started))
+	c := serve(t, slowAgent{fakeAgent: fa, delay: 300 * time.Millisecond}, Options{})
+	id := c.newSession()
+	pid := c.send("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+	<-started
+	nid := c.send("session/new", map[string]any{"cwd": "/work", "mcpServers": []any{}})
+	if !c.close(10 * time.Second) {
+		t.Fatal("Serve did not return within 10 s of the input closing")
+	}
+	if m, _ := c.response(nid); m.Error != nil || !strings.Contains(string(m.Result), `"sessionId"`) {
+		t.Errorf("session/new sent just before the input ended: %s", m.raw)
+	}
+	if m, _ := c.response(pid); stopReason(t, m) != "cancelled" {
+		t.Errorf("prompt running when the input ended: %s", m.raw)
+	}
+}

@@ -161,9 +161,11 @@
 // diagnostics go to Options.Logger — the SDK's own slog records too, under
 // the name jsonrpc, with groups as dotted keys, and none once Serve has
 // returned. When the input ends
-// (the editor closes stdin), running turns are cancelled, given
-// Options.ShutdownGrace (500 ms) to write their turn/end, and every session
-// is closed before Serve returns.
+// (the editor closes stdin), the requests already read are still answered
+// (up to 5 s for those other than session/prompt: a client may send and
+// close at once), then running turns are cancelled, given
+// Options.ShutdownGrace (500 ms) to write their turn/end and their
+// prompt's answer, and every session is closed before Serve returns.
 //
 // # Zed
 //

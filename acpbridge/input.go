@@ -30,6 +30,8 @@ type lockedWriter struct {
 	w  io.Writer
 	// pending are lines to write after a response (commands.go).
 	pending []pendingLine
+	// answers, when set, sees every line written (answers.go).
+	answers *answers
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
@@ -38,6 +40,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	n, err := l.w.Write(p)
 	if err == nil {
 		l.flushAfterLocked(p)
+		if l.answers != nil {
+			l.answers.answered(p)
+		}
 	}
 	return n, err
 }
@@ -59,6 +64,8 @@ type guard struct {
 	// onInitialize, when set, sees the line of each initialize request
 	// before the SDK does (for the capabilities the SDK does not decode).
 	onInitialize func(line []byte)
+	// answers, when set, counts the requests handed to the SDK.
+	answers *answers
 }
 
 // copy hands the client's messages to the SDK until in ends or the SDK
@@ -146,6 +153,9 @@ func (g *guard) pass(line []byte) error {
 	}
 	if g.onInitialize != nil && env.Method != nil && *env.Method == "initialize" {
 		g.onInitialize(line)
+	}
+	if g.answers != nil && env.Method != nil && len(env.ID) > 0 {
+		g.answers.note(env.ID, *env.Method)
 	}
 	buf := make([]byte, len(line)+1)
 	copy(buf, line)
