@@ -59,8 +59,12 @@ type Agent struct {
 // with err, for a host that cannot run turns: it has no API key for its
 // provider (engine.ErrNoAPIKey; answered as ACP's -32000 "Authentication
 // required"), the reason it could not start its model. The connection
-// still answers initialize and session/list. Call it before serving.
-func (a *Agent) Refuse(err error) { a.refused = err }
+// still answers initialize and session/list. Call it before serving; it
+// logs err.
+func (a *Agent) Refuse(err error) {
+	a.refused = err
+	a.log.Error("harness acp refuses sessions until it is restarted", "error", err)
+}
 
 // refusal is the error of a refused session.
 func (a *Agent) refusal() error {

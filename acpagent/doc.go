@@ -14,5 +14,8 @@
 // directory, the plugins, the prompt and its AGENTS.md) is done before the
 // session is created. [Agent.Refuse] makes every session/new, load and
 // resume fail (a host without an API key, which still answers initialize
-// and session/list).
+// and session/list). [Unavailable] is the agent of a harness whose
+// settings are broken and which has no runtime: it refuses every session
+// request, list included, with the reason; [BridgeOptions] are the bridge's
+// options for either.
 package acpagent

@@ -66,6 +66,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "commands"},
 		{name: "images"},
 		{name: "nokey"},
+		{name: "broken"},
 	}
 	for _, sc := range scenarios {
 		name := strings.Join(append([]string{sc.name}, sc.args...), " ")

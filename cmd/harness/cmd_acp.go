@@ -16,39 +16,41 @@ import (
 func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("acp", std.err, "harness acp [flags]   (an editor runs it: ACP on stdin/stdout, JSON log on stderr)")
 	c := bindConfig(fs, e)
-	if code, done := c.parse(fs, args); done {
+	if code, done := parseFlags(fs, args); done {
 		return code, nil
 	}
 	if len(fs.Args()) > 0 {
 		return exitUsage, fmt.Errorf("harness acp takes no arguments, got %q: %w", fs.Args(), errUsage)
 	}
-	if err := c.check(); err != nil {
-		return exitUsage, fmt.Errorf("%w: %w", err, errUsage)
-	}
 	// An editor keeps the agent's stderr as its log: under ACP the default
-	// level is info, so that reloads and recoveries are on record.
-	if c.source("log-level") == "default" {
+	// level is info, so that reloads and recoveries are on record. A bad
+	// setting does not end the agent, which an editor shows as a crash
+	// with no reason: it serves initialize and refuses sessions naming it.
+	broken := c.check()
+	if broken != nil || c.source("log-level") == "default" {
 		c.LogLevel = "info"
 	}
 	log, err := newLogger(std.err, c.LogLevel, true)
 	if err != nil {
 		return exitUsage, err
 	}
-	rt, err := newRuntime(c, e, log, nil)
+	var rt *engine.Runtime
+	if broken == nil {
+		rt, broken = newRuntime(c, e, log, nil)
+	}
 	var noKey error
-	if errors.Is(err, engine.ErrNoAPIKey) {
-		// An editor sees an agent that exits at start as a crash, with no
-		// reason it shows: serve without a model instead — initialize,
-		// session/list — and refuse the sessions saying which key to set.
-		noKey = err
-		log.Error("no API key: harness acp refuses sessions until it is restarted with one", "error", err)
+	if errors.Is(broken, engine.ErrNoAPIKey) {
+		// Serve without a model instead — initialize, session/list — and
+		// refuse the sessions saying which key to set.
+		noKey, broken = broken, nil
 		var rc engine.Config
-		if rc, err = turnConfig(c, e, log); err == nil {
-			rt, err = engine.New(rc)
+		if rc, broken = turnConfig(c, e, log); broken == nil {
+			rt, broken = engine.New(rc)
 		}
 	}
-	if err != nil {
-		return exitFailed, err
+	if broken != nil {
+		log.Error("harness acp refuses sessions until its settings are fixed and it is restarted", "error", broken)
+		return exitOK, acpbridge.Serve(ctx, acpagent.Unavailable(broken), std.in, std.out, acpagent.BridgeOptions(log, versionString(), nil))
 	}
 
 	// The plugins start while the editor initializes; a session waits for
@@ -59,9 +61,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ag.Refuse(noKey)
 	}
 	stopStarting := ag.StartTools(ctx)
-	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpbridge.Options{
-		Name: "harness", Title: "harness", Version: versionString(), Logger: log.Named("acp"), Modes: acpagent.Modes(),
-		Images: acpagent.DefaultTakesImages(rt.Models())})
+	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpagent.BridgeOptions(log, versionString(), rt))
 	stopStarting() // if the editor left while they were starting
 	if cerr := rt.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

@@ -135,11 +135,6 @@ func (c *config) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 		fmt.Fprintf(fs.Output(), "harness: %s\n", err)
 		return exitUsage, true
 	}
-	// Every command logs: a bad level is named with where it came from.
-	if _, err := engine.NewLogger(io.Discard, c.LogLevel, false); err != nil {
-		fmt.Fprintf(fs.Output(), "harness: %s: %s\n", c.source("log-level"), err)
-		return exitUsage, true
-	}
 	return 0, false
 }
 
@@ -154,6 +149,10 @@ func (c *config) resolve() error {
 		return err
 	}
 	c.resolveMode()
+	// Every command logs: a bad level is named with where it came from.
+	if _, err := engine.NewLogger(io.Discard, c.LogLevel, false); err != nil {
+		return fmt.Errorf("%s: %w", c.source("log-level"), err)
+	}
 	return nil
 }
 

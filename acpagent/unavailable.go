@@ -1,0 +1,48 @@
+package acpagent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/harness-dev/harness/acpbridge"
+	"github.com/harness-dev/harness/engine"
+)
+
+// Unavailable is the agent of a harness acp whose settings are broken (a
+// bad value in the environment the editor passes, a config or permissions
+// file that does not parse): it has no runtime, and refuses every
+// session/new, load, resume and list with err, saying to fix it and
+// restart the agent. The connection still answers initialize, so the
+// editor shows the reason where an agent that exited at start would be a
+// crash without one.
+func Unavailable(err error) acpbridge.Agent { return unavailable{err} }
+
+type unavailable struct{ err error }
+
+func (u unavailable) refuse() error {
+	return fmt.Errorf("harness cannot serve sessions: %w (fix it and restart the agent)", u.err)
+}
+
+func (u unavailable) NewSession(context.Context, string) (acpbridge.Session, error) {
+	return nil, u.refuse()
+}
+
+func (u unavailable) OpenSession(context.Context, string) (acpbridge.Session, error) {
+	return nil, u.refuse()
+}
+
+func (u unavailable) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
+	return nil, u.refuse()
+}
+
+// BridgeOptions are the ACP bridge's options for harness at version with
+// runtime rt (nil for an Unavailable agent: no model, no images).
+func BridgeOptions(log hclog.Logger, version string, rt *engine.Runtime) acpbridge.Options {
+	o := acpbridge.Options{Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp"), Modes: Modes()}
+	if rt != nil {
+		o.Images = DefaultTakesImages(rt.Models())
+	}
+	return o
+}
