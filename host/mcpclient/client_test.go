@@ -187,35 +187,31 @@ func TestStdioServer(t *testing.T) {
 }
 
 // TestHungCall: a call the server never answers ends after CallTimeout as
-// an error result; the server is started again for the next call, and a
-// cancelled call returns at once.
+// an error result with the server's last stderr lines; the server is
+// stopped and started again for the next call, and a cancelled call
+// returns as cancelled, not timed out. (No timings asserted: the results
+// say which way each call ended.)
 func TestHungCall(t *testing.T) {
 	bin := testServer(t)
-	set := Start([]ServerConfig{{Name: "test", Command: bin}}, Options{Environ: os.Environ(), CallTimeout: time.Second})
+	set := Start([]ServerConfig{{Name: "test", Command: bin}}, Options{Environ: os.Environ(), CallTimeout: 3 * time.Second})
 	defer set.Close()
 	pid := set.Tools()[0].Server.PID
-	start := time.Now()
 	r := set.Call(context.Background(), "mcp__test__hang", nil)
-	if !r.IsError || !strings.Contains(r.Content, "did not answer within 1s") || !strings.Contains(r.Content, "hanging on purpose") {
+	if !r.IsError || !strings.Contains(r.Content, "did not answer within 3s") || !strings.Contains(r.Content, "hanging on purpose") {
 		t.Errorf("hang = %+v", r)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the hung call took %s", d)
-	}
-	if pidAlive(pid) {
-		t.Errorf("the hung server %d is still running", pid)
+	for deadline := time.Now().Add(10 * time.Second); pidAlive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hung server %d is still running 10 s after its call timed out", pid)
+		}
 	}
 	if r := set.Call(context.Background(), "mcp__test__echo", json.RawMessage(`{"text":"back"}`)); r.Content != "echo: back" {
 		t.Errorf("echo after the hang = %+v", r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	start = time.Now()
 	if r := set.Call(ctx, "mcp__test__hang", nil); !r.IsError || r.Content != "cancelled" {
 		t.Errorf("cancelled hang = %+v", r)
-	}
-	if d := time.Since(start); d > 900*time.Millisecond {
-		t.Errorf("the cancelled call took %s", d)
 	}
 }
 

@@ -84,7 +84,11 @@ func newServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "hang", Description: "Never answers."},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintf(os.Stderr, "hanging on purpose\n")
-			select {} // ignores cancellation, as a stuck server does
+			// Ignores cancellation, as a stuck server does. (A select {}
+			// would end in the runtime's deadlock dump once stdin closes,
+			// pushing the line above out of the client's stderr tail.)
+			time.Sleep(24 * time.Hour)
+			return nil, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
