@@ -186,7 +186,7 @@ func TestServerEnds(t *testing.T) {
 		{"exit status", "echo going down >&2; exit 3", nil, "exit status 3", "going down"},
 		{"killed by a signal", "kill -SEGV $$", nil, "signal: segmentation fault", ""},
 		{"SIGKILLed", "exec cat", func(_ *pluginhost.Process, server int) { _ = syscall.Kill(server, syscall.SIGKILL) }, "signal: killed", ""},
-		{"SIGTERM forwarded", "trap 'echo got TERM >&2; exit 5' TERM; sleep 302 & wait",
+		{"SIGTERM forwarded", "sleep 302 & wait", // the trap is set before "ready": see below
 			func(p *pluginhost.Process, _ int) { _ = syscall.Kill(p.PID(), syscall.SIGTERM) }, "exit status 5", "got TERM"},
 		{"Stop", "trap '' TERM; exec cat", func(p *pluginhost.Process, _ int) { _ = keeper.Stop(p.PID()) }, "signal: killed", ""},
 		{"leftover ignores SIGTERM", "(trap '' TERM; sleep 303) & echo bye >&2", nil, "exit status 0", "bye"},
@@ -194,7 +194,13 @@ func TestServerEnds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p, server := start(t, leaver(c.tail))
+			script := leaver(c.tail)
+			if c.stderr == "got TERM" {
+				// The signal is sent once the script says ready: its trap
+				// must be in place by then.
+				script = "trap 'echo got TERM >&2; exit 5' TERM; " + script
+			}
+			p, server := start(t, script)
 			stderr := make(chan string, 1)
 			go func() { b, _ := io.ReadAll(p.Stderr()); stderr <- string(b) }()
 			pids := append(readPIDs(t, bufio.NewReader(p.Stdout())), server)
