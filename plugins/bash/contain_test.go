@@ -242,13 +242,16 @@ func TestWaitingInit(t *testing.T) {
 			t.Parallel()
 			c, state := launch(t)
 			f := fixture{c: c, state: state, cwd: t.TempDir()}
+			// A namespace's inode number is reused once the namespace is
+			// gone: the test holds each one open (the waiting init's, before
+			// the command runs in it), so equal numbers mean one namespace.
 			seen := map[string]bool{}
-			for range 3 {
-				ns := f.sh(t, "readlink /proc/self/ns/pid").Content
-				if seen[ns] {
-					t.Fatalf("two commands ran in the PID namespace %s", ns)
+			f.sh(t, "true") // the first command starts the next one's init
+			for i := range 3 {
+				ns := nextInitNS(t, c.PID(), seen)
+				if got := strings.TrimSpace(f.sh(t, "readlink /proc/self/ns/pid").Content); got != ns {
+					t.Fatalf("command %d ran in the PID namespace %s, not the waiting init's %s", i, got, ns)
 				}
-				seen[ns] = true
 			}
 			waiting := waitInits(t, c.PID(), func(n int) bool { return n == 1 })
 			if end == "exit" {
@@ -270,6 +273,36 @@ func TestWaitingInit(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// nextInitNS waits up to 5 s for the init waiting among the children of
+// pid in a PID namespace not in seen, holds that namespace open until the
+// test ends (so that its inode number is not reused), adds it to seen and
+// returns it.
+func nextInitNS(t *testing.T, pid int, seen map[string]bool) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for _, init := range waitInits(t, pid, func(n int) bool { return n >= 1 }) {
+			path := filepath.Join("/proc", strconv.Itoa(init), "ns", "pid")
+			f, err := os.Open(path)
+			if err != nil {
+				continue // it ended
+			}
+			ns, err := os.Readlink(path)
+			if err != nil || seen[ns] {
+				f.Close()
+				continue
+			}
+			t.Cleanup(func() { f.Close() })
+			seen[ns] = true
+			return ns
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no init of %d waits in a new PID namespace", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
