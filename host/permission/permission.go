@@ -192,8 +192,8 @@ func (req Request) ProtectedNote() string {
 	if req.Protected == "" {
 		return ""
 	}
-	return fmt.Sprintf("%s is protected (%s): only this call is allowed, never \"always\", and only allow-all mode runs it without asking",
-		req.Protected, req.ProtectedWhy)
+	return fmt.Sprintf("%s is protected: %s. \"Always\" is not offered: an answer allows or rejects this call only, "+
+		"and only allow-all mode runs such calls without asking.", req.Protected, req.ProtectedWhy)
 }
 
 // AlwaysCovers says what an "always" answer to req covers, for the
@@ -308,8 +308,9 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
 	if c.Asker == nil && protected {
-		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s needs permission and there is no one to ask: "+
-			"%s; the user can run with --yes (or HARNESS_MODE=allow-all)", req.Tool, req.ProtectedNote())}, nil
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s needs permission and there is no one to ask. "+
+			"%s is protected: %s; no rule or earlier answer allows writing to it, only --yes (or HARNESS_MODE=allow-all) does",
+			req.Tool, req.Protected, req.ProtectedWhy)}, nil
 	}
 	if c.Asker == nil {
 		how := "--yes (or HARNESS_MODE=allow-all)"

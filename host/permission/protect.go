@@ -14,8 +14,8 @@ import (
 // protectedNames make every path through them protected, in any folder
 // and in any case: what they hold runs commands or steers the tools.
 var protectedNames = map[string]string{
-	".git":      "it is in a git folder (.git): the repository's config and hooks run commands",
-	".mcp.json": "it is a project's MCP servers file (.mcp.json): the commands harness may start",
+	".git":      "it is in a git folder (.git), whose config and hooks run commands",
+	".mcp.json": "it is a project's MCP servers file (.mcp.json), which names commands harness may start",
 	".vscode":   "it is in editor settings (.vscode), which can run tasks and commands",
 	".idea":     "it is in editor settings (.idea), which can run tasks and commands",
 	".zed":      "it is in editor settings (.zed), which can run tasks and commands",
@@ -133,9 +133,9 @@ func underRoot(f string, roots []root, holds bool) string {
 			lr := strings.ToLower(rp)
 			switch {
 			case lf == lr || within(lf, lr):
-				return r.why + ": " + rp
+				return r.why + " — " + rp
 			case holds && within(lr, lf):
-				return "it holds " + rp + ": " + r.why
+				return "it holds " + rp + ", and " + r.why
 			}
 		}
 	}
@@ -171,7 +171,7 @@ func holdsProtected(p string) string {
 // parents points to (a worktree's or a submodule's "gitdir: …", and that
 // folder's commondir), which have no .git in their path.
 func gitRoots(dir string) []root {
-	const why = "it is a git folder (a .git file points to it): the repository's config and hooks run commands"
+	const why = "it is a git folder a .git file points to, whose config and hooks run commands"
 	var out []root
 	for {
 		gf := filepath.Join(dir, ".git")
