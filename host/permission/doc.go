@@ -66,9 +66,11 @@
 // write through it creates its target), so a link in the project to
 // .git/config, or a new file under a linked folder, is protected; a path
 // whose symlinks cannot be resolved (a loop) is treated as protected. A
-// call of kind delete or move, or of no kind, also touches what a folder
-// it names holds: the folder of a protected path, and one holding an
-// entry of a protected name (the project, with its .git).
+// call of kind delete or move also touches what a folder it names holds:
+// the folder of a protected path, and one holding an entry of a protected
+// name (the project, with its .git). A tool of no kind (an MCP tool
+// without annotations) is not taken to: a rule the user wrote for it,
+// given the project folder, still holds.
 //
 // What it cannot see: a tool that writes somewhere its arguments do not
 // name (a path built from other arguments, a default folder), a hard link

@@ -31,10 +31,9 @@ const maxLinks = 40
 // protectedTarget returns the first path argument of a call that touches
 // a protected path (see the package doc, Protected paths), and why; ""
 // when none does. Relative paths are resolved against cwd. A call of kind
-// delete or move, or of no kind, also touches what a folder it names
-// holds.
+// delete or move also touches what a folder it names holds.
 func (p Policy) protectedTarget(kind, cwd string, args json.RawMessage) (path, why string) {
-	holds := kind == KindDelete || kind == KindMove || kind == ""
+	holds := kind == KindDelete || kind == KindMove
 	paths := pathArgs(args)
 	if len(paths) == 0 {
 		return "", ""

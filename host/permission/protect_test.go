@@ -112,6 +112,7 @@ func TestProtected(t *testing.T) {
 		"file uri":                     {tool: "write_file", args: `{"uri":"file://` + filepath.Join(f.cwd, ".git", "config") + `"}`, protected: true},
 		"delete the project":           {tool: "rm", kind: KindDelete, args: `{"path":"."}`, protected: true},
 		"delete a config parent":       {tool: "rm", kind: KindDelete, args: `{"path":"` + filepath.Dir(f.cfg) + `"}`, protected: true},
+		"no kind, the project":         {tool: "mcp__files__list", args: `{"path":"."}`},
 		"edit names the project":       {tool: "touch", kind: KindEdit, args: `{"path":"."}`, outside: true},
 		"bash":                         {tool: "bash", kind: "execute", args: `{"command":"git status"}`},
 		"read .git/config":             {tool: "read", kind: KindRead, args: fp(".git/config")},
