@@ -202,9 +202,25 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 // editorAsker asks the editor through the bridge.
 type editorAsker struct{ a acpbridge.Asker }
 
-// Ask implements permission.Asker.
+// Ask implements permission.Asker. The question about a call touching a
+// protected path offers no "always" and its title says why.
 func (e editorAsker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
-	return e.a.AskPermission(ctx, req.CallID, req.Tool, req.Title, req.AlwaysCovers())
+	return e.a.AskPermission(ctx, req.CallID, req.Tool, askTitle(req), req.AlwaysCovers())
+}
+
+// askTitle is the title of the question about req: its own ("": the
+// call's tool_call title), or, for a call touching a protected path, what
+// it is and the note saying why there is no "always".
+func askTitle(req permission.Request) string {
+	note := req.ProtectedNote()
+	if note == "" {
+		return req.Title
+	}
+	what := req.Title
+	if what == "" {
+		what = req.Tool + " " + req.Protected
+	}
+	return what + " — " + note
 }
 
 // Modes are the permission modes, as ACP session modes (acpbridge.Options.Modes).

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/harness-dev/harness/host/pluginlock"
 )
 
 // DefaultPluginIdle is what harness sets Config.PluginIdle to unless told
@@ -37,6 +39,17 @@ func DefaultStateDir(getenv func(string) string) (string, error) {
 // file (config.toml), the permission rules (permissions.json) and the
 // user's MCP servers (mcp.json) live there.
 func ConfigFile(getenv func(string) string, name string) string {
+	dir := DefaultConfigDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
+}
+
+// DefaultConfigDir is harness's config folder: $XDG_CONFIG_HOME/harness
+// (an absolute XDG_CONFIG_HOME only), else ~/.config/harness; "" when
+// there is no home to look in.
+func DefaultConfigDir(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		home := getenv("HOME")
@@ -45,7 +58,40 @@ func ConfigFile(getenv func(string) string, name string) string {
 		}
 		dir = filepath.Join(home, ".config")
 	}
-	return filepath.Join(dir, "harness", name)
+	return filepath.Join(dir, "harness")
+}
+
+// protectedPaths are harness's own files and folders, for
+// permission.Policy.Protected: the config folder and file, the permission
+// rules, the user's mcp.json, the state folder and the plugin folders
+// with their lock files, made absolute.
+func protectedPaths(cfg Config) []string {
+	getenv := cfg.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := cfg.ConfigDir
+	if dir == "" {
+		dir = DefaultConfigDir(getenv)
+	}
+	rules := cfg.Policy.File
+	if rules == "" {
+		rules = DefaultPermissionsFile(getenv)
+	}
+	paths := []string{dir, cfg.ConfigFile, rules, cfg.MCPUserFile, cfg.StateDir}
+	for _, d := range cfg.PluginDirs {
+		paths = append(paths, d, strings.TrimSuffix(d, string(filepath.Separator))+pluginlock.Suffix)
+	}
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // DefaultPermissionsFile is the permission rules file unless told

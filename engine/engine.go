@@ -7,6 +7,7 @@ import (
 	"iter"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,8 +51,17 @@ type Config struct {
 	MaxSteps int
 	// Policy decides on tools that need permission. Its Mode is the mode
 	// a new session is created with (logged as permission/mode); a session
-	// keeps the mode its log holds (see SessionMode).
+	// keeps the mode its log holds (see SessionMode). New adds harness's
+	// own files to its Protected paths (see ConfigDir).
 	Policy permission.Policy
+	// ConfigDir is harness's config folder ("": DefaultConfigDir) and
+	// ConfigFile its config file (--config; "": none besides the folder's).
+	// With Policy.File (else DefaultPermissionsFile), MCPUserFile,
+	// StateDir and PluginDirs with their lock files they are protected
+	// paths: a call writing to them is asked in every mode but allow-all
+	// (host/permission).
+	ConfigDir  string
+	ConfigFile string
 	// SubagentDepth and SubagentBudget bound child sessions.
 	SubagentDepth  int
 	SubagentBudget subagent.Budget
@@ -129,6 +139,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.HostVersion == "" {
 		cfg.HostVersion = Version("")
 	}
+	cfg.Policy.Protected = append(slices.Clip(cfg.Policy.Protected), protectedPaths(cfg)...)
 	log := cfg.Logger
 	if log == nil {
 		log = hclog.NewNullLogger()

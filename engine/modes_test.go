@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -227,6 +228,116 @@ func TestAcceptEditsOutsideAsksTwice(t *testing.T) {
 			}
 			if _, err := os.Stat(target); err != nil {
 				t.Errorf("the allowed write did not happen: %v", err)
+			}
+		})
+	}
+}
+
+// TestAcceptEditsProtected, with the real fs plugin: in accept-edits an
+// edit of a normal file in the cwd runs unasked, but an edit of
+// .git/config and a write to harness's config folder are asked, saying
+// the path is protected and offering no "always"; an "always" answer
+// counts once, so the next turn asks again. In allow-all they run.
+func TestAcceptEditsProtected(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []permission.Mode{permission.ModeAcceptEdits, permission.ModeAllowAll} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			cwd, state, cfgDir := t.TempDir(), t.TempDir(), t.TempDir()
+			for name, text := range map[string]string{"notes.txt": "one\n", ".git/config": "[core]\n"} {
+				p := filepath.Join(cwd, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rules := filepath.Join(cfgDir, "permissions.json")
+			call := func(id, name string, args map[string]string) string {
+				b, _ := json.Marshal(args)
+				return fmt.Sprintf(`{"id":%q,"name":%q,"args":%s}`, id, name, b)
+			}
+			gitEdit := map[string]string{"file_path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\thooksPath = /tmp/evil"}
+			model, err := script.Load(strings.NewReader(strings.Join([]string{
+				fmt.Sprintf(`{"toolCalls":[%s,%s]}`, // the fs plugin edits only files read
+					call("r1", "read", map[string]string{"file_path": "notes.txt"}), call("r2", "read", map[string]string{"file_path": ".git/config"})),
+				fmt.Sprintf(`{"toolCalls":[%s,%s,%s]}`,
+					call("notes", "edit", map[string]string{"file_path": "notes.txt", "old_string": "one", "new_string": "ONE"}),
+					call("git", "edit", gitEdit),
+					call("rules", "write", map[string]string{"file_path": rules, "content": `{"rules":[]}`})),
+				`{"text":"first done"}`,
+				fmt.Sprintf(`{"toolCalls":[%s]}`, call("git2", "write", map[string]string{"file_path": ".git/config", "content": "x\n"})),
+				`{"text":"second done"}`,
+			}, "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: "script",
+				MaxSteps: 6, ConfigDir: cfgDir, Policy: permission.Policy{Mode: mode, File: rules}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			if p := rt.Policy().Protected; !slices.Contains(p, cfgDir) || !slices.Contains(p, state) || !slices.Contains(p, pluginDir+".lock") {
+				t.Errorf("Policy().Protected = %v, want the config dir, the state dir and the plugin dir's lock", p)
+			}
+			ctx := context.Background()
+			if err := rt.StartTools(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s, err := rt.CreateSession(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.CloseSession(s)
+			var mu sync.Mutex
+			var asked []string
+			ask := askFunc(func(_ context.Context, req permission.Request) (event.Decision, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case strings.Contains(req.Title, "outside the project"):
+					asked = append(asked, req.CallID+" (the plugin's own question)")
+				case req.Protected != "" && strings.Contains(req.ProtectedNote(), "protected") && req.AlwaysCovers() == "":
+					asked = append(asked, req.CallID+" protected")
+				default:
+					asked = append(asked, fmt.Sprintf("%s: %+v", req.CallID, req))
+				}
+				return event.AllowAlways, nil
+			})
+			for _, prompt := range []string{"first", "second"} {
+				if out := rt.Run(ctx, s, nil, event.Text(prompt), quiet{}, ask); out.Err != nil || out.Reason != event.ReasonCompleted {
+					t.Fatalf("turn %s: %v %v", prompt, out.Reason, out.Err)
+				}
+			}
+			want := "git protected; rules protected; rules (the plugin's own question); git2 protected"
+			if mode == permission.ModeAllowAll {
+				want = ""
+			}
+			if got := strings.Join(asked, "; "); got != want {
+				t.Errorf("asked:\n got %s\nwant %s", got, want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(cwd, "notes.txt")); string(b) != "ONE\n" {
+				t.Errorf("the normal edit did not run: %q", b)
+			}
+			if b, _ := os.ReadFile(filepath.Join(cwd, ".git", "config")); string(b) != "x\n" {
+				t.Errorf("the allowed protected edits did not run: %q", b)
+			}
+			var decisions []string
+			for _, e := range s.Events() {
+				if p, err := e.Decode(); err == nil {
+					if p, ok := p.(event.Permission); ok {
+						decisions = append(decisions, fmt.Sprintf("%s %s %s", p.CallID, p.Decision, p.Source))
+					}
+				}
+			}
+			wantD := "notes allow_once mode; git allow_once user; rules allow_once user; git2 allow_once user"
+			if mode == permission.ModeAllowAll {
+				wantD = "notes allow_once mode; git allow_once mode; rules allow_once mode; git2 allow_once mode"
+			}
+			if got := strings.Join(decisions, "; "); got != wantD {
+				t.Errorf("decisions:\n got %s\nwant %s", got, wantD)
 			}
 		})
 	}

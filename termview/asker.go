@@ -14,7 +14,9 @@ import (
 
 // Asker asks on the terminal: y (once), n (reject) or a (always, for
 // what the question says: the command prefixes of a command line, or the
-// tool). When "always" cannot be scoped it is not offered.
+// tool). When "always" cannot be scoped it is not offered; for a call
+// touching a protected path it is not either, and the question says why
+// (permission.Request.ProtectedNote).
 type Asker struct {
 	view *View
 	in   io.Reader
@@ -52,6 +54,9 @@ func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision
 	question := fmt.Sprintf("Allow %s? [y]es / [n]o: ", what)
 	if always != "" {
 		question = fmt.Sprintf("Allow %s? [y]es / [n]o / [a]lways for %s: ", what, always)
+	}
+	if note := req.ProtectedNote(); note != "" { // why there is no [a]lways
+		question = note + "\n" + question
 	}
 	for {
 		a.view.prompt(question)

@@ -56,6 +56,28 @@ func TestTermAsker(t *testing.T) {
 	}
 }
 
+// TestTermAskerProtected: the question about a call touching a protected
+// path says so and why, and offers no [a]lways.
+func TestTermAskerProtected(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	a := &Asker{view: New(&out, emptySource{}, false), in: strings.NewReader("a\ny\n")}
+	got, err := a.Ask(context.Background(), permission.Request{Tool: "edit", Args: json.RawMessage(`{"file_path":".git/config"}`),
+		NoAlways: true, Protected: ".git/config", ProtectedWhy: "it is in a git folder (.git)"})
+	if err != nil || got != event.AllowOnce {
+		t.Errorf("Ask = %q, %v; want allow once (\"a\" is no answer)", got, err)
+	}
+	for _, want := range []string{".git/config is protected: it is in a git folder (.git).", `"Always" is not offered`, "allow-all",
+		"Allow edit {\"file_path\":\".git/config\"}? [y]es / [n]o: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("question = %q, want %q in it", out.String(), want)
+		}
+	}
+	if strings.Contains(out.String(), "[a]lways") {
+		t.Errorf("question = %q offers always", out.String())
+	}
+}
+
 func TestTermAskerCancelled(t *testing.T) {
 	t.Parallel()
 	blocked := &blockingReader{release: make(chan struct{})}

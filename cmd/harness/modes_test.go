@@ -125,3 +125,60 @@ func TestRunModes(t *testing.T) {
 		t.Errorf("permission/mode events: %s, want %s", got, want)
 	}
 }
+
+// TestRunProtected: harness run --mode accept-edits with the real fs
+// plugin and nobody to ask: a write to a new file in the cwd runs, but a
+// write to the file given by --config — here inside the cwd — and one to
+// .git/config are refused, saying the path is protected.
+func TestRunProtected(t *testing.T) {
+	t.Parallel()
+	cwd, state := t.TempDir(), t.TempDir()
+	conf := filepath.Join(cwd, "harness.toml")
+	if err := os.WriteFile(conf, []byte("max-steps = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cwd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	call := func(id string, args map[string]string) string {
+		b, _ := json.Marshal(args)
+		return fmt.Sprintf(`{"id":%q,"name":"write","args":%s}`, id, b)
+	}
+	script := writeScript(t, fmt.Sprintf(`{"toolCalls":[%s,%s,%s]}`,
+		call("plain", map[string]string{"file_path": "new.txt", "content": "x\n"}),
+		call("conf", map[string]string{"file_path": "harness.toml", "content": "yes = true\n"}),
+		call("git", map[string]string{"file_path": ".git/config", "content": "x\n"})), `{"text":"done"}`)
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t),
+		"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": script,
+		"HARNESS_PERMISSIONS_FILE": filepath.Join(t.TempDir(), "no-rules.json")}
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := harness(t, env, "run", "--config", conf, "--mode", "accept-edits", "--session", id, "go"); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	evs, _ := logtest.ReadLog(t, state)
+	results := map[string]map[string]any{}
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/result" {
+			results[fmt.Sprint(d["callId"])] = d
+		}
+	}
+	if results["plain"]["isError"] == true {
+		t.Errorf("the write of a new file in accept-edits: %v", results["plain"])
+	}
+	for _, c := range []string{"conf", "git"} {
+		content, _ := results[c]["content"].(string)
+		if results[c]["isError"] != true || !strings.Contains(content, "is protected") {
+			t.Errorf("the write %s in accept-edits: %v, want refused as protected", c, results[c])
+		}
+	}
+	if b, _ := os.ReadFile(conf); string(b) != "max-steps = 5\n" {
+		t.Errorf("the config file was rewritten: %q", b)
+	}
+}

@@ -76,8 +76,8 @@ type app struct {
 }
 
 // runtimeConfig is the part of the runtime's Config every command shares:
-// the state and plugin folders, the logger, the plugins' settings and the
-// limits of turns and subagents.
+// the state and plugin folders, the config file, the logger, the plugins'
+// settings and the limits of turns and subagents.
 func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	dir, err := c.stateDir(e)
 	if err != nil {
@@ -88,7 +88,7 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
-		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(),
+		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), ConfigFile: c.ConfigFile,
 		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil

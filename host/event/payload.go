@@ -263,7 +263,8 @@ type Permission struct {
 	Tool     string   `json:"tool"`
 	Decision Decision `json:"decision"`
 	// Source says who decided: user, rule (a configured rule), mode
-	// (allow-all), or session (an earlier "always" answer).
+	// (allow-all), session (an earlier "always" answer), or protected (a
+	// call touching a protected path refused with nobody to ask).
 	Source string `json:"source"`
 	// Scope, on an "always" answer about a command line, lists the command
 	// prefixes it covers, as bash words ("git status"); see

@@ -27,6 +27,58 @@
 // running call (Request.Once: fs reaching outside the project) is asked in
 // every mode but allow-all — accept-edits never answers it.
 //
+// # Protected paths
+//
+// Some files steer the agent or the repository rather than being the
+// work: the agent must not rewrite them on the strength of a mode or an
+// earlier "always". A call that may write (any kind but read, search and
+// think) and names a protected path in its arguments is asked in ask and
+// accept-edits mode even inside the cwd; no allow rule and no "always
+// allow" answer (of the tool, of a command prefix, or of edits in this
+// session) lets it run, and its question offers no "always" (an "always"
+// answer given anyway counts once). Deny rules and "always reject"
+// answers still reject it, read-only still refuses it, and allow-all
+// still runs it without asking: allow-all means what it says. With nobody
+// to ask it is refused, saying the path is protected. Request.Protected
+// and ProtectedWhy tell the asker which path and why
+// (Request.ProtectedNote), so the question can say so.
+//
+// Protected are:
+//
+//   - Policy.Protected: harness's own files and folders — its config
+//     folder and config file (also one given by --config), the permission
+//     rules file, mcp.json, the state folder (sessions, plugin cache) and
+//     the plugin folders with their lock files (DIR.lock);
+//   - every path with an element named .git, .mcp.json, .vscode, .idea or
+//     .zed, in any folder;
+//   - the folder a .git FILE points to ("gitdir: …", a worktree's or a
+//     submodule's) and that folder's commondir, for a .git file in the
+//     cwd or a parent, or in the named path's folder or a parent.
+//
+// The path arguments are the string (or list of strings) values, at any
+// depth, of keys ending in path, paths, file, files, filename, dir,
+// directory or folder, or named source, src, destination, dest, target,
+// from, to or uri (a file:// URI gives its path); a leading ~/ is read
+// both as written and as the home folder. Names compare in any case
+// (.GIT is .git, as on a case-insensitive disk). Each path is checked as
+// written (made absolute against the cwd) and as the kernel would walk
+// it: every symlink followed, the last one and a dangling one too (a
+// write through it creates its target), so a link in the project to
+// .git/config, or a new file under a linked folder, is protected; a path
+// whose symlinks cannot be resolved (a loop) is treated as protected. A
+// call of kind delete or move also touches what a folder it names holds:
+// the folder of a protected path, and one holding an entry of a protected
+// name (the project, with its .git). A tool of no kind (an MCP tool
+// without annotations) is not taken to: a rule the user wrote for it,
+// given the project folder, still holds.
+//
+// What it cannot see: a tool that writes somewhere its arguments do not
+// name (a path built from other arguments, a default folder), a hard link
+// to a protected file, a plugin's own question (Request.Once: asked in
+// every mode but allow-all anyway), and above all commands: bash run by an
+// allow rule or an "always" answer can still write .git/config or
+// permissions.json (see Command lines: deny rules are not a sandbox).
+//
 // # Policy
 //
 // A [Policy] has a mode and rules. Rules are read from a JSON file:

@@ -37,8 +37,8 @@ func Modes() []ModeInfo {
 	return []ModeInfo{
 		{ModeReadOnly, "Read-only", "Reads and searches run; edits, commands and every other tool that needs permission are refused."},
 		{ModeAsk, "Ask", "Reads and searches run; edits and commands ask first."},
-		{ModeAcceptEdits, "Accept edits", "Edits inside the project run without asking; commands and anything outside the project ask first."},
-		{ModeAllowAll, "Allow all", "Every tool call runs without asking; deny rules still apply."},
+		{ModeAcceptEdits, "Accept edits", "Edits inside the project run without asking; commands, anything outside the project and protected files (.git, .vscode, harness's own config) ask first."},
+		{ModeAllowAll, "Allow all", "Every tool call runs without asking, protected files (.git, harness's own config) included; deny rules still apply."},
 	}
 }
 
@@ -57,6 +57,8 @@ const (
 	KindSearch = "search"
 	KindThink  = "think"
 	KindEdit   = "edit"
+	KindDelete = "delete"
+	KindMove   = "move"
 )
 
 // Action is what a rule says.
@@ -93,6 +95,13 @@ type Policy struct {
 	Rules []Rule
 	// File is where the rules came from, for messages.
 	File string
+	// Protected are harness's own files and folders (absolute paths): its
+	// config folder and file, the permission rules, mcp.json, the state
+	// folder, the plugin folders and their lock files. A call that may
+	// write to one of them, or to a path through .git, .mcp.json, .vscode,
+	// .idea or .zed, is asked in every mode but allow-all, and no rule or
+	// "always" answer allows it (see the package doc, Protected paths).
+	Protected []string
 }
 
 // LoadRules reads the rules file at path. A missing file means no rules.
@@ -169,6 +178,22 @@ type Request struct {
 	// every call of this kind in the session (edit: "edits in this
 	// session"), not the tool alone.
 	ScopeKind string
+	// Protected, set by the Checker, is the path argument of the call
+	// that names a protected path, and ProtectedWhy says why it is
+	// protected: the question should say so, and that it offers no
+	// "always" (NoAlways is set).
+	Protected    string
+	ProtectedWhy string
+}
+
+// ProtectedNote says, for the question, that the call touches a protected
+// path, why, and why "always" is not offered; "" for a call that does not.
+func (req Request) ProtectedNote() string {
+	if req.Protected == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s is protected: %s. \"Always\" is not offered: an answer allows or rejects this call only, "+
+		"and only allow-all mode runs such calls without asking.", req.Protected, req.ProtectedWhy)
 }
 
 // AlwaysCovers says what an "always" answer to req covers, for the
@@ -202,7 +227,8 @@ type Asker interface {
 type Verdict struct {
 	Decision event.Decision
 	// Source is who decided: rule, mode, session (an earlier "always"
-	// answer) or user.
+	// answer), user, or protected (a call touching a protected path
+	// refused with nobody to ask).
 	Source string
 	// Reason is the model-visible reason of a rejection, "" for the
 	// default "permission denied by user".
@@ -234,6 +260,13 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	// edits" answer cover; outside it, only a rejection of edits applies.
 	edit := req.Kind == KindEdit && !req.Once
 	inside := edit && insideCwd(req.Cwd, req.Args)
+	// A call that may write to a protected path: only allow-all runs it
+	// unasked; rules and "always" answers may reject it, never allow it.
+	// (A plugin's own question about its running call is asked anyway.)
+	if mode != ModeReadOnly && !req.Once && !readKind(req.Kind) {
+		req.Protected, req.ProtectedWhy = c.Policy.protectedTarget(req.Kind, req.Cwd, req.Args)
+	}
+	protected := req.Protected != ""
 	always := req.Always
 	if edit {
 		for _, g := range req.AlwaysKind {
@@ -246,7 +279,7 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	switch {
 	case mode == ModeAllowAll:
 		p.Mode = ModeAllowAll
-	case mode == ModeAcceptEdits && inside:
+	case mode == ModeAcceptEdits && inside && !protected:
 		p.Mode = ModeAllowAll
 	default: // read-only, ask, accept-edits for the rest, plugins' own questions
 		p.Mode = ModeAsk
@@ -254,6 +287,9 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	d := p.decide(req.Tool, req.Args, always)
 	if mode == ModeReadOnly && d.action != Deny && !req.Once && !readKind(req.Kind) {
 		return Verdict{Decision: event.RejectOnce, Source: "mode", Reason: readOnlyReason(req)}, nil
+	}
+	if protected && d.action == Allow && mode != ModeAllowAll {
+		d = decision{action: Ask, source: "protected"}
 	}
 	switch d.action {
 	case Allow:
@@ -271,6 +307,11 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
+	if c.Asker == nil && protected {
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s needs permission and there is no one to ask. "+
+			"%s is protected: %s; no rule or earlier answer allows writing to it, only --yes (or HARNESS_MODE=allow-all) does",
+			req.Tool, req.Protected, req.ProtectedWhy)}, nil
+	}
 	if c.Asker == nil {
 		how := "--yes (or HARNESS_MODE=allow-all)"
 		if inside {
@@ -284,8 +325,9 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
-	req.Scope, req.NoAlways = d.scope, d.noAlways || req.NoAlways || req.Once
+	req.Scope, req.NoAlways = d.scope, d.noAlways || req.NoAlways || req.Once || protected
 	switch {
+	case protected:
 	case inside && d.scope == nil:
 		req.ScopeKind = KindEdit
 	case edit:
