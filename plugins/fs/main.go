@@ -7,11 +7,14 @@
 //     2,000 from offset (1-based, default 1); lines longer than 2,000
 //     bytes are cut with a marker; output capped at 100,000 bytes. A
 //     binary file (a NUL byte in its first 8,000 bytes) is described, not
-//     shown; a directory lists its entries; a missing file names the
-//     nearest existing names. Anything but a regular file or a directory
+//     shown; a directory lists its entries (sorted, at most 500 of the
+//     first 10,000 it looks at, saying what it cut); a missing file names
+//     the nearest existing names. Anything but a regular file or a directory
 //     (a FIFO, /dev/zero, a socket) is refused before it is opened, and
 //     opened with O_NONBLOCK anyway. A huge file is streamed, never
-//     loaded whole.
+//     loaded whole; one read scans at most 256 MiB of it (and says where
+//     it stopped), and its context is checked at every read from the
+//     file, so a cancelled read stops inside an endless line.
 //   - write {file_path, content}: creates the parent folders, writes
 //     atomically (a temporary file in the same folder renamed over the
 //     target, keeping its mode; new files 0644).
@@ -124,10 +127,13 @@ type server struct {
 	files Files
 	ask   Asker
 	reads *readTracker
+	// readScan is how many bytes of a file one read scans at most
+	// (maxReadScan; tests lower it).
+	readScan int64
 }
 
 func newServer(files Files, ask Asker) *server {
-	return &server{files: files, ask: ask, reads: newReadTracker()}
+	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan}
 }
 
 func (s *server) plugin() pluginapi.Plugin {
