@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/plugintest"
 )
 
 // sparseText makes a file that starts with head and is then sparse (NUL
@@ -72,36 +73,49 @@ func TestReadScanCap(t *testing.T) {
 	}
 }
 
-// TestReadCancelInLine: a read inside one line of a huge file stops soon
-// after its context is cancelled, the scan cap aside.
-func TestReadCancelInLine(t *testing.T) {
+// TestCancelInLine: a read or a grep inside one line of a huge file
+// stops soon after its context is cancelled, the scan budgets aside.
+func TestCancelInLine(t *testing.T) {
 	t.Parallel()
 	s, call := direct(t)
 	s.readScan = 1 << 62
+	s.grepBudgets = grepBudgets{line: 1 << 62, file: 1 << 62, call: 1 << 62}
 	p := sparseText(t, filepath.Join(call.Cwd, "endless.txt"), strings.Repeat("b", 9000), 1<<40) // one 1 TiB line
 	tests := []struct {
 		name  string
 		delay time.Duration
+		run   func(ctx context.Context) error
 	}{
-		{"cancelled while scanning", 100 * time.Millisecond},
-		{"cancelled sooner", 10 * time.Millisecond},
+		{"read cancelled while scanning", 100 * time.Millisecond, func(ctx context.Context) error {
+			_, err := s.read(ctx, call, readArgs{FilePath: p})
+			return err
+		}},
+		{"read cancelled sooner", 10 * time.Millisecond, func(ctx context.Context) error {
+			_, err := s.read(ctx, call, readArgs{FilePath: p})
+			return err
+		}},
+		{"grep cancelled while scanning", 100 * time.Millisecond, func(ctx context.Context) error {
+			_, err := s.grep(ctx, call, grepArgs{Pattern: "needle", Path: p, OutputMode: modeCount})
+			return err
+		}},
+		{"grep of the folder cancelled", 100 * time.Millisecond, func(ctx context.Context) error {
+			_, err := s.grep(ctx, call, grepArgs{Pattern: "needle", OutputMode: modeContent})
+			return err
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), tc.delay)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() {
-				_, err := s.read(ctx, call, readArgs{FilePath: p})
-				done <- err
-			}()
+			go func() { done <- tc.run(ctx) }()
 			select {
 			case err := <-done:
 				if err == nil || !strings.Contains(err.Error(), context.DeadlineExceeded.Error()) {
-					t.Errorf("read: err %v, want the context's", err)
+					t.Errorf("err %v, want the context's", err)
 				}
 			case <-time.After(20 * time.Second):
-				t.Fatal("read went on scanning a 1 TiB line 20 s after its context ended")
+				t.Fatal("went on scanning a 1 TiB line 20 s after its context ended")
 			}
 		})
 	}
@@ -147,6 +161,80 @@ func TestReadDirCap(t *testing.T) {
 			}
 			if n := strings.Count(res.Content, "\n"); n > tc.lines {
 				t.Errorf("result has %d lines, want at most %d", n, tc.lines)
+			}
+		})
+	}
+}
+
+// serveWith serves a server that change adjusted (lower budgets).
+func serveWith(t *testing.T, change func(*server)) fixture {
+	t.Helper()
+	ask := &fakeAsker{answer: pluginapi.PermissionResponse{Allowed: true}}
+	s := newServer(diskFiles{}, ask)
+	change(s)
+	return fixture{c: plugintest.Start(t, s.plugin()), cwd: t.TempDir(), ask: ask}
+}
+
+// TestGrepBudgets: grep streams files within budgets (a line's bytes
+// matched, a file's searched, the call's scanned) and says in one line
+// what they cut.
+func TestGrepBudgets(t *testing.T) {
+	t.Parallel()
+	small := serveWith(t, func(s *server) { s.grepBudgets = grepBudgets{line: 64, file: 1000, call: 4096} })
+	long := small.file(t, "one/long.txt", "short needle\n"+strings.Repeat("x", 100)+"needle-late\nneedle3\n")
+	big := small.file(t, "two/big.txt", "needle a\n"+strings.Repeat("y\n", 600)+"needle past the cap\n")
+	ok := small.file(t, "three/ok.txt", "needle3\n")
+	for i := range 10 {
+		small.file(t, fmt.Sprintf("many/f%d.txt", i), "needle\n"+strings.Repeat("z", 792)+"\n")
+	}
+	real := serve(t)
+	huge := filepath.Join(real.cwd, "huge.txt")
+	sparseText(t, huge, "needle one\n"+strings.Repeat("t", 9000), 40<<20)
+	hf, err := os.OpenFile(huge, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf.WriteAt([]byte("\nneedle two\n"), 35<<20)
+	hf.Close()
+
+	tests := []struct {
+		name  string
+		f     fixture
+		args  map[string]any
+		want  []string
+		not   []string
+		files int // files listed, -1 for any
+	}{
+		{name: "a long line is matched on its start, and noted", f: small, args: map[string]any{"pattern": "needle", "path": "one", "output_mode": "count"},
+			want: []string{long + ":2\n", "[results incomplete: 1 line longer than 64 bytes matched on their first 64 bytes only (first: " + long + ":2); narrow the path or glob]\n"}, files: -1},
+		{name: "content of a long line is cut", f: small, args: map[string]any{"pattern": "x+", "path": "one", "output_mode": "content"},
+			want: []string{long + ":2:" + strings.Repeat("x", 64) + " … [47 more bytes]\n", "[results incomplete: 1 line longer"}, files: -1},
+		{name: "a big file is searched in its start, and noted", f: small, args: map[string]any{"pattern": "needle", "path": "two", "output_mode": "count"},
+			want: []string{big + ":1\n", "[results incomplete: 1 file larger than 1000 bytes searched in their first 1000 bytes only (first: " + big + "); narrow the path or glob]\n"}, files: -1},
+		{name: "no match, still noted", f: small, args: map[string]any{"pattern": "past the cap", "path": "two"},
+			want: []string{"No matches", "[results incomplete: 1 file larger than 1000 bytes"}, files: -1},
+		{name: "the call's budget stops the walk", f: small, args: map[string]any{"pattern": "needle", "path": "many"},
+			want: []string{"the search stopped after scanning 4.0 KiB (the most one grep scans), 6 files in; files after those were not searched"}, not: []string{"f7.txt", "f9.txt"}, files: 6},
+		{name: "within budgets: nothing noted", f: small, args: map[string]any{"pattern": "needle3", "path": "three"}, want: []string{ok + "\n"}, not: []string{"incomplete"}, files: 1},
+		{name: "real budgets: a 40 MiB file with a 35 MiB line", f: real, args: map[string]any{"pattern": "needle", "output_mode": "count"},
+			want: []string{huge + ":1\n", "[results incomplete: 1 line longer than 1.0 MiB matched on their first 1.0 MiB only (first: " + huge + ":2); 1 file larger than 32.0 MiB searched in their first 32.0 MiB only (first: " + huge + "); narrow the path or glob]\n"}, files: -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.f.call(t, "grep", tc.args)
+			wantContains(t, tc.name, res, false, tc.want...)
+			for _, s := range tc.not {
+				if strings.Contains(res.Content, s) {
+					t.Errorf("result has %q:\n%s", s, res.Content)
+				}
+			}
+			if n := strings.Count(res.Content, "[results incomplete"); n > 1 {
+				t.Errorf("%d incomplete notes, want one line:\n%s", n, res.Content)
+			}
+			if tc.files >= 0 {
+				if n := strings.Count(res.Content, ".txt\n"); n != tc.files {
+					t.Errorf("%d files listed, want %d:\n%s", n, tc.files, res.Content)
+				}
 			}
 		})
 	}

@@ -26,9 +26,14 @@
 //     context?, head_limit?}: Go RE2 regexps over the tree, skipping
 //     .git, what .gitignore files ignore (nested ones too, and those of
 //     the folders above up to the repository's root) and the
-//     repository's .git/info/exclude, binary files,
-//     files over 32 MiB and symlinks; output capped (head_limit, default
-//     250 entries, and 30,000 bytes) with the count of what was cut.
+//     repository's .git/info/exclude, binary files and symlinks. Files
+//     are streamed, never loaded whole, within budgets: 1 MiB of a line
+//     is matched (the rest skipped), 32 MiB of a file searched, 512 MiB
+//     scanned per call (then the walk stops); a search a budget cut ends
+//     with one "[results incomplete: …]" line saying what. Output capped
+//     (head_limit, default 250 entries, and 30,000 bytes) with the count
+//     of what was cut; content lines past what can be shown are counted,
+//     not kept.
 //   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
 //     only, newest first, .gitignore and .git/info/exclude respected, at
 //     most 100 with the
@@ -130,10 +135,13 @@ type server struct {
 	// readScan is how many bytes of a file one read scans at most
 	// (maxReadScan; tests lower it).
 	readScan int64
+	// grepBudgets bound what one grep reads (defaultGrepBudgets; tests
+	// lower them).
+	grepBudgets grepBudgets
 }
 
 func newServer(files Files, ask Asker) *server {
-	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan}
+	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets}
 }
 
 func (s *server) plugin() pluginapi.Plugin {

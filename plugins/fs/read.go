@@ -42,13 +42,16 @@ type scanReader struct {
 	r       io.Reader
 	budget  int64
 	scanned int64
+	err     error // the last error Read returned
 }
 
 func (s *scanReader) Read(p []byte) (int, error) {
 	if err := s.ctx.Err(); err != nil {
+		s.err = err
 		return 0, err
 	}
 	if s.scanned >= s.budget {
+		s.err = errScanCap
 		return 0, errScanCap
 	}
 	if rest := s.budget - s.scanned; int64(len(p)) > rest {
@@ -56,6 +59,7 @@ func (s *scanReader) Read(p []byte) (int, error) {
 	}
 	n, err := s.r.Read(p)
 	s.scanned += int64(n)
+	s.err = err
 	return n, err
 }
 
