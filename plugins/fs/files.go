@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -146,6 +148,14 @@ func fileKind(m fs.FileMode) string {
 // the disk as the host reads it). A host that offers no text files (minor
 // < 2, or a test host) leaves everything to disk. Binary files and files
 // over maxTrackedSize are read from disk: an editor holds text.
+//
+// So are files that are not UTF-8 (Latin-1, Shift-JIS, a stray byte):
+// the host's text files are UTF-8 strings (the plugin protocol cannot
+// carry other bytes, an editor's fs/read_text_file hands over decoded
+// text and fs/write_text_file takes JSON text, where a stray byte becomes
+// U+FFFD). Such a file is read from disk and written to disk, byte for
+// byte, and so is new contents that are not UTF-8: an edit of a Latin-1
+// file keeps every byte it did not replace.
 type hostFiles struct {
 	disk    Files
 	host    pluginapi.HostServices
@@ -169,11 +179,18 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	if fi, err := h.disk.Stat(ctx, path); err == nil && fi.Size() > maxTrackedSize {
 		return readCloser{br, f}, nil
 	}
+	data, err := io.ReadAll(io.LimitReader(br, maxTrackedSize+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTrackedSize || !utf8.Valid(data) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
 	tf, err := pluginapi.ReadTextFile(ctx, h.host, pluginapi.ReadTextFileRequest{SessionID: h.session, Path: path})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
-		return readCloser{br, f}, nil
+		return io.NopCloser(bytes.NewReader(data)), nil
 	}
-	f.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +201,29 @@ func (h hostFiles) WriteFile(ctx context.Context, path string, data []byte, perm
 	if fi, err := h.disk.Stat(ctx, path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
 	}
+	if !utf8.Valid(data) || h.diskNotUTF8(ctx, path) {
+		return h.disk.WriteFile(ctx, path, data, perm)
+	}
 	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: path, Content: string(data)})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
 		return h.disk.WriteFile(ctx, path, data, perm)
 	}
 	return err
+}
+
+// diskNotUTF8 reports whether the text file at path is, on disk, not
+// UTF-8 (false when it is missing, binary or too large to judge).
+func (h hostFiles) diskNotUTF8(ctx context.Context, path string) bool {
+	f, err := h.disk.Open(ctx, path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
+	if err != nil || len(data) > maxTrackedSize || isBinary(data[:min(len(data), sniffBytes)]) {
+		return false
+	}
+	return !utf8.Valid(data)
 }
 
 // readCloser reads through r and closes c.

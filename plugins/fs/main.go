@@ -60,7 +60,12 @@
 // buffers, write and edit change the buffer, and read before write is
 // judged on the buffer — and the host serves from disk otherwise; an
 // older host leaves everything to diskFiles. Binary files and files over
-// 16 MiB are read from disk. grep and glob search the disk.
+// 16 MiB are read from disk. So are files that are not UTF-8: the host's
+// text is UTF-8 strings (an editor's JSON text turns a stray byte into
+// U+FFFD), so such a file, and new contents that are not UTF-8, are read
+// and written on disk byte for byte — an edit of a Latin-1 file keeps
+// every byte it does not replace; read shows the bad bytes as U+FFFD and
+// says so. grep and glob search the disk.
 //
 // What the editor shows: the tools declare their kinds (read read,
 // write/edit edit, grep/glob search). read, write and edit have a

@@ -106,7 +106,8 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 
 	sr := &scanReader{ctx: ctx, r: f, budget: s.readScan}
 	var r io.Reader = sr
-	total := -1 // lines in the file, when known
+	total := -1      // lines in the file, when known
+	notUTF8 := false // the file (kept in memory) is not UTF-8
 	if fi.Size() <= maxTrackedSize {
 		data, err := io.ReadAll(io.LimitReader(sr, maxTrackedSize+1))
 		if ctx.Err() != nil {
@@ -118,6 +119,7 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		if err == nil && len(data) <= maxTrackedSize {
 			s.reads.record(call.SessionID, t.Real, recordOf(data, fi.ModTime()))
 			total = countLines(data)
+			notUTF8 = !utf8.Valid(data)
 			r = bytes.NewReader(data)
 		} else { // it grew since Stat
 			r = io.MultiReader(bytes.NewReader(data), sr)
@@ -154,6 +156,9 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		fmt.Fprintf(&b, " of %d", total)
 	}
 	b.WriteString(":\n")
+	if notUTF8 {
+		b.WriteString("[the file is not valid UTF-8: its invalid bytes are shown as \uFFFD; edit keeps them as they are (old_string cannot match them)]\n")
+	}
 	b.WriteString(page.text)
 	switch {
 	case scanCapped:

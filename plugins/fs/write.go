@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -183,6 +184,8 @@ func replace(t target, old string, a editArgs) (fileChange, int, error) {
 		n = strings.Count(old, from)
 	}
 	switch {
+	case n == 0 && strings.ContainsRune(a.OldString, utf8.RuneError) && !utf8.ValidString(old):
+		return fileChange{}, 0, fmt.Errorf("old_string was not found in %s: the file is not UTF-8, read shows its other bytes as U+FFFD (\uFFFD), and old_string cannot match them; choose old_string from the text around those bytes (edit keeps them as they are)", t)
 	case n == 0:
 		return fileChange{}, 0, fmt.Errorf("old_string was not found in %s; read the file again and copy the exact text, whitespace and indentation included", t)
 	case n > 1 && !a.ReplaceAll:
@@ -342,6 +345,7 @@ func snippet(text string, regions []lineRange, context, maxRegions int) string {
 			if len(l) > maxLineBytes {
 				l = strings.ToValidUTF8(l[:maxLineBytes], "") + " …"
 			}
+			l = strings.ToValidUTF8(l, "\uFFFD")
 			fmt.Fprintf(&b, "%6d\t%s\n", n, l)
 			shown++
 		}
