@@ -291,6 +291,9 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 	}
 	if ed, ok := r.editors.get(req.SessionID); ok {
 		if read, _ := ed.EditorFiles(); read {
+			if !utf8.ValidString(req.Path) {
+				return pluginapi.TextFile{}, fmt.Errorf("read %q: the path is not UTF-8, and the editor's fs/read_text_file takes a UTF-8 path (it would name another file), so the host does not read it through the editor: read it from disk", req.Path)
+			}
 			if why := diskNotUTF8(req.Path); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("read %s: the file on disk is not UTF-8 (%s); the editor's fs/read_text_file would hand over decoded text, and writing that back could change its other bytes, so the host does not read it through the editor: read its bytes from disk", req.Path, why)
 			}
@@ -322,6 +325,9 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 	}
 	if ed, ok := r.editors.get(req.SessionID); ok {
 		if _, write := ed.EditorFiles(); write {
+			if !utf8.ValidString(req.Path) {
+				return pluginapi.TextFile{}, fmt.Errorf("write %q: the path is not UTF-8, and the editor's fs/write_text_file takes a UTF-8 path (it would name another file), so nothing was written: write it to disk", req.Path)
+			}
 			if why := notUTF8([]byte(req.Content)); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s: the new text is not UTF-8 (%s); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD in place of those bytes, so nothing was written: write the bytes to disk", req.Path, why)
 			}

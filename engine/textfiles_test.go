@@ -137,6 +137,8 @@ func TestTextFilesNotUTF8(t *testing.T) {
 		{name: "editor read of a Latin-1 file", read: true, path: lat, want: "read " + lat + ": the file on disk is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/read_text_file would hand over decoded text"},
 		{name: "editor write of Latin-1 text", write: true, path: utf, content: ptr("caf\xe9 = 2\n"), want: "write " + utf + ": the new text is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD"},
 		{name: "editor write over a Latin-1 file", write: true, path: lat, content: ptr("café = 2\n"), want: "write " + lat + ": the file on disk is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/write_text_file would store its text over it"},
+		{name: "editor read of a path that is not UTF-8", read: true, path: filepath.Join(cwd, "caf\xe9.txt"), want: `read "` + cwd + `/caf\xe9.txt": the path is not UTF-8`},
+		{name: "editor write of a path that is not UTF-8", write: true, path: filepath.Join(cwd, "caf\xe9.txt"), content: ptr("x\n"), want: `write "` + cwd + `/caf\xe9.txt": the path is not UTF-8`},
 		{name: "editor write of a new file", write: true, path: filepath.Join(cwd, "new.txt"), content: ptr("new\n")},
 		{name: "disk write of Latin-1 text keeps its bytes", path: lat, content: ptr(latin1)},
 	}

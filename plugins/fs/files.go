@@ -71,7 +71,7 @@ func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("open %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("open %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
 	}
 	return f, nil
 }
@@ -83,12 +83,12 @@ func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
 func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create folder %s: %w", dir, err)
+		return fmt.Errorf("create folder %s: %w", quoteName(dir), err)
 	}
 	mode := perm
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+			return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
 		}
 		mode = fi.Mode().Perm()
 	}
@@ -104,7 +104,7 @@ func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", quoteName(tmp.Name()), err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("set mode of %s: %w", tmp.Name(), err)
@@ -116,7 +116,7 @@ func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+		return fmt.Errorf("replace %s: %w", quoteName(path), err)
 	}
 	ok = true
 	return nil
@@ -155,7 +155,8 @@ func fileKind(m fs.FileMode) string {
 // text and fs/write_text_file takes JSON text, where a stray byte becomes
 // U+FFFD). Such a file is read from disk and written to disk, byte for
 // byte, and so is new contents that are not UTF-8: an edit of a Latin-1
-// file keeps every byte it did not replace.
+// file keeps every byte it did not replace. A file whose path is not
+// UTF-8 is read and written on disk too: no request could name it.
 type hostFiles struct {
 	disk    Files
 	host    pluginapi.HostServices
@@ -170,6 +171,9 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	f, err := h.disk.Open(ctx, path)
 	if err != nil {
 		return nil, err
+	}
+	if !utf8.ValidString(path) { // the host could not be told which file
+		return f, nil
 	}
 	br := bufio.NewReaderSize(f, sniffBytes)
 	head, _ := br.Peek(sniffBytes)
@@ -199,9 +203,9 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 
 func (h hostFiles) WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error {
 	if fi, err := h.disk.Stat(ctx, path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+		return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
 	}
-	if !utf8.Valid(data) || h.diskNotUTF8(ctx, path) {
+	if !utf8.ValidString(path) || !utf8.Valid(data) || h.diskNotUTF8(ctx, path) {
 		return h.disk.WriteFile(ctx, path, data, perm)
 	}
 	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: path, Content: string(data)})

@@ -292,6 +292,7 @@ func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit
 	}
 	g.searched++
 	h.path = p
+	qp := quoteName(p) // as results name it
 
 	type ctxLine struct {
 		n    int
@@ -308,9 +309,9 @@ func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit
 			h.block = append(h.block, "--")
 		}
 		if o.lineNums {
-			h.block = append(h.block, fmt.Sprintf("%s%s%d%s%s", p, sep, n, sep, text))
+			h.block = append(h.block, fmt.Sprintf("%s%s%d%s%s", qp, sep, n, sep, text))
 		} else {
-			h.block = append(h.block, p+sep+text)
+			h.block = append(h.block, qp+sep+text)
 		}
 		g.kept++
 		lastShown = n
@@ -348,7 +349,7 @@ func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit
 		}
 		if total > g.b.line {
 			if g.long == 0 {
-				g.firstLong = fmt.Sprintf("%s:%d", p, n)
+				g.firstLong = fmt.Sprintf("%s:%d", qp, n)
 			}
 			g.long++
 		}
@@ -391,7 +392,7 @@ func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit
 		g.stopped = true
 	case fi.Size() > g.b.file && !(o.mode == modeFiles && h.count > 0):
 		if g.big == 0 {
-			g.firstBig = p
+			g.firstBig = qp
 		}
 		g.big++
 	}
@@ -425,12 +426,12 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 	case modeFiles:
 		slices.SortStableFunc(hits, func(a, b grepHit) int { return b.modTime.Compare(a.modTime) })
 		for _, h := range hits {
-			entries = append(entries, h.path)
+			entries = append(entries, quoteName(h.path))
 		}
 		what = "files"
 	case modeCount:
 		for _, h := range hits {
-			entries = append(entries, fmt.Sprintf("%s:%d", h.path, h.count))
+			entries = append(entries, fmt.Sprintf("%s:%d", quoteName(h.path), h.count))
 		}
 		what = "files"
 	default:

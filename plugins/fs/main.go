@@ -41,7 +41,14 @@
 //
 // Paths are absolute or relative to the call's cwd; results name absolute
 // paths, and say where a symlink leads (a symlink loop is an error). write
-// and edit act on the resolved file, so a symlink stays a symlink.
+// and edit act on the resolved file, so a symlink stays a symlink. A name
+// that is not UTF-8, holds a newline or any character that does not print,
+// or starts with a double quote is Go-quoted (strconv.Quote) in results —
+// grep's and glob's lines, a folder's listing, messages — so that a line
+// is one name; a path argument that is a whole Go-quoted string is taken
+// unquoted. Whatever a name or a file holds, results and their metadata
+// are valid UTF-8 (validUTF8 checks last; an editor location or diff
+// whose path is not UTF-8 is left out).
 //
 // Read before write: the plugin remembers, per session and resolved path,
 // the sha256 (and size and mtime) of what the session last read or wrote.
@@ -119,7 +126,9 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -154,14 +163,60 @@ func (s *server) plugin() pluginapi.Plugin {
 		Name:    "fs",
 		Version: "1.0.0",
 		Tools: []pluginapi.Tool{
-			pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead),
-			pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite),
-			pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit),
-			pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep),
-			pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead)),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite)),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit)),
+			validUTF8(pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep)),
+			validUTF8(pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob)),
 		},
 		SessionClosed: func(_ context.Context, sessionID string) { s.reads.forget(sessionID) },
 	}
+}
+
+// validUTF8 is the final check on what tool t answers: its result and
+// metadata are valid UTF-8, whatever a file's name or contents hold (the
+// protocol's strings must be, and the model reads text). Results quote
+// names and replace bad bytes of contents themselves; what still is not
+// UTF-8 here has its bad bytes replaced by U+FFFD, and a location or diff
+// whose path is not UTF-8 (which an editor could not open) is dropped.
+func validUTF8(t pluginapi.Tool) pluginapi.Tool {
+	run := t.Run
+	t.Run = func(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
+		res, err := run(ctx, call)
+		if err != nil && !utf8.ValidString(err.Error()) {
+			err = errors.New(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+		}
+		res.Content = strings.ToValidUTF8(res.Content, "\uFFFD")
+		res.Meta = validMeta(res.Meta)
+		return res, err
+	}
+	if preview := t.Preview; preview != nil {
+		t.Preview = func(ctx context.Context, call *pluginapi.Call) pluginapi.Meta {
+			return validMeta(preview(ctx, call))
+		}
+	}
+	return t
+}
+
+func validMeta(m pluginapi.Meta) pluginapi.Meta {
+	m.Title = strings.ToValidUTF8(m.Title, "\uFFFD")
+	var locs []pluginapi.Location
+	for _, l := range m.Locations {
+		if utf8.ValidString(l.Path) {
+			locs = append(locs, l)
+		}
+	}
+	m.Locations = locs
+	var diffs []pluginapi.Diff
+	for _, d := range m.Diffs {
+		if utf8.ValidString(d.Path) {
+			d.OldText = strings.ToValidUTF8(d.OldText, "\uFFFD")
+			d.NewText = strings.ToValidUTF8(d.NewText, "\uFFFD")
+			diffs = append(diffs, d)
+		}
+	}
+	m.Diffs = diffs
+	return m
 }
 
 // filesFor is how call reaches file contents: through the host (the

@@ -23,10 +23,10 @@ const maxMetaDiff = 512 << 10
 func display(call *pluginapi.Call, path string) string {
 	if call.Cwd != "" {
 		if rel, err := filepath.Rel(call.Cwd, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return rel
+			return quoteName(rel)
 		}
 	}
-	return path
+	return quoteName(path)
 }
 
 // changeMeta is what the editor shows of a change: a title, the file (at

@@ -353,7 +353,7 @@ func listDir(ctx context.Context, t target) (pluginapi.Result, error) {
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		n := e.Name()
+		n := quoteName(e.Name())
 		if e.IsDir() {
 			n += "/"
 		}

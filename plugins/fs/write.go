@@ -81,15 +81,15 @@ func (s *server) write(ctx context.Context, call *pluginapi.Call, a writeArgs) (
 	}
 	lines := countLines([]byte(ch.NewText))
 	if ch.Created {
-		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", ch.Path, lines, sizeString(int64(len(ch.NewText)))),
+		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", quoteName(ch.Path), lines, sizeString(int64(len(ch.NewText)))),
 			Meta: changeMeta(call, "Create", ch)}, nil
 	}
 	meta := changeMeta(call, "Write", ch)
 	if ch.OldText == ch.NewText {
-		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", ch.Path, lines), Meta: meta}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", quoteName(ch.Path), lines), Meta: meta}, nil
 	}
 	added, removed := ch.lineCounts()
-	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", ch.Path, lines, added, removed), Meta: meta}, nil
+	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", quoteName(ch.Path), lines, added, removed), Meta: meta}, nil
 }
 
 // writeFile checks and makes the change of a write; its errors are for
@@ -129,7 +129,7 @@ func (s *server) edit(ctx context.Context, call *pluginapi.Call, a editArgs) (pl
 		noun += "s"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Edited %s: %d %s, %s.\n", ch.Path, n, noun, strings.Join(where, ", "))
+	fmt.Fprintf(&b, "Edited %s: %d %s, %s.\n", quoteName(ch.Path), n, noun, strings.Join(where, ", "))
 	b.WriteString(snippet(ch.NewText, ch.Regions, 3, 3))
 	return pluginapi.Result{Content: b.String(), Meta: changeMeta(call, "Edit", ch)}, nil
 }
@@ -256,7 +256,7 @@ func (s *server) loadBytes(ctx context.Context, files Files, t target, op string
 // session, so that it may go on editing without reading again.
 func (s *server) commit(ctx context.Context, files Files, session string, ch fileChange) error {
 	if err := files.WriteFile(ctx, ch.Path, []byte(ch.NewText), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", ch.Path, unwrapPathError(err))
+		return fmt.Errorf("write %s: %w", quoteName(ch.Path), unwrapPathError(err))
 	}
 	mod := time.Now()
 	if fi, err := files.Stat(ctx, ch.Path); err == nil {
