@@ -239,3 +239,50 @@ func TestGrepBudgets(t *testing.T) {
 		})
 	}
 }
+
+// TestResultCap: write and edit refuse, in one line and before building
+// it, new contents over 16 MiB, and change nothing.
+func TestResultCap(t *testing.T) {
+	t.Parallel()
+	f := serve(t)
+	small := f.file(t, "small.txt", strings.Repeat("a\n", 1<<20)) // 2 MiB, 1 Mi lines
+	exact := f.file(t, "exact.txt", strings.Repeat("b", maxTrackedSize-1)+"\n")
+	for _, p := range []string{small, exact} {
+		wantContains(t, "read", f.call(t, "read", map[string]any{"file_path": p, "limit": 1}), false)
+	}
+	tests := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		isError bool
+		want    string
+		file    string // the file, unchanged when isError
+	}{
+		{name: "write over the cap", tool: "write", args: map[string]any{"file_path": "big.txt", "content": strings.Repeat("x", maxTrackedSize+1)}, isError: true,
+			want: "write big.txt: the new contents would be 16.0 MiB (16777217 bytes), over the 16.0 MiB limit of write and edit; nothing was changed"},
+		{name: "write at the cap", tool: "write", args: map[string]any{"file_path": "cap.txt", "content": strings.Repeat("x", maxTrackedSize)}, want: "Created"},
+		{name: "replace_all multiplying a file", tool: "edit", args: map[string]any{"file_path": small, "old_string": "a", "new_string": strings.Repeat("a", 20), "replace_all": true}, isError: true,
+			want: "edit " + small + ": the new contents would be 21.0 MiB (22020096 bytes), over the 16.0 MiB limit of write and edit; nothing was changed", file: small},
+		{name: "one replacement past the cap", tool: "edit", args: map[string]any{"file_path": exact, "old_string": "b\n", "new_string": "bc\n"}, isError: true,
+			want: "(16777217 bytes), over the 16.0 MiB limit", file: exact},
+		{name: "a replace_all that shrinks", tool: "edit", args: map[string]any{"file_path": small, "old_string": "a\n", "new_string": "\n", "replace_all": true}, want: "1048576 replacements"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before []byte
+			if tc.file != "" {
+				before, _ = os.ReadFile(tc.file)
+			}
+			res := f.call(t, tc.tool, tc.args)
+			wantContains(t, tc.name, res, tc.isError, tc.want)
+			if tc.isError && strings.Contains(strings.TrimSuffix(res.Content, "\n"), "\n") {
+				t.Errorf("the refusal is more than one line: %.300q", res.Content)
+			}
+			if tc.file != "" {
+				if after, _ := os.ReadFile(tc.file); string(after) != string(before) {
+					t.Errorf("%s changed: %d bytes, was %d", tc.file, len(after), len(before))
+				}
+			}
+		})
+	}
+}

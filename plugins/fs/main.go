@@ -58,7 +58,9 @@
 // changed it. A new file needs no read. The memory is the plugin
 // process's only (SessionClosed drops a session's), so after a restart of
 // the plugin the model reads again. Files over 16 MiB can be read but not
-// written or edited.
+// written or edited, and write and edit refuse, in one line, new contents
+// over 16 MiB (an edit's size is worked out before it is built, so a
+// replace_all cannot multiply a file in memory).
 //
 // File contents go through the Files interface (files.go): per call,
 // hostFiles reads and writes text through the host's ReadTextFile and

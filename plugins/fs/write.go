@@ -95,6 +95,10 @@ func (s *server) write(ctx context.Context, call *pluginapi.Call, a writeArgs) (
 // writeFile checks and makes the change of a write; its errors are for
 // the model.
 func (s *server) writeFile(ctx context.Context, call *pluginapi.Call, a writeArgs) (fileChange, error) {
+	// Refused before anything else, the user asked about an outside path.
+	if err := tooLarge("write", quoteName(a.FilePath), int64(len(a.Content))); err != nil {
+		return fileChange{}, err
+	}
 	t, err := s.resolve(ctx, call, "write", a.FilePath)
 	if err != nil {
 		return fileChange{}, err
@@ -195,9 +199,24 @@ func replace(t target, old string, a editArgs) (fileChange, int, error) {
 	if !a.ReplaceAll {
 		n = 1
 	}
+	// The size of the result, before building it: a replace_all of a
+	// short string by a long one can multiply a file.
+	if err := tooLarge("edit", t.String(), int64(len(old))+int64(n)*(int64(len(to))-int64(len(from)))); err != nil {
+		return fileChange{}, 0, err
+	}
 	ch := fileChange{Path: t.Real, OldText: old, NewText: strings.Replace(old, from, to, n)}
 	ch.Regions = replacedRegions(old, from, to, n)
 	return ch, n, nil
+}
+
+// tooLarge refuses, in one line, new contents of size bytes for the file
+// named name that write or edit (op) could not handle after: over
+// maxTrackedSize, which read reads whole and write and edit change.
+func tooLarge(op, name string, size int64) error {
+	if size <= maxTrackedSize {
+		return nil
+	}
+	return fmt.Errorf("%s %s: the new contents would be %s (%d bytes), over the %s limit of write and edit; nothing was changed: make a file that large with a command", op, name, sizeString(size), size, sizeString(maxTrackedSize))
 }
 
 // current returns the contents of the file t before a write or an edit
