@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
@@ -290,6 +291,12 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 	}
 	if ed, ok := r.editors.get(req.SessionID); ok {
 		if read, _ := ed.EditorFiles(); read {
+			if !utf8.ValidString(req.Path) {
+				return pluginapi.TextFile{}, fmt.Errorf("read %q: the path is not UTF-8, and the editor's fs/read_text_file takes a UTF-8 path (it would name another file), so the host does not read it through the editor: read it from disk", req.Path)
+			}
+			if why := diskNotUTF8(req.Path); why != "" {
+				return pluginapi.TextFile{}, fmt.Errorf("read %s: the file on disk is not UTF-8 (%s); the editor's fs/read_text_file would hand over decoded text, and writing that back could change its other bytes, so the host does not read it through the editor: read its bytes from disk", req.Path, why)
+			}
 			text, err := ed.ReadEditorFile(ctx, req.Path)
 			if err != nil {
 				return pluginapi.TextFile{}, fmt.Errorf("read %s through the editor: %w", req.Path, err)
@@ -300,6 +307,9 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 	data, err := readRegular(req.Path)
 	if err != nil {
 		return pluginapi.TextFile{}, err
+	}
+	if why := notUTF8(data); why != "" {
+		return pluginapi.TextFile{}, fmt.Errorf("read %s: the file is not UTF-8 (%s); the host's text files are UTF-8 strings, which cannot carry its bytes: read its bytes from disk", req.Path, why)
 	}
 	return pluginapi.TextFile{Content: string(data), Source: pluginapi.SourceDisk}, nil
 }
@@ -315,6 +325,15 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 	}
 	if ed, ok := r.editors.get(req.SessionID); ok {
 		if _, write := ed.EditorFiles(); write {
+			if !utf8.ValidString(req.Path) {
+				return pluginapi.TextFile{}, fmt.Errorf("write %q: the path is not UTF-8, and the editor's fs/write_text_file takes a UTF-8 path (it would name another file), so nothing was written: write it to disk", req.Path)
+			}
+			if why := notUTF8([]byte(req.Content)); why != "" {
+				return pluginapi.TextFile{}, fmt.Errorf("write %s: the new text is not UTF-8 (%s); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD in place of those bytes, so nothing was written: write the bytes to disk", req.Path, why)
+			}
+			if why := diskNotUTF8(req.Path); why != "" {
+				return pluginapi.TextFile{}, fmt.Errorf("write %s: the file on disk is not UTF-8 (%s); the editor's fs/write_text_file would store its text over it and could change the bytes not meant to change, so nothing was written: write the bytes to disk", req.Path, why)
+			}
 			if err := ed.WriteEditorFile(ctx, req.Path, req.Content); err != nil {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s through the editor: %w", req.Path, err)
 			}
@@ -325,6 +344,33 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 		return pluginapi.TextFile{}, err
 	}
 	return pluginapi.TextFile{Source: pluginapi.SourceDisk}, nil
+}
+
+// notUTF8 says where data stops being UTF-8 ("byte 0xE9 at offset 3"),
+// or "" when it is UTF-8.
+func notUTF8(data []byte) string {
+	if utf8.Valid(data) {
+		return ""
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Sprintf("byte 0x%02X at offset %d", data[i], i)
+		}
+		i += n
+	}
+	return "invalid UTF-8"
+}
+
+// diskNotUTF8 says where the file at path, on disk, stops being UTF-8, or
+// "" when it is UTF-8, missing, or not a regular file of at most
+// maxTextFile bytes.
+func diskNotUTF8(path string) string {
+	data, err := readRegular(path)
+	if err != nil {
+		return ""
+	}
+	return notUTF8(data)
 }
 
 // readRegular reads a regular file of at most maxTextFile bytes; it never

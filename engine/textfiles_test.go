@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/harness-dev/harness/pluginapi"
@@ -98,3 +99,72 @@ func TestTextFiles(t *testing.T) {
 		t.Errorf("after the turn, read = %+v", tf)
 	}
 }
+
+// TestTextFilesNotUTF8: where the host's text files would corrupt a file
+// that is not UTF-8 (the plugin protocol carries UTF-8 strings only, the
+// editor's fs/write_text_file JSON text), they refuse in one line saying
+// so, and the file keeps its bytes.
+func TestTextFilesNotUTF8(t *testing.T) {
+	t.Parallel()
+	r, err := New(Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	s, err := r.CreateSession(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.CloseSession(s) })
+	latin1 := "caf\xe9 = 1\n"
+	utf := filepath.Join(cwd, "utf8.txt")
+	lat := filepath.Join(cwd, "latin1.txt")
+	os.WriteFile(utf, []byte("café = 1\n"), 0o644)
+	os.WriteFile(lat, []byte(latin1), 0o644)
+	ed := &fakeEditor{buffers: map[string]string{utf: "café = 1\n", lat: "caf\uFFFD = 1\n"}}
+	r.editors.set(s.ID(), ed)
+
+	tests := []struct {
+		name        string
+		read, write bool   // what the editor offers
+		path        string // the file
+		content     *string
+		want        string // in the error; "" for none
+	}{
+		{name: "disk read of a UTF-8 file", path: utf},
+		{name: "disk read of a Latin-1 file", path: lat, want: "read " + lat + ": the file is not UTF-8 (byte 0xE9 at offset 3); the host's text files are UTF-8 strings"},
+		{name: "editor read of a UTF-8 file", read: true, path: utf},
+		{name: "editor read of a Latin-1 file", read: true, path: lat, want: "read " + lat + ": the file on disk is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/read_text_file would hand over decoded text"},
+		{name: "editor write of Latin-1 text", write: true, path: utf, content: ptr("caf\xe9 = 2\n"), want: "write " + utf + ": the new text is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD"},
+		{name: "editor write over a Latin-1 file", write: true, path: lat, content: ptr("café = 2\n"), want: "write " + lat + ": the file on disk is not UTF-8 (byte 0xE9 at offset 3); the editor's fs/write_text_file would store its text over it"},
+		{name: "editor read of a path that is not UTF-8", read: true, path: filepath.Join(cwd, "caf\xe9.txt"), want: `read "` + cwd + `/caf\xe9.txt": the path is not UTF-8`},
+		{name: "editor write of a path that is not UTF-8", write: true, path: filepath.Join(cwd, "caf\xe9.txt"), content: ptr("x\n"), want: `write "` + cwd + `/caf\xe9.txt": the path is not UTF-8`},
+		{name: "editor write of a new file", write: true, path: filepath.Join(cwd, "new.txt"), content: ptr("new\n")},
+		{name: "disk write of Latin-1 text keeps its bytes", path: lat, content: ptr(latin1)},
+	}
+	for _, tc := range tests {
+		// Not parallel: the cases share the session's editor.
+		t.Run(tc.name, func(t *testing.T) {
+			ed.read, ed.write = tc.read, tc.write
+			var err error
+			if tc.content == nil {
+				_, err = r.ReadTextFile(t.Context(), pluginapi.ReadTextFileRequest{SessionID: s.ID(), Path: tc.path})
+			} else {
+				_, err = r.WriteTextFile(t.Context(), pluginapi.WriteTextFileRequest{SessionID: s.ID(), Path: tc.path, Content: *tc.content})
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("err %v, want none", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err %v, want %q", err, tc.want)
+			case err != nil && strings.Contains(err.Error(), "\n"):
+				t.Errorf("the refusal is more than one line: %q", err)
+			}
+			if b, _ := os.ReadFile(lat); string(b) != latin1 {
+				t.Errorf("the Latin-1 file is now %q", b)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

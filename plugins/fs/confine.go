@@ -74,7 +74,7 @@ func (p project) where() string {
 	if p.cwd == "" {
 		return "outside the project (the session has no working directory)"
 	}
-	return "outside the project " + p.cwd
+	return "outside the project " + quoteName(p.cwd)
 }
 
 // resolve makes the path p of a call absolute and resolves its symlinks,
@@ -104,6 +104,7 @@ func (s *server) resolve(ctx context.Context, call *pluginapi.Call, verb, p stri
 
 // lexical is p made absolute against cwd and cleaned, when it can be.
 func lexical(cwd, p string) (string, bool) {
+	p = unquoteArg(p)
 	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
 		return "", false
 	}
@@ -119,9 +120,9 @@ func lexical(cwd, p string) (string, bool) {
 // allow asks the user whether the call may act (verb) on t, outside the
 // project.
 func (s *server) allow(ctx context.Context, call *pluginapi.Call, proj project, verb string, t target) error {
-	title := fmt.Sprintf("%s %s, %s", verb, t.Real, proj.where())
+	title := fmt.Sprintf("%s %s, %s", verb, quoteName(t.Real), proj.where())
 	if t.Path != t.Real {
-		title = fmt.Sprintf("%s %s (through the symlink %s), %s", verb, t.Real, t.Path, proj.where())
+		title = fmt.Sprintf("%s %s (through the symlink %s), %s", verb, quoteName(t.Real), quoteName(t.Path), proj.where())
 	}
 	res, err := s.ask.Ask(ctx, call, title)
 	if err != nil {
@@ -132,12 +133,12 @@ func (s *server) allow(ctx context.Context, call *pluginapi.Call, proj project, 
 		if errors.Is(err, pluginapi.ErrUnimplemented) {
 			why = "this host cannot ask the user"
 		}
-		return fmt.Errorf("permission denied: %s is %s and the user could not be asked (%s); work inside the project or ask the user to allow it", t.Real, proj.where(), why)
+		return fmt.Errorf("permission denied: %s is %s and the user could not be asked (%s); work inside the project or ask the user to allow it", quoteName(t.Real), proj.where(), why)
 	}
 	if res.Allowed {
 		return nil
 	}
-	msg := fmt.Sprintf("permission denied: %s is %s; ask the user", t.Real, proj.where())
+	msg := fmt.Sprintf("permission denied: %s is %s; ask the user", quoteName(t.Real), proj.where())
 	if why := strings.TrimPrefix(strings.TrimSpace(res.Reason), "permission denied: "); why != "" {
 		msg += " (" + oneLine(why) + ")"
 	}

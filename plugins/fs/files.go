@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -69,7 +71,7 @@ func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("open %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("open %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
 	}
 	return f, nil
 }
@@ -81,12 +83,12 @@ func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
 func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create folder %s: %w", dir, err)
+		return fmt.Errorf("create folder %s: %w", quoteName(dir), err)
 	}
 	mode := perm
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+			return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
 		}
 		mode = fi.Mode().Perm()
 	}
@@ -102,7 +104,7 @@ func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", quoteName(tmp.Name()), err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("set mode of %s: %w", tmp.Name(), err)
@@ -114,7 +116,7 @@ func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+		return fmt.Errorf("replace %s: %w", quoteName(path), err)
 	}
 	ok = true
 	return nil
@@ -146,6 +148,15 @@ func fileKind(m fs.FileMode) string {
 // the disk as the host reads it). A host that offers no text files (minor
 // < 2, or a test host) leaves everything to disk. Binary files and files
 // over maxTrackedSize are read from disk: an editor holds text.
+//
+// So are files that are not UTF-8 (Latin-1, Shift-JIS, a stray byte):
+// the host's text files are UTF-8 strings (the plugin protocol cannot
+// carry other bytes, an editor's fs/read_text_file hands over decoded
+// text and fs/write_text_file takes JSON text, where a stray byte becomes
+// U+FFFD). Such a file is read from disk and written to disk, byte for
+// byte, and so is new contents that are not UTF-8: an edit of a Latin-1
+// file keeps every byte it did not replace. A file whose path is not
+// UTF-8 is read and written on disk too: no request could name it.
 type hostFiles struct {
 	disk    Files
 	host    pluginapi.HostServices
@@ -161,6 +172,9 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	if err != nil {
 		return nil, err
 	}
+	if !utf8.ValidString(path) { // the host could not be told which file
+		return f, nil
+	}
 	br := bufio.NewReaderSize(f, sniffBytes)
 	head, _ := br.Peek(sniffBytes)
 	if isBinary(head) {
@@ -169,11 +183,18 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	if fi, err := h.disk.Stat(ctx, path); err == nil && fi.Size() > maxTrackedSize {
 		return readCloser{br, f}, nil
 	}
+	data, err := io.ReadAll(io.LimitReader(br, maxTrackedSize+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTrackedSize || !utf8.Valid(data) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
 	tf, err := pluginapi.ReadTextFile(ctx, h.host, pluginapi.ReadTextFileRequest{SessionID: h.session, Path: path})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
-		return readCloser{br, f}, nil
+		return io.NopCloser(bytes.NewReader(data)), nil
 	}
-	f.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +203,31 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 
 func (h hostFiles) WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error {
 	if fi, err := h.disk.Stat(ctx, path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("write %s: %w (%s)", path, errNotRegular, fileKind(fi.Mode()))
+		return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
+	}
+	if !utf8.ValidString(path) || !utf8.Valid(data) || h.diskNotUTF8(ctx, path) {
+		return h.disk.WriteFile(ctx, path, data, perm)
 	}
 	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: path, Content: string(data)})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
 		return h.disk.WriteFile(ctx, path, data, perm)
 	}
 	return err
+}
+
+// diskNotUTF8 reports whether the text file at path is, on disk, not
+// UTF-8 (false when it is missing, binary or too large to judge).
+func (h hostFiles) diskNotUTF8(ctx context.Context, path string) bool {
+	f, err := h.disk.Open(ctx, path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
+	if err != nil || len(data) > maxTrackedSize || isBinary(data[:min(len(data), sniffBytes)]) {
+		return false
+	}
+	return !utf8.Valid(data)
 }
 
 // readCloser reads through r and closes c.

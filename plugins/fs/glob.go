@@ -97,7 +97,7 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 			fmt.Fprintf(&b, "[… %d more files cut; narrow the pattern or path]\n", len(found)-i)
 			break
 		}
-		b.WriteString(m.path + "\n")
+		b.WriteString(quoteName(m.path) + "\n")
 	}
 	return pluginapi.Result{Content: b.String(), Meta: meta}, nil
 }

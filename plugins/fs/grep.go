@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,11 +22,13 @@ import (
 )
 
 const (
-	defaultHeadLimit = 250      // entries grep shows by default
-	maxGrepOutput    = 30_000   // bytes of a grep result
-	maxGrepFileSize  = 32 << 20 // larger files are not searched
-	maxGrepLine      = 500      // bytes of a line grep shows
-	maxContext       = 50       // lines of context at most
+	defaultHeadLimit = 250       // entries grep shows by default
+	maxGrepOutput    = 30_000    // bytes of a grep result
+	maxGrepLineScan  = 1 << 20   // bytes of a line grep matches; the rest is skipped, and noted
+	maxGrepFileScan  = 32 << 20  // bytes of a file grep searches; the rest is skipped, and noted
+	maxGrepScan      = 512 << 20 // bytes one grep scans; then it stops, and says so
+	maxGrepLine      = 500       // bytes of a line grep shows
+	maxContext       = 50        // lines of context at most
 )
 
 // Output modes of grep.
@@ -122,7 +126,58 @@ type grepHit struct {
 	modTime time.Time
 	count   int      // matching lines
 	first   int      // the first matching line, 1-based
-	block   []string // content mode: the output lines
+	block   []string // content mode: the output lines kept
+	dropped int      // content mode: output lines past what can be shown, counted only
+}
+
+// grepBudgets bound what one grep reads: bytes of a line matched, of a
+// file searched, of the whole call scanned.
+type grepBudgets struct {
+	line, file, call int64
+}
+
+var defaultGrepBudgets = grepBudgets{line: maxGrepLineScan, file: maxGrepFileScan, call: maxGrepScan}
+
+// grepScan is one grep's reading: what is left of its budget and what the
+// budgets cut, for the one line that says the results are incomplete.
+type grepScan struct {
+	b         grepBudgets
+	left      int64  // bytes the call may still scan
+	kept      int    // content lines kept in all hits
+	searched  int    // files searched
+	long      int    // lines longer than b.line, matched on their start only
+	firstLong string // the first of them, "path:line"
+	big       int    // files larger than b.file, searched in their start only
+	firstBig  string
+	stopped   bool // the call's budget ran out
+}
+
+// incomplete is the line saying what the budgets cut, or "".
+func (g *grepScan) incomplete() string {
+	var parts []string
+	if g.long > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s longer than %s matched on their first %s only (first: %s)",
+			g.long, plural(g.long, "line", "lines"), sizeString(g.b.line), sizeString(g.b.line), g.firstLong))
+	}
+	if g.big > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s larger than %s searched in their first %s only (first: %s)",
+			g.big, plural(g.big, "file", "files"), sizeString(g.b.file), sizeString(g.b.file), g.firstBig))
+	}
+	if g.stopped {
+		parts = append(parts, fmt.Sprintf("the search stopped after scanning %s (the most one grep scans), %d files in; files after those were not searched",
+			sizeString(g.b.call), g.searched))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[results incomplete: " + strings.Join(parts, "; ") + "; narrow the path or glob]\n"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pluginapi.Result, error) {
@@ -146,30 +201,37 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 		return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
 	}
 	var hits []grepHit
-	searched := 0
-	search := func(p string) {
-		data := readSearchable(p, maxGrepFileSize)
-		if data == nil {
-			return
+	g := &grepScan{b: s.grepBudgets, left: s.grepBudgets.call}
+	search := func(p string) error {
+		h, ok, err := grepFile(ctx, p, o, g)
+		if err != nil {
+			return err
 		}
-		searched++
-		if h, ok := grepFile(p, data, o); ok {
+		if ok {
 			if fi, err := os.Stat(p); err == nil {
 				h.modTime = fi.ModTime()
 			}
 			hits = append(hits, h)
 		}
+		if g.stopped {
+			return fs.SkipAll
+		}
+		return nil
 	}
 	if fi.Mode().IsRegular() {
-		search(t.Real)
+		if err := search(t.Real); err != nil && err != fs.SkipAll {
+			return pluginapi.Result{}, err
+		}
 	} else if fi.IsDir() {
 		err := newTree(t.Real).walk(ctx, func(p, rel string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() || (o.glob != "" && !globMatch(o.glob, rel)) {
 				return nil
 			}
-			search(p)
-			return nil
+			return search(p)
 		})
+		if ctx.Err() != nil {
+			return pluginapi.Result{}, ctx.Err()
+		}
 		if err != nil {
 			return pluginapi.ErrorResult("search %s: %v", t, err), nil
 		}
@@ -178,7 +240,7 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	}
 	meta := pluginapi.Meta{Title: fmt.Sprintf("Search %s in %s", quoted(a.Pattern), display(call, t.Path))}
 	if len(hits) == 0 {
-		return pluginapi.Result{Content: fmt.Sprintf("No matches for %s in %s (%d files searched).", quoted(a.Pattern), t, searched), Meta: meta}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("No matches for %s in %s (%d files searched).\n", quoted(a.Pattern), t, g.searched) + g.incomplete(), Meta: meta}, nil
 	}
 	for i, h := range hits {
 		if i == maxMetaLocations {
@@ -186,7 +248,7 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 		}
 		meta.Locations = append(meta.Locations, pluginapi.Location{Path: h.path, Line: h.first})
 	}
-	return pluginapi.Result{Content: formatGrep(hits, o), Meta: meta}, nil
+	return pluginapi.Result{Content: formatGrep(hits, o) + g.incomplete(), Meta: meta}, nil
 }
 
 // globMatch matches a file's path below the search root against a glob:
@@ -199,56 +261,156 @@ func globMatch(glob, rel string) bool {
 	return ok
 }
 
-// grepFile searches one file's lines; content mode also formats them,
-// with context, as grep does: "path:N:line" for a match, "path-N-line"
-// for context, "--" between groups.
-func grepFile(p string, data []byte, o grepOpts) (grepHit, bool) {
-	lines := splitLines(data)
-	h := grepHit{path: p}
-	var matched []int
-	for i, l := range lines {
-		if o.re.Match(l) {
-			matched = append(matched, i)
+// grepFile searches one file's lines as it streams them, within g's
+// budgets; content mode also formats them, with context, as grep does:
+// "path:N:line" for a match, "path-N-line" for context, "--" between
+// groups. A file that is not regular, or binary, is skipped (ok false, no
+// error); the error is the context's.
+func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit, ok bool, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return h, false, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return h, false, nil
+	}
+	if g.left <= 0 {
+		g.stopped = true
+		return h, false, nil
+	}
+	sr := &scanReader{ctx: ctx, r: io.LimitReader(f, g.b.file), budget: g.left}
+	defer func() { g.left -= sr.scanned }()
+	br := bufio.NewReaderSize(sr, 64<<10)
+	head, _ := br.Peek(sniffBytes)
+	if ctx.Err() != nil {
+		return h, false, ctx.Err()
+	}
+	if isBinary(head) {
+		return h, false, nil
+	}
+	g.searched++
+	h.path = p
+	qp := quoteName(p) // as results name it
+
+	type ctxLine struct {
+		n    int
+		text string
+	}
+	var before []ctxLine // the last o.before lines not shown, for context
+	afterLeft, lastShown := 0, 0
+	show := func(n int, sep, text string) {
+		if g.kept > o.limit { // past what can be shown: counted only
+			h.dropped++
+			return
 		}
-	}
-	h.count = len(matched)
-	if h.count == 0 {
-		return h, false
-	}
-	h.first = matched[0] + 1
-	if o.mode != modeContent {
-		return h, true
-	}
-	isMatch := make(map[int]bool, len(matched))
-	for _, i := range matched {
-		isMatch[i] = true
-	}
-	last := -2 // the last line index written
-	for _, i := range matched {
-		from, to := max(0, i-o.before), min(len(lines)-1, i+o.after)
-		from = max(from, last+1)
-		if last >= 0 && from > last+1 {
+		if lastShown > 0 && n > lastShown+1 {
 			h.block = append(h.block, "--")
 		}
-		for j := from; j <= to; j++ {
-			sep := "-"
-			if isMatch[j] {
-				sep = ":"
+		if o.lineNums {
+			h.block = append(h.block, fmt.Sprintf("%s%s%d%s%s", qp, sep, n, sep, text))
+		} else {
+			h.block = append(h.block, qp+sep+text)
+		}
+		g.kept++
+		lastShown = n
+	}
+	content := o.mode == modeContent
+	line := make([]byte, 0, 4096)
+	for n := 1; ; n++ {
+		line = line[:0]
+		var total int64 // the line's length, ending included
+		var end error
+		for {
+			chunk, err := br.ReadSlice('\n')
+			total += int64(len(chunk))
+			if keep := min(int64(len(chunk)), g.b.line+2-int64(len(line))); keep > 0 {
+				line = append(line, chunk[:keep]...)
 			}
-			l := string(lines[j])
-			if len(l) > maxGrepLine {
-				l = strings.ToValidUTF8(l[:maxGrepLine], "") + fmt.Sprintf(" … [%d more bytes]", len(l)-maxGrepLine)
+			if err == bufio.ErrBufferFull {
+				continue
 			}
-			l = strings.ToValidUTF8(l, "\uFFFD")
-			if o.lineNums {
-				h.block = append(h.block, fmt.Sprintf("%s%s%d%s%s", p, sep, j+1, sep, l))
-			} else {
-				h.block = append(h.block, p+sep+l)
+			end = err
+			break
+		}
+		if total == 0 {
+			break
+		}
+		if end == nil { // the line ends with "\n"
+			total--
+			line = line[:min(int64(len(line)), total)]
+			if len(line) > 0 && int64(len(line)) == total && line[len(line)-1] == '\r' {
+				line, total = line[:len(line)-1], total-1
 			}
 		}
-		last = max(last, to)
+		if int64(len(line)) > g.b.line {
+			line = line[:g.b.line]
+		}
+		if total > g.b.line {
+			if g.long == 0 {
+				g.firstLong = fmt.Sprintf("%s:%d", qp, n)
+			}
+			g.long++
+		}
+		if o.re.Match(line) {
+			h.count++
+			if h.first == 0 {
+				h.first = n
+			}
+			if !content && o.mode == modeFiles {
+				break // one match is all files_with_matches needs
+			}
+			if content {
+				for _, c := range before {
+					show(c.n, "-", c.text)
+				}
+				before = before[:0]
+				show(n, ":", grepLine(line, total))
+				afterLeft = o.after
+			}
+		} else if content {
+			switch {
+			case afterLeft > 0:
+				show(n, "-", grepLine(line, total))
+				afterLeft--
+			case o.before > 0:
+				if len(before) == o.before {
+					before = append(before[:0], before[1:]...)
+				}
+				before = append(before, ctxLine{n, grepLine(line, total)})
+			}
+		}
+		if end != nil {
+			break
+		}
 	}
-	return h, true
+	switch {
+	case ctx.Err() != nil:
+		return h, false, ctx.Err()
+	case errors.Is(sr.err, errScanCap):
+		g.stopped = true
+	case fi.Size() > g.b.file && !(o.mode == modeFiles && h.count > 0):
+		if g.big == 0 {
+			g.firstBig = qp
+		}
+		g.big++
+	}
+	return h, h.count > 0, nil
+}
+
+// grepLine is a line as grep shows it: at most maxGrepLine bytes, cut on
+// a UTF-8 boundary with the count of what was cut, invalid UTF-8 replaced.
+func grepLine(line []byte, total int64) string {
+	l := line
+	if len(l) > maxGrepLine {
+		l = l[:maxGrepLine]
+	}
+	s := strings.ToValidUTF8(string(l), "\uFFFD")
+	if total > int64(len(l)) {
+		s = strings.ToValidUTF8(string(l), "") + fmt.Sprintf(" … [%d more bytes]", total-int64(len(l)))
+	}
+	return s
 }
 
 // formatGrep writes the hits in the output mode, at most o.limit entries
@@ -264,12 +426,12 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 	case modeFiles:
 		slices.SortStableFunc(hits, func(a, b grepHit) int { return b.modTime.Compare(a.modTime) })
 		for _, h := range hits {
-			entries = append(entries, h.path)
+			entries = append(entries, quoteName(h.path))
 		}
 		what = "files"
 	case modeCount:
 		for _, h := range hits {
-			entries = append(entries, fmt.Sprintf("%s:%d", h.path, h.count))
+			entries = append(entries, fmt.Sprintf("%s:%d", quoteName(h.path), h.count))
 		}
 		what = "files"
 	default:
@@ -305,6 +467,11 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 	for _, e := range entries {
 		if e != "--" {
 			cut++
+		}
+	}
+	if o.mode == modeContent {
+		for _, h := range hits {
+			cut += h.dropped
 		}
 	}
 	if cut > 0 {

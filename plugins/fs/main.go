@@ -7,11 +7,14 @@
 //     2,000 from offset (1-based, default 1); lines longer than 2,000
 //     bytes are cut with a marker; output capped at 100,000 bytes. A
 //     binary file (a NUL byte in its first 8,000 bytes) is described, not
-//     shown; a directory lists its entries; a missing file names the
-//     nearest existing names. Anything but a regular file or a directory
+//     shown; a directory lists its entries (sorted, at most 500 of the
+//     first 10,000 it looks at, saying what it cut); a missing file names
+//     the nearest existing names. Anything but a regular file or a directory
 //     (a FIFO, /dev/zero, a socket) is refused before it is opened, and
 //     opened with O_NONBLOCK anyway. A huge file is streamed, never
-//     loaded whole.
+//     loaded whole; one read scans at most 256 MiB of it (and says where
+//     it stopped), and its context is checked at every read from the
+//     file, so a cancelled read stops inside an endless line.
 //   - write {file_path, content}: creates the parent folders, writes
 //     atomically (a temporary file in the same folder renamed over the
 //     target, keeping its mode; new files 0644).
@@ -23,9 +26,14 @@
 //     context?, head_limit?}: Go RE2 regexps over the tree, skipping
 //     .git, what .gitignore files ignore (nested ones too, and those of
 //     the folders above up to the repository's root) and the
-//     repository's .git/info/exclude, binary files,
-//     files over 32 MiB and symlinks; output capped (head_limit, default
-//     250 entries, and 30,000 bytes) with the count of what was cut.
+//     repository's .git/info/exclude, binary files and symlinks. Files
+//     are streamed, never loaded whole, within budgets: 1 MiB of a line
+//     is matched (the rest skipped), 32 MiB of a file searched, 512 MiB
+//     scanned per call (then the walk stops); a search a budget cut ends
+//     with one "[results incomplete: …]" line saying what. Output capped
+//     (head_limit, default 250 entries, and 30,000 bytes) with the count
+//     of what was cut; content lines past what can be shown are counted,
+//     not kept.
 //   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
 //     only, newest first, .gitignore and .git/info/exclude respected, at
 //     most 100 with the
@@ -33,7 +41,14 @@
 //
 // Paths are absolute or relative to the call's cwd; results name absolute
 // paths, and say where a symlink leads (a symlink loop is an error). write
-// and edit act on the resolved file, so a symlink stays a symlink.
+// and edit act on the resolved file, so a symlink stays a symlink. A name
+// that is not UTF-8, holds a newline or any character that does not print,
+// or starts with a double quote is Go-quoted (strconv.Quote) in results —
+// grep's and glob's lines, a folder's listing, messages — so that a line
+// is one name; a path argument that is a whole Go-quoted string is taken
+// unquoted. Whatever a name or a file holds, results and their metadata
+// are valid UTF-8 (validUTF8 checks last; an editor location or diff
+// whose path is not UTF-8 is left out).
 //
 // Read before write: the plugin remembers, per session and resolved path,
 // the sha256 (and size and mtime) of what the session last read or wrote.
@@ -43,7 +58,9 @@
 // changed it. A new file needs no read. The memory is the plugin
 // process's only (SessionClosed drops a session's), so after a restart of
 // the plugin the model reads again. Files over 16 MiB can be read but not
-// written or edited.
+// written or edited, and write and edit refuse, in one line, new contents
+// over 16 MiB (an edit's size is worked out before it is built, so a
+// replace_all cannot multiply a file in memory).
 //
 // File contents go through the Files interface (files.go): per call,
 // hostFiles reads and writes text through the host's ReadTextFile and
@@ -52,7 +69,12 @@
 // buffers, write and edit change the buffer, and read before write is
 // judged on the buffer — and the host serves from disk otherwise; an
 // older host leaves everything to diskFiles. Binary files and files over
-// 16 MiB are read from disk. grep and glob search the disk.
+// 16 MiB are read from disk. So are files that are not UTF-8: the host's
+// text is UTF-8 strings (an editor's JSON text turns a stray byte into
+// U+FFFD), so such a file, and new contents that are not UTF-8, are read
+// and written on disk byte for byte — an edit of a Latin-1 file keeps
+// every byte it does not replace; read shows the bad bytes as U+FFFD and
+// says so. grep and glob search the disk.
 //
 // What the editor shows: the tools declare their kinds (read read,
 // write/edit edit, grep/glob search). read, write and edit have a
@@ -106,7 +128,9 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -124,10 +148,16 @@ type server struct {
 	files Files
 	ask   Asker
 	reads *readTracker
+	// readScan is how many bytes of a file one read scans at most
+	// (maxReadScan; tests lower it).
+	readScan int64
+	// grepBudgets bound what one grep reads (defaultGrepBudgets; tests
+	// lower them).
+	grepBudgets grepBudgets
 }
 
 func newServer(files Files, ask Asker) *server {
-	return &server{files: files, ask: ask, reads: newReadTracker()}
+	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets}
 }
 
 func (s *server) plugin() pluginapi.Plugin {
@@ -135,14 +165,60 @@ func (s *server) plugin() pluginapi.Plugin {
 		Name:    "fs",
 		Version: "1.0.0",
 		Tools: []pluginapi.Tool{
-			pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead),
-			pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite),
-			pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit),
-			pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep),
-			pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead)),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite)),
+			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("edit", pluginapi.KindEdit, false, true), s.edit), s.previewEdit)),
+			validUTF8(pluginapi.Typed(spec("grep", pluginapi.KindSearch, true, false), s.grep)),
+			validUTF8(pluginapi.Typed(spec("glob", pluginapi.KindSearch, true, false), s.glob)),
 		},
 		SessionClosed: func(_ context.Context, sessionID string) { s.reads.forget(sessionID) },
 	}
+}
+
+// validUTF8 is the final check on what tool t answers: its result and
+// metadata are valid UTF-8, whatever a file's name or contents hold (the
+// protocol's strings must be, and the model reads text). Results quote
+// names and replace bad bytes of contents themselves; what still is not
+// UTF-8 here has its bad bytes replaced by U+FFFD, and a location or diff
+// whose path is not UTF-8 (which an editor could not open) is dropped.
+func validUTF8(t pluginapi.Tool) pluginapi.Tool {
+	run := t.Run
+	t.Run = func(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
+		res, err := run(ctx, call)
+		if err != nil && !utf8.ValidString(err.Error()) {
+			err = errors.New(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+		}
+		res.Content = strings.ToValidUTF8(res.Content, "\uFFFD")
+		res.Meta = validMeta(res.Meta)
+		return res, err
+	}
+	if preview := t.Preview; preview != nil {
+		t.Preview = func(ctx context.Context, call *pluginapi.Call) pluginapi.Meta {
+			return validMeta(preview(ctx, call))
+		}
+	}
+	return t
+}
+
+func validMeta(m pluginapi.Meta) pluginapi.Meta {
+	m.Title = strings.ToValidUTF8(m.Title, "\uFFFD")
+	var locs []pluginapi.Location
+	for _, l := range m.Locations {
+		if utf8.ValidString(l.Path) {
+			locs = append(locs, l)
+		}
+	}
+	m.Locations = locs
+	var diffs []pluginapi.Diff
+	for _, d := range m.Diffs {
+		if utf8.ValidString(d.Path) {
+			d.OldText = strings.ToValidUTF8(d.OldText, "\uFFFD")
+			d.NewText = strings.ToValidUTF8(d.NewText, "\uFFFD")
+			diffs = append(diffs, d)
+		}
+	}
+	m.Diffs = diffs
+	return m
 }
 
 // filesFor is how call reaches file contents: through the host (the

@@ -23,10 +23,10 @@ const maxMetaDiff = 512 << 10
 func display(call *pluginapi.Call, path string) string {
 	if call.Cwd != "" {
 		if rel, err := filepath.Rel(call.Cwd, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return rel
+			return quoteName(rel)
 		}
 	}
-	return path
+	return quoteName(path)
 }
 
 // changeMeta is what the editor shows of a change: a title, the file (at
@@ -39,7 +39,10 @@ func changeMeta(call *pluginapi.Call, verb string, ch fileChange) pluginapi.Meta
 	}
 	m.Locations = []pluginapi.Location{loc}
 	if len(ch.OldText)+len(ch.NewText) <= maxMetaDiff {
-		m.Diffs = []pluginapi.Diff{{Path: ch.Path, OldText: ch.OldText, NewText: ch.NewText, NewFile: ch.Created}}
+		// The texts are for display: bytes that are not UTF-8 show as
+		// U+FFFD there (the protocol carries UTF-8 only); the file keeps them.
+		m.Diffs = []pluginapi.Diff{{Path: ch.Path, OldText: strings.ToValidUTF8(ch.OldText, "\uFFFD"),
+			NewText: strings.ToValidUTF8(ch.NewText, "\uFFFD"), NewFile: ch.Created}}
 	}
 	return m
 }

@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // target is a path a call names: Path as asked (absolute, cleaned) and
@@ -24,15 +27,43 @@ type target struct {
 // a symlink is involved.
 func (t target) String() string {
 	if t.Real == t.Path {
-		return t.Path
+		return quoteName(t.Path)
 	}
-	return t.Path + " (symlink to " + t.Real + ")"
+	return quoteName(t.Path) + " (symlink to " + quoteName(t.Real) + ")"
+}
+
+// quoteName is how a result names a path or a file name: as it is, unless
+// that would be ambiguous or not UTF-8. A name that is not UTF-8, holds a
+// newline or any other character that does not print (a control, a
+// format character such as U+202E, a space other than ' '), or starts
+// with a double quote is Go-quoted (strconv.Quote), so that one result
+// line is one name, and the result valid UTF-8; every path argument takes
+// such a quoted name back (unquoteArg).
+func quoteName(p string) string {
+	if utf8.ValidString(p) && !strings.HasPrefix(p, `"`) && !strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return p
+	}
+	return strconv.Quote(p)
+}
+
+// unquoteArg takes back a path argument that a result quoted: a whole
+// Go-quoted string ("\"/p/a\\nb\"") is its unquoted text. A file whose
+// name itself is such a string is reached by its absolute path (where the
+// quotes are not at both ends).
+func unquoteArg(p string) string {
+	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+		if u, err := strconv.Unquote(p); err == nil {
+			return u
+		}
+	}
+	return p
 }
 
 // resolvePath makes p absolute against cwd and resolves its symlinks.
 // A symlink loop is an error (the kernel's and filepath's limits stop
 // it), never an endless walk.
 func resolvePath(cwd, p string) (target, error) {
+	p = unquoteArg(p)
 	switch {
 	case strings.TrimSpace(p) == "":
 		return target{}, errors.New("the path is empty")
@@ -51,11 +82,11 @@ func resolvePath(cwd, p string) (target, error) {
 		return target{Path: abs, Real: real}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return target{}, fmt.Errorf("resolve %s: %w", abs, unwrapPathError(err))
+		return target{}, fmt.Errorf("resolve %s: %w", quoteName(abs), unwrapPathError(err))
 	}
 	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		dest, _ := os.Readlink(abs)
-		return target{}, fmt.Errorf("%s is a symlink to %s, which does not exist", abs, dest)
+		return target{}, fmt.Errorf("%s is a symlink to %s, which does not exist", quoteName(abs), quoteName(dest))
 	}
 	// Resolve the deepest existing folder and keep the missing rest.
 	dir, rest := abs, ""
@@ -69,7 +100,7 @@ func resolvePath(cwd, p string) (target, error) {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			return target{Path: abs, Real: filepath.Join(real, rest)}, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return target{}, fmt.Errorf("resolve %s: %w", dir, unwrapPathError(err))
+			return target{}, fmt.Errorf("resolve %s: %w", quoteName(dir), unwrapPathError(err))
 		}
 	}
 }
@@ -93,16 +124,16 @@ func missingMessage(path string) string {
 		parent := filepath.Dir(dir)
 		missing = filepath.Base(dir)
 		if parent == dir {
-			return fmt.Sprintf("%s does not exist", path)
+			return fmt.Sprintf("%s does not exist", quoteName(path))
 		}
 		dir = parent
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			break
 		}
 	}
-	msg := fmt.Sprintf("%s does not exist", path)
+	msg := fmt.Sprintf("%s does not exist", quoteName(path))
 	if filepath.Join(dir, missing) != path {
-		msg = fmt.Sprintf("%s does not exist (no %s in %s)", path, missing, dir)
+		msg = fmt.Sprintf("%s does not exist (no %s in %s)", quoteName(path), quoteName(missing), quoteName(dir))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -121,7 +152,7 @@ func missingMessage(path string) string {
 		return msg
 	}
 	for i, n := range near {
-		near[i] = filepath.Join(dir, n)
+		near[i] = quoteName(filepath.Join(dir, n))
 		if strings.HasSuffix(n, "/") {
 			near[i] += "/"
 		}

@@ -20,13 +20,48 @@ import (
 )
 
 const (
-	defaultReadLimit = 2000     // lines a read shows by default
-	maxLineBytes     = 2000     // longer lines are cut
-	maxReadOutput    = 100_000  // bytes of numbered lines a read returns
-	maxTrackedSize   = 16 << 20 // larger files are streamed, and cannot be written or edited
-	sniffBytes       = 8000     // what binary detection looks at, as git does
-	maxDirEntries    = 500      // entries a read of a directory lists
+	defaultReadLimit = 2000      // lines a read shows by default
+	maxLineBytes     = 2000      // longer lines are cut
+	maxReadOutput    = 100_000   // bytes of numbered lines a read returns
+	maxTrackedSize   = 16 << 20  // larger files are streamed, and cannot be written or edited
+	sniffBytes       = 8000      // what binary detection looks at, as git does
+	maxDirEntries    = 500       // entries a read of a directory lists
+	maxDirLook       = 10_000    // entries a read of a directory looks at
+	maxReadScan      = 256 << 20 // bytes a read scans at most
 )
+
+// errScanCap is returned by a scanReader whose budget is spent.
+var errScanCap = errors.New("scan budget spent")
+
+// scanReader reads from r while ctx is live and at most budget bytes in
+// all: a read of a file made of one endless line is cancellable (ctx is
+// checked at every read of the underlying file, not only between lines)
+// and ends.
+type scanReader struct {
+	ctx     context.Context
+	r       io.Reader
+	budget  int64
+	scanned int64
+	err     error // the last error Read returned
+}
+
+func (s *scanReader) Read(p []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+		return 0, err
+	}
+	if s.scanned >= s.budget {
+		s.err = errScanCap
+		return 0, errScanCap
+	}
+	if rest := s.budget - s.scanned; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := s.r.Read(p)
+	s.scanned += int64(n)
+	s.err = err
+	return n, err
+}
 
 type readArgs struct {
 	FilePath string `json:"file_path"`
@@ -59,7 +94,7 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	case err != nil:
 		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 	case fi.IsDir():
-		return listDir(t)
+		return listDir(ctx, t)
 	case !fi.Mode().IsRegular():
 		return pluginapi.ErrorResult("%s is %s, not a regular file; read only reads files", t, fileKind(fi.Mode())), nil
 	}
@@ -69,19 +104,25 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	}
 	defer f.Close()
 
-	var r io.Reader = f
-	total := -1 // lines in the file, when known
+	sr := &scanReader{ctx: ctx, r: f, budget: s.readScan}
+	var r io.Reader = sr
+	total := -1      // lines in the file, when known
+	notUTF8 := false // the file (kept in memory) is not UTF-8
 	if fi.Size() <= maxTrackedSize {
-		data, err := io.ReadAll(io.LimitReader(f, maxTrackedSize+1))
-		if err != nil {
+		data, err := io.ReadAll(io.LimitReader(sr, maxTrackedSize+1))
+		if ctx.Err() != nil {
+			return pluginapi.Result{}, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, errScanCap) {
 			return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 		}
-		if len(data) <= maxTrackedSize {
+		if err == nil && len(data) <= maxTrackedSize {
 			s.reads.record(call.SessionID, t.Real, recordOf(data, fi.ModTime()))
 			total = countLines(data)
+			notUTF8 = !utf8.Valid(data)
 			r = bytes.NewReader(data)
 		} else { // it grew since Stat
-			r = io.MultiReader(bytes.NewReader(data), f)
+			r = io.MultiReader(bytes.NewReader(data), sr)
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -94,8 +135,13 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		return pluginapi.Result{Content: fmt.Sprintf("%s is empty (0 bytes).", t)}, nil
 	}
 	page, err := numberLines(ctx, br, offset, limit, maxReadOutput)
-	if err != nil {
+	scanCapped := errors.Is(err, errScanCap)
+	if err != nil && !scanCapped {
 		return pluginapi.Result{}, fmt.Errorf("read %s: %w", t, err)
+	}
+	if scanCapped && page.first == 0 {
+		return pluginapi.ErrorResult("read %s: stopped after scanning %s (the most one read scans), %d lines in, before reaching offset %d; search the file with grep instead",
+			t, sizeString(s.readScan), page.last, offset), nil
 	}
 	if total < 0 && !page.more {
 		total = page.last
@@ -110,8 +156,13 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		fmt.Fprintf(&b, " of %d", total)
 	}
 	b.WriteString(":\n")
+	if notUTF8 {
+		b.WriteString("[the file is not valid UTF-8: its invalid bytes are shown as \uFFFD; edit keeps them as they are (old_string cannot match them)]\n")
+	}
 	b.WriteString(page.text)
 	switch {
+	case scanCapped:
+		fmt.Fprintf(&b, "[read stopped after scanning %s (the most one read scans); continue with offset=%d]\n", sizeString(s.readScan), page.last+1)
 	case page.capped:
 		fmt.Fprintf(&b, "[output capped at %d bytes; continue with offset=%d]\n", maxReadOutput, page.last+1)
 	case page.more:
@@ -140,23 +191,29 @@ func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int
 	var p page
 	var b strings.Builder
 	n := 0
+	done := func(err error) (page, error) {
+		if p.first == 0 {
+			p.last = n
+		}
+		p.text = b.String()
+		return p, err
+	}
 	for {
 		if n%4096 == 0 && ctx.Err() != nil {
-			return p, ctx.Err()
+			return done(ctx.Err())
 		}
 		line, cut, err := nextLine(r)
 		if err == io.EOF {
-			if p.first == 0 {
-				p.last = n
-			}
-			p.text = b.String()
-			return p, nil
+			return done(nil)
 		}
-		if err != nil {
-			return p, err
+		if err != nil && line == nil {
+			return done(err)
 		}
 		n++
 		if n < offset {
+			if err != nil {
+				return done(err)
+			}
 			continue
 		}
 		if n >= offset+limit {
@@ -164,7 +221,10 @@ func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int
 			break
 		}
 		entry := fmt.Sprintf("%6d\t%s", n, strings.ToValidUTF8(string(line), "\uFFFD"))
-		if cut > 0 {
+		switch {
+		case err != nil: // the scan stopped inside this line
+			entry += " … [line cut: the read stopped scanning here]"
+		case cut > 0:
 			entry += fmt.Sprintf(" … [line cut: %d more bytes]", cut)
 		}
 		entry += "\n"
@@ -177,6 +237,9 @@ func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int
 		}
 		p.last = n
 		b.WriteString(entry)
+		if err != nil {
+			return done(err)
+		}
 	}
 	p.text = b.String()
 	return p, nil
@@ -184,11 +247,13 @@ func numberLines(ctx context.Context, r *bufio.Reader, offset, limit, maxOut int
 
 // nextLine reads one line without its ending, keeping at most
 // maxLineBytes of it (cut on a UTF-8 boundary) and counting the bytes it
-// dropped. io.EOF means no line remains.
+// dropped. io.EOF means no line remains. An error inside a line (the
+// scan budget spent, say) comes with the part of the line read so far.
 func nextLine(r *bufio.Reader) (line []byte, cut int64, err error) {
 	var buf []byte
 	var total int64
 	var tail [2]byte // the line's last two bytes, for its ending
+	var stop error   // what ended the line before its end
 	for {
 		chunk, err := r.ReadSlice('\n')
 		total += int64(len(chunk))
@@ -203,8 +268,10 @@ func nextLine(r *bufio.Reader) (line []byte, cut int64, err error) {
 			continue
 		case err == io.EOF && total == 0:
 			return nil, 0, io.EOF
-		case err != nil && err != io.EOF:
+		case err != nil && err != io.EOF && total == 0:
 			return nil, 0, err
+		case err != nil && err != io.EOF:
+			stop = err
 		}
 		break
 	}
@@ -225,7 +292,7 @@ func nextLine(r *bufio.Reader) (line []byte, cut int64, err error) {
 		}
 		buf = buf[:end]
 	}
-	return buf, content - int64(len(buf)), nil
+	return buf, content - int64(len(buf)), stop
 }
 
 // countLines counts lines as nextLine reads them: a last line without a
@@ -256,15 +323,37 @@ func sizeString(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// listDir answers a read of a directory with its entries.
-func listDir(t target) (pluginapi.Result, error) {
-	entries, err := os.ReadDir(t.Real)
+// listDir answers a read of a directory with its entries: it looks at
+// maxDirLook of them at most (a folder of millions answers at once),
+// sorts those and lists the first maxDirEntries, saying what it cut.
+func listDir(ctx context.Context, t target) (pluginapi.Result, error) {
+	d, err := os.Open(t.Real)
 	if err != nil {
 		return pluginapi.ErrorResult("list %s: %v", t, unwrapPathError(err)), nil
 	}
+	defer d.Close()
+	var entries []fs.DirEntry
+	more := false // entries past the first maxDirLook
+	for len(entries) < maxDirLook {
+		if err := ctx.Err(); err != nil {
+			return pluginapi.Result{}, err
+		}
+		batch, err := d.ReadDir(min(1000, maxDirLook-len(entries)))
+		entries = append(entries, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return pluginapi.ErrorResult("list %s: %v", t, unwrapPathError(err)), nil
+		}
+	}
+	if len(entries) == maxDirLook {
+		next, _ := d.ReadDir(1)
+		more = len(next) > 0
+	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		n := e.Name()
+		n := quoteName(e.Name())
 		if e.IsDir() {
 			n += "/"
 		}
@@ -272,10 +361,18 @@ func listDir(t target) (pluginapi.Result, error) {
 	}
 	slices.Sort(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is a directory with %d entries (read reads files; use glob or grep to search it):\n", t, len(names))
+	if more {
+		fmt.Fprintf(&b, "%s is a directory with more than %d entries; read looked at the first %d only (read reads files; use glob or grep to search it):\n", t, maxDirLook, maxDirLook)
+	} else {
+		fmt.Fprintf(&b, "%s is a directory with %d entries (read reads files; use glob or grep to search it):\n", t, len(names))
+	}
 	for i, n := range names {
 		if i == maxDirEntries {
-			fmt.Fprintf(&b, "[… %d more entries cut]\n", len(names)-i)
+			if more {
+				fmt.Fprintf(&b, "[… listing cut: %d entries shown of the %d looked at, and more not looked at]\n", i, len(names))
+			} else {
+				fmt.Fprintf(&b, "[… %d more entries cut]\n", len(names)-i)
+			}
 			break
 		}
 		b.WriteString(n + "\n")

@@ -73,11 +73,11 @@ func (r *readTracker) forget(session string) {
 func (r *readTracker) checkFresh(session, path string, data []byte, modTime time.Time) error {
 	rec, ok := r.lookup(session, path)
 	if !ok {
-		return fmt.Errorf("%s exists and this session has not read it; read it first, then write or edit it", path)
+		return fmt.Errorf("%s exists and this session has not read it; read it first, then write or edit it", quoteName(path))
 	}
 	if rec.Sum != sha256.Sum256(data) {
 		return fmt.Errorf("%s changed since this session last read it (now %d bytes, modified %s); read it again, then write or edit it",
-			path, len(data), modTime.Format("15:04:05"))
+			quoteName(path), len(data), modTime.Format("15:04:05"))
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"io/fs"
@@ -162,36 +161,4 @@ func (t tree) walkDir(ctx context.Context, dir, relDir string, comps []string, p
 		}
 	}
 	return nil
-}
-
-// readSearchable reads a regular file for a search: nil when it is not a
-// regular file, over maxSize, or binary.
-func readSearchable(path string, maxSize int64) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSize {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil || int64(len(data)) > maxSize || isBinary(data[:min(len(data), sniffBytes)]) {
-		return nil
-	}
-	return data
-}
-
-// splitLines splits data into lines without their endings ("\r\n" or
-// "\n"); a last line without a newline counts.
-func splitLines(data []byte) [][]byte {
-	lines := bytes.Split(data, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	for i, l := range lines {
-		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
-	}
-	return lines
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -80,20 +81,24 @@ func (s *server) write(ctx context.Context, call *pluginapi.Call, a writeArgs) (
 	}
 	lines := countLines([]byte(ch.NewText))
 	if ch.Created {
-		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", ch.Path, lines, sizeString(int64(len(ch.NewText)))),
+		return pluginapi.Result{Content: fmt.Sprintf("Created %s (%d lines, %s).", quoteName(ch.Path), lines, sizeString(int64(len(ch.NewText)))),
 			Meta: changeMeta(call, "Create", ch)}, nil
 	}
 	meta := changeMeta(call, "Write", ch)
 	if ch.OldText == ch.NewText {
-		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", ch.Path, lines), Meta: meta}, nil
+		return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: no change (the same %d lines).", quoteName(ch.Path), lines), Meta: meta}, nil
 	}
 	added, removed := ch.lineCounts()
-	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", ch.Path, lines, added, removed), Meta: meta}, nil
+	return pluginapi.Result{Content: fmt.Sprintf("Wrote %s: %d lines (+%d −%d).", quoteName(ch.Path), lines, added, removed), Meta: meta}, nil
 }
 
 // writeFile checks and makes the change of a write; its errors are for
 // the model.
 func (s *server) writeFile(ctx context.Context, call *pluginapi.Call, a writeArgs) (fileChange, error) {
+	// Refused before anything else, the user asked about an outside path.
+	if err := tooLarge("write", quoteName(a.FilePath), int64(len(a.Content))); err != nil {
+		return fileChange{}, err
+	}
 	t, err := s.resolve(ctx, call, "write", a.FilePath)
 	if err != nil {
 		return fileChange{}, err
@@ -128,7 +133,7 @@ func (s *server) edit(ctx context.Context, call *pluginapi.Call, a editArgs) (pl
 		noun += "s"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Edited %s: %d %s, %s.\n", ch.Path, n, noun, strings.Join(where, ", "))
+	fmt.Fprintf(&b, "Edited %s: %d %s, %s.\n", quoteName(ch.Path), n, noun, strings.Join(where, ", "))
 	b.WriteString(snippet(ch.NewText, ch.Regions, 3, 3))
 	return pluginapi.Result{Content: b.String(), Meta: changeMeta(call, "Edit", ch)}, nil
 }
@@ -183,6 +188,8 @@ func replace(t target, old string, a editArgs) (fileChange, int, error) {
 		n = strings.Count(old, from)
 	}
 	switch {
+	case n == 0 && strings.ContainsRune(a.OldString, utf8.RuneError) && !utf8.ValidString(old):
+		return fileChange{}, 0, fmt.Errorf("old_string was not found in %s: the file is not UTF-8, read shows its other bytes as U+FFFD (\uFFFD), and old_string cannot match them; choose old_string from the text around those bytes (edit keeps them as they are)", t)
 	case n == 0:
 		return fileChange{}, 0, fmt.Errorf("old_string was not found in %s; read the file again and copy the exact text, whitespace and indentation included", t)
 	case n > 1 && !a.ReplaceAll:
@@ -192,9 +199,24 @@ func replace(t target, old string, a editArgs) (fileChange, int, error) {
 	if !a.ReplaceAll {
 		n = 1
 	}
+	// The size of the result, before building it: a replace_all of a
+	// short string by a long one can multiply a file.
+	if err := tooLarge("edit", t.String(), int64(len(old))+int64(n)*(int64(len(to))-int64(len(from)))); err != nil {
+		return fileChange{}, 0, err
+	}
 	ch := fileChange{Path: t.Real, OldText: old, NewText: strings.Replace(old, from, to, n)}
 	ch.Regions = replacedRegions(old, from, to, n)
 	return ch, n, nil
+}
+
+// tooLarge refuses, in one line, new contents of size bytes for the file
+// named name that write or edit (op) could not handle after: over
+// maxTrackedSize, which read reads whole and write and edit change.
+func tooLarge(op, name string, size int64) error {
+	if size <= maxTrackedSize {
+		return nil
+	}
+	return fmt.Errorf("%s %s: the new contents would be %s (%d bytes), over the %s limit of write and edit; nothing was changed: make a file that large with a command", op, name, sizeString(size), size, sizeString(maxTrackedSize))
 }
 
 // current returns the contents of the file t before a write or an edit
@@ -253,7 +275,7 @@ func (s *server) loadBytes(ctx context.Context, files Files, t target, op string
 // session, so that it may go on editing without reading again.
 func (s *server) commit(ctx context.Context, files Files, session string, ch fileChange) error {
 	if err := files.WriteFile(ctx, ch.Path, []byte(ch.NewText), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", ch.Path, unwrapPathError(err))
+		return fmt.Errorf("write %s: %w", quoteName(ch.Path), unwrapPathError(err))
 	}
 	mod := time.Now()
 	if fi, err := files.Stat(ctx, ch.Path); err == nil {
@@ -342,6 +364,7 @@ func snippet(text string, regions []lineRange, context, maxRegions int) string {
 			if len(l) > maxLineBytes {
 				l = strings.ToValidUTF8(l[:maxLineBytes], "") + " …"
 			}
+			l = strings.ToValidUTF8(l, "\uFFFD")
 			fmt.Fprintf(&b, "%6d\t%s\n", n, l)
 			shown++
 		}
