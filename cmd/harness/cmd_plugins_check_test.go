@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/host/plugincheck"
-	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/internal/logtest"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -239,14 +238,7 @@ func wantChecksPass(t *testing.T, path, plugin string) {
 func sessionTurn(t *testing.T, pluginDir, cwd string, script ...string) []map[string]any {
 	t.Helper()
 	state := t.TempDir()
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := s.ID()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	id := storedSession(t, state, cwd)
 	env := map[string]string{
 		"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir,
 		"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": writeScript(t, script...),

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -51,14 +50,7 @@ func TestFSOutsideProject(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			state := t.TempDir()
-			s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := s.ID()
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
+			id := storedSession(t, state, cwd)
 			env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t),
 				"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": writeScript(t, script...)}
 			args := append(append([]string{"run", "--session", id}, tc.flags...), "read them")

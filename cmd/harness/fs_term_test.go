@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/harness-dev/harness/host/session"
 )
 
 // TestRunShowsEdits: `harness run` (stdout not a terminal) shows a read
@@ -20,14 +18,7 @@ func TestRunShowsEdits(t *testing.T) {
 	if err := os.WriteFile(p, []byte("package main\n\nvar x = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := s.ID()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	id := storedSession(t, state, cwd)
 	script := []string{
 		`{"toolCalls":[{"id":"r","name":"read","args":{"file_path":"main.go"}}]}`,
 		`{"toolCalls":[{"id":"e","name":"edit","args":{"file_path":"main.go","old_string":"var x = 1","new_string":"var x = 2"}}]}`,

@@ -26,14 +26,7 @@ func TestRunModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	made := filepath.Join(cwd, "made-by-bash")
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := s.ID()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	id := storedSession(t, state, cwd)
 	call := func(id, name string, args map[string]string) string {
 		b, _ := json.Marshal(args)
 		return fmt.Sprintf(`{"id":%q,"name":%q,"args":%s}`, id, name, b)
@@ -151,14 +144,7 @@ func TestRunProtected(t *testing.T) {
 	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t),
 		"HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": script,
 		"HARNESS_PERMISSIONS_FILE": filepath.Join(t.TempDir(), "no-rules.json")}
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := s.ID()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	id := storedSession(t, state, cwd)
 	if code, stdout, stderr := harness(t, env, "run", "--config", conf, "--mode", "accept-edits", "--session", id, "go"); code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -181,4 +167,18 @@ func TestRunProtected(t *testing.T) {
 	if b, _ := os.ReadFile(conf); string(b) != "max-steps = 5\n" {
 		t.Errorf("the config file was rewritten: %q", b)
 	}
+}
+
+// storedSession creates an empty session for cwd in the state dir, as an
+// earlier run would have, and returns its id.
+func storedSession(t *testing.T, state, cwd string) string {
+	t.Helper()
+	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID()
 }
