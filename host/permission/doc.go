@@ -75,9 +75,15 @@
 // What it cannot see: a tool that writes somewhere its arguments do not
 // name (a path built from other arguments, a default folder), a hard link
 // to a protected file, a plugin's own question (Request.Once: asked in
-// every mode but allow-all anyway), and above all commands: bash run by an
-// allow rule or an "always" answer can still write .git/config or
-// permissions.json (see Command lines: deny rules are not a sandbox).
+// every mode but allow-all anyway). A command line counts as touching a
+// protected path when one of its commands' known words names one (cp x
+// .git/hooks/pre-commit, tee ~/.config/harness/permissions.json,
+// of=.git/config; against the call's workdir; rm and mv also take along
+// what a folder holds), or when it runs a git config that may write; but
+// a program can still write files no word names (a script, make, a
+// computed path: $(…) is unknown), so an allow rule for such a program
+// still lets it write them (see Command lines: deny rules are not a
+// sandbox).
 //
 // # Policy
 //

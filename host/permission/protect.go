@@ -35,7 +35,11 @@ const maxLinks = 40
 func (p Policy) protectedTarget(kind, cwd string, args json.RawMessage) (path, why string) {
 	holds := kind == KindDelete || kind == KindMove
 	paths := pathArgs(args)
-	if len(paths) == 0 {
+	var words []shellWord
+	if cmd, shell, _ := shellCommand(args); shell {
+		words = shellPaths(ParseLine(cmd))
+	}
+	if len(paths) == 0 && len(words) == 0 {
 		return "", ""
 	}
 	var roots []root
@@ -52,7 +56,108 @@ func (p Policy) protectedTarget(kind, cwd string, args json.RawMessage) (path, w
 			return a, why
 		}
 	}
+	// A command line's words are taken against its workdir, when the call
+	// names one.
+	dir := cwd
+	if wd, ok := workdirArg(args); ok && wd != "" {
+		if filepath.IsAbs(wd) {
+			dir = wd
+		} else if cwd != "" {
+			dir = filepath.Join(cwd, wd)
+		}
+	}
+	for _, w := range words {
+		if why := protectedPath(dir, w.text, roots, holds || w.holds); why != "" {
+			return w.text, why
+		}
+	}
 	return "", ""
+}
+
+// maxShellWords bounds the words of one command line checked for
+// protected paths; a line with more is checked as far as that.
+const maxShellWords = 256
+
+// shellWord is a word of a command line that may name a file; holds is
+// set for the arguments of commands that delete or move what they name.
+type shellWord struct {
+	text  string
+	holds bool
+}
+
+// shellPaths returns the words of a command line that may name files:
+// every argument of every command the line runs whose text is known (and
+// what follows the = of an option such as --file=x or of=x). A protected
+// path among them makes the line protected whatever the command: an allow
+// rule for cp or tee must not let it write .git/hooks. git config, which
+// writes .git/config without naming it, counts as naming it unless it only
+// reads (--get…, --list, -l, get, list, or a key alone).
+func shellPaths(l Line) []shellWord {
+	var out []shellWord
+	for _, c := range l.Cmds {
+		if len(c.Words) < 2 {
+			continue
+		}
+		holds := false
+		switch c.Name() {
+		case "rm", "rmdir", "mv", "unlink", "shred":
+			holds = true
+		case "git":
+			if gitConfigWrites(c.Words[1:]) {
+				out = append(out, shellWord{text: ".git/config"})
+			}
+		}
+		for _, w := range c.Words[1:] {
+			if !w.Known || w.Text == "" || len(out) >= maxShellWords {
+				continue
+			}
+			out = append(out, shellWord{text: w.Text, holds: holds})
+			if _, v, ok := strings.Cut(w.Text, "="); ok && v != "" {
+				out = append(out, shellWord{text: v, holds: holds})
+			}
+		}
+	}
+	return out
+}
+
+// gitConfigWrites reports whether git's arguments ws run a git config
+// that may write a config file.
+func gitConfigWrites(ws []Word) bool {
+	i := 0
+	for i < len(ws) && ws[i].Known && strings.HasPrefix(ws[i].Text, "-") {
+		if t := ws[i].Text; t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" {
+			i++ // its value
+		}
+		i++
+	}
+	if i >= len(ws) || !ws[i].Known || ws[i].Text != "config" {
+		return false
+	}
+	var operands []string
+	for _, w := range ws[i+1:] {
+		if !w.Known {
+			return true
+		}
+		switch t := w.Text; {
+		case t == "get" || t == "list" || t == "-l" || t == "--list" || strings.HasPrefix(t, "--get"):
+			return false
+		case strings.HasPrefix(t, "-"):
+		default:
+			operands = append(operands, t)
+		}
+	}
+	return len(operands) != 1 // one key alone reads it
+}
+
+// workdirArg returns the call's "workdir" argument, if it has one.
+func workdirArg(args json.RawMessage) (string, bool) {
+	var m struct {
+		Workdir *string `json:"workdir"`
+	}
+	if json.Unmarshal(args, &m) != nil || m.Workdir == nil {
+		return "", false
+	}
+	return *m.Workdir, true
 }
 
 // root is a protected file or folder and why it is protected.

@@ -115,6 +115,16 @@ func TestProtected(t *testing.T) {
 		"no kind, the project":         {tool: "mcp__files__list", args: `{"path":"."}`},
 		"edit names the project":       {tool: "touch", kind: KindEdit, args: `{"path":"."}`, outside: true},
 		"bash":                         {tool: "bash", kind: "execute", args: `{"command":"git status"}`},
+		"bash cp into hooks":           {tool: "bash", kind: "execute", args: `{"command":"cp evil.sh .git/hooks/pre-commit"}`, protected: true},
+		"bash tee the rules":           {tool: "bash", kind: "execute", args: `{"command":"echo '{}' | tee ` + filepath.Join(f.cfg, "permissions.json") + `"}`, protected: true},
+		"bash dd of=":                  {tool: "bash", kind: "execute", args: `{"command":"dd if=x of=.GIT/config"}`, protected: true},
+		"bash git config":              {tool: "bash", kind: "execute", args: `{"command":"git config core.hooksPath /tmp/h"}`, protected: true},
+		"bash git -C config --add":     {tool: "bash", kind: "execute", args: `{"command":"git -C sub config --add alias.x '!sh'"}`, protected: true},
+		"bash git config reads":        {tool: "bash", kind: "execute", args: `{"command":"git config user.name && git config --get core.editor"}`},
+		"bash rm the project":          {tool: "bash", kind: "execute", args: `{"command":"rm -rf ."}`, protected: true},
+		"bash rm a build folder":       {tool: "bash", kind: "execute", args: `{"command":"rm -rf build"}`},
+		"bash in .git":                 {tool: "bash", kind: "execute", args: `{"command":"cp x config","workdir":".git"}`, protected: true},
+		"bash cat a file":              {tool: "bash", kind: "execute", args: `{"command":"cat a.go"}`},
 		"read .git/config":             {tool: "read", kind: KindRead, args: fp(".git/config")},
 	}
 	// Kind-wide and tool-wide "always allow" answers, and an allow rule:
@@ -124,7 +134,7 @@ func TestProtected(t *testing.T) {
 		"always": func(c call) ([]event.Permission, []event.Permission, []Rule) {
 			var scope []string
 			if c.tool == "bash" {
-				scope = []string{"git status"}
+				scope = scopes(ParseLine(Command(json.RawMessage(c.args))))
 			}
 			return []event.Permission{{Tool: c.tool, Decision: event.AllowAlways, Source: "user", Scope: scope}},
 				[]event.Permission{{Tool: "write", Decision: event.AllowAlways, Source: "user", Kind: KindEdit}}, nil
