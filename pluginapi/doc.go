@@ -96,6 +96,12 @@
 // command) are Results with IsError set and content "Error: <message>". A Go
 // error or a gRPC status is reserved for a broken plugin or transport.
 //
+// The protocol's strings are UTF-8. A Result (or a progress line, or a
+// preview) holding other bytes — a Latin-1 file's line, a binary's output —
+// is sent with those bytes replaced by U+FFFD, a line appended to the
+// Result's content saying so, and a warning in the log; encode binary data
+// (base64, hex, %q) to keep it exact.
+//
 // # Versioning
 //
 // The wire contract is proto/harness/plugin/v1/plugin.proto (package

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -196,7 +197,12 @@ func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamin
 	if s.plugin.HoldsState != nil {
 		res.HoldsState = s.plugin.HoldsState(call.SessionID)
 	}
-	return stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Result{Result: resultToPB(res)}})
+	out := resultToPB(res)
+	if n := validUTF8(out.ProtoReflect()); n > 0 {
+		s.logger.Warn("the tool's result holds strings that are not UTF-8; their invalid bytes are sent as U+FFFD", "tool", call.Tool, "call_id", call.CallID, "strings", n)
+		out.Content += fmt.Sprintf("\n[plugin SDK: %d string(s) of this result were not UTF-8; their invalid bytes were replaced with U+FFFD]", n)
+	}
+	return stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Result{Result: out}})
 }
 
 // run dispatches one call and turns every failure into an error Result.
@@ -215,7 +221,7 @@ func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.Serv
 		if done {
 			return
 		}
-		_ = stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Progress{Progress: &pb.Execute_Progress{Text: text}}})
+		_ = stream.Send(&pb.Execute_Event{Event: &pb.Execute_Event_Progress{Progress: &pb.Execute_Progress{Text: strings.ToValidUTF8(text, "\uFFFD")}}})
 	}
 	defer func() {
 		mu.Lock()
@@ -267,7 +273,11 @@ func (s *toolServer) Preview(ctx context.Context, req *pb.Preview_Request) (resp
 		}
 	}()
 	m := tool.Preview(ctx, &Call{CallRequest: call, Progress: func(string) {}, Host: host, Logger: logger, StateDir: stateDir})
-	return &pb.Preview_Response{Meta: metaToPB(m)}, nil
+	resp = &pb.Preview_Response{Meta: metaToPB(m)}
+	if n := validUTF8(resp.ProtoReflect()); n > 0 {
+		logger.Warn("the tool's preview holds strings that are not UTF-8; their invalid bytes are sent as U+FFFD", "strings", n)
+	}
+	return resp, nil
 }
 
 // hostClient is the plugin side of HostServices.

@@ -61,6 +61,10 @@ func sdkPlugin() pluginapi.Plugin {
 				b, _ := json.Marshal(st)
 				return pluginapi.Result{Content: string(b)}, nil
 			}),
+			rawTool("latin1", func(_ context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
+				call.Progress("reading caf\xe9.txt")
+				return pluginapi.Result{Content: "caf\xe9"}, nil
+			}),
 			rawTool("context", func(_ context.Context, call *pluginapi.Call) (pluginapi.Result, error) {
 				b, _ := json.Marshal(call.CallRequest)
 				return pluginapi.Result{Content: string(b)}, nil
@@ -89,6 +93,9 @@ func TestSDK(t *testing.T) {
 		{tool: "notjson", args: `{}`, want: `Error: tool notjson proposed a sdk/event event whose data is not JSON`, isError: true},
 		{tool: "nope", args: `{}`, want: `Error: unknown tool "nope"`, isError: true},
 		{tool: "state", args: `{}`, want: `{"Todos":null,"Cwd":""}`},
+		// A result must be UTF-8 to cross gRPC: the SDK says what it replaced
+		// (grpc's own error would name neither the tool nor the field).
+		{tool: "latin1", args: `{}`, want: "caf\uFFFD\n[plugin SDK: 1 string(s) of this result were not UTF-8; their invalid bytes were replaced with U+FFFD]"},
 		{tool: "typed", args: `{"n":3,"note":"!"}`, want: "xxx!"},
 		{tool: "typed", args: ``, want: `Error: invalid arguments: missing required property "n"`, isError: true},
 		{tool: "typed", args: `{"n":"3"}`, want: `Error: invalid arguments: n: expected integer, got string`, isError: true},
