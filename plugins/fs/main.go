@@ -33,11 +33,20 @@
 //     with one "[results incomplete: …]" line saying what. Output capped
 //     (head_limit, default 250 entries, and 30,000 bytes) with the count
 //     of what was cut; content lines past what can be shown are counted,
-//     not kept.
+//     not kept, and so are matching files past the first 10,000.
 //   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
 //     only, newest first, .gitignore and .git/info/exclude respected, at
-//     most 100 with the
-//     count cut.
+//     most 100 with the count cut. It keeps (and stats, to sort) the first
+//     10,000 matches and counts the rest, saying in one "[results
+//     incomplete: …]" line that the files listed are the newest of those.
+//
+// The walk of glob and grep reads at most 1,000,000 entries per call
+// (ignored ones too; then it stops and says so in that line), and reads
+// folders 1,000 entries at a time, checking the call's context between
+// batches and between entries, so that a folder of millions neither loads
+// whole nor delays cancellation. A folder of at most 10,000 entries is
+// walked in lexical order; a larger one batch by batch, each sorted, in
+// the order the system lists them.
 //
 // Paths are absolute or relative to the call's cwd; results name absolute
 // paths, and say where a symlink leads (a symlink loop is an error). write
@@ -154,10 +163,26 @@ type server struct {
 	// grepBudgets bound what one grep reads (defaultGrepBudgets; tests
 	// lower them).
 	grepBudgets grepBudgets
+	// walk bounds what one glob or grep walk reads and keeps
+	// (defaultWalkBudgets; tests lower them).
+	walk walkBudgets
 }
 
+// walkBudgets bound a glob's or grep's walk: the entries it reads, and
+// the matches (glob) or matching files (grep) it keeps to sort; matches
+// past keep are counted only.
+type walkBudgets struct {
+	entries, keep int
+}
+
+// maxKeptMatches is how many matches glob, and matching files grep, keep
+// (and stat) to sort.
+const maxKeptMatches = 10_000
+
+var defaultWalkBudgets = walkBudgets{entries: maxWalkEntries, keep: maxKeptMatches}
+
 func newServer(files Files, ask Asker) *server {
-	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets}
+	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets, walk: defaultWalkBudgets}
 }
 
 func (s *server) plugin() pluginapi.Plugin {
