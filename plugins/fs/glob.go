@@ -56,7 +56,7 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	fi, err := os.Stat(t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("glob %s: %v", t, unwrapPathError(err)), nil
 	case !fi.IsDir():

@@ -211,7 +211,7 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	fi, err := os.Stat(t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
 	}

@@ -9,7 +9,9 @@
 //     binary file (a NUL byte in its first 8,000 bytes) is described, not
 //     shown; a directory lists its entries (sorted, at most 500 of the
 //     first 10,000 it looks at, saying what it cut); a missing file names
-//     the nearest existing names. Anything but a regular file or a directory
+//     the nearest existing names (of the first 10,000 its folder lists,
+//     compared on their first 64 characters; none once the call's
+//     context has ended). Anything but a regular file or a directory
 //     (a FIFO, /dev/zero, a socket) is refused before it is opened, and
 //     opened with O_NONBLOCK anyway. A huge file is streamed, never
 //     loaded whole; one read scans at most 256 MiB of it (and says where
