@@ -139,7 +139,8 @@ func TestWalkHugeFolder(t *testing.T) {
 		peak     uint64 // live heap during the walk above what it was before, at most
 	}{
 		{name: "the whole folder, a batch at a time", budget: maxWalkEntries, visits: hugeFiles, peak: 8 << 20},
-		{name: "cancelled inside the folder", budget: maxWalkEntries, cancelAt: 15_000, visits: 15_000 + 64},
+		{name: "cancelled in the folder's sorted start", budget: maxWalkEntries, cancelAt: 5_000, visits: 5_000 + 64},
+		{name: "cancelled in a later batch", budget: maxWalkEntries, cancelAt: 15_500, visits: 15_500 + 64},
 		{name: "the budget stops it", budget: 150_000, visits: 150_000, cut: true},
 	}
 	for _, tc := range tests {
