@@ -56,7 +56,7 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	fi, err := os.Stat(t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("glob %s: %v", t, unwrapPathError(err)), nil
 	case !fi.IsDir():
@@ -67,8 +67,13 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 		modTime time.Time
 	}
 	var found []match
-	err = newTree(t.Real).walk(ctx, func(p, rel string, d fs.DirEntry) error {
+	over := 0 // matches past the s.walk.keep kept, counted only
+	ws, err := newTree(t.Real).walk(ctx, s.walk.entries, func(p, rel string, d fs.DirEntry) error {
 		if ok, _ := doublestar.Match(rest, rel); !ok {
+			return nil
+		}
+		if len(found) >= s.walk.keep {
+			over++ // not stat'ed: a symlink to a folder is counted too
 			return nil
 		}
 		fi, err := os.Stat(p) // follows a symlink, once
@@ -79,11 +84,30 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return pluginapi.Result{}, ctx.Err()
+		}
 		return pluginapi.ErrorResult("glob %s: %v", t, err), nil
 	}
 	meta := pluginapi.Meta{Title: fmt.Sprintf("Find %s in %s", quoted(rest), display(call, t.Path))}
+	var parts []string
+	if over > 0 {
+		parts = append(parts, fmt.Sprintf("%d more files matched after the first %d, counted only: the files listed are the newest of those %d, not of all",
+			over, s.walk.keep, s.walk.keep))
+	}
+	if ws.cut {
+		parts = append(parts, fmt.Sprintf("the walk stopped after reading %d entries (the most one glob reads); files past those were not looked at", ws.visited))
+	}
+	incomplete := ""
+	if len(parts) > 0 {
+		incomplete = "[results incomplete: " + strings.Join(parts, "; ") + "; narrow the pattern or path]\n"
+	}
 	if len(found) == 0 {
-		return pluginapi.Result{Content: fmt.Sprintf("No files match %s in %s.", quoted(rest), t), Meta: meta}, nil
+		content := fmt.Sprintf("No files match %s in %s.", quoted(rest), t)
+		if incomplete != "" {
+			content += "\n" + incomplete
+		}
+		return pluginapi.Result{Content: content, Meta: meta}, nil
 	}
 	slices.SortStableFunc(found, func(a, b match) int {
 		if c := b.modTime.Compare(a.modTime); c != 0 {
@@ -94,10 +118,14 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	var b strings.Builder
 	for i, m := range found {
 		if i == maxGlobResults {
-			fmt.Fprintf(&b, "[… %d more files cut; narrow the pattern or path]\n", len(found)-i)
+			fmt.Fprintf(&b, "[… %d more files cut; narrow the pattern or path]\n", len(found)-i+over)
 			break
 		}
 		b.WriteString(quoteName(m.path) + "\n")
 	}
+	if over > 0 && len(found) <= maxGlobResults {
+		fmt.Fprintf(&b, "[… %d more files cut; narrow the pattern or path]\n", over)
+	}
+	b.WriteString(incomplete)
 	return pluginapi.Result{Content: b.String(), Meta: meta}, nil
 }

@@ -150,6 +150,11 @@ type grepScan struct {
 	big       int    // files larger than b.file, searched in their start only
 	firstBig  string
 	stopped   bool // the call's budget ran out
+	keep      int  // matching files kept, to sort and list
+	overFiles int  // matching files past keep, counted only
+	overLines int  // their matching lines (content mode: their output lines)
+	walk      walkStats
+	mode      string
 }
 
 // incomplete is the line saying what the budgets cut, or "".
@@ -166,6 +171,16 @@ func (g *grepScan) incomplete() string {
 	if g.stopped {
 		parts = append(parts, fmt.Sprintf("the search stopped after scanning %s (the most one grep scans), %d files in; files after those were not searched",
 			sizeString(g.b.call), g.searched))
+	}
+	if g.walk.cut {
+		parts = append(parts, fmt.Sprintf("the walk stopped after reading %d entries (the most one grep reads); files past those were not searched", g.walk.visited))
+	}
+	if g.overFiles > 0 {
+		p := fmt.Sprintf("%d more matching %s after the first %d were counted only, not listed", g.overFiles, plural(g.overFiles, "file", "files"), g.keep)
+		if g.mode == modeFiles {
+			p += fmt.Sprintf(": the files listed are the newest of those %d, not of all", g.keep)
+		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
 		return ""
@@ -196,18 +211,25 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	fi, err := os.Stat(t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
 	}
 	var hits []grepHit
-	g := &grepScan{b: s.grepBudgets, left: s.grepBudgets.call}
+	g := &grepScan{b: s.grepBudgets, left: s.grepBudgets.call, keep: s.walk.keep, mode: o.mode}
 	search := func(p string) error {
 		h, ok, err := grepFile(ctx, p, o, g)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ok && len(hits) >= g.keep {
+			g.overFiles++
+			if o.mode == modeContent {
+				g.overLines += len(h.block) + h.dropped
+			} else {
+				g.overLines += h.count
+			}
+		} else if ok {
 			if fi, err := os.Stat(p); err == nil {
 				h.modTime = fi.ModTime()
 			}
@@ -223,7 +245,8 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 			return pluginapi.Result{}, err
 		}
 	} else if fi.IsDir() {
-		err := newTree(t.Real).walk(ctx, func(p, rel string, d fs.DirEntry) error {
+		var err error
+		g.walk, err = newTree(t.Real).walk(ctx, s.walk.entries, func(p, rel string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() || (o.glob != "" && !globMatch(o.glob, rel)) {
 				return nil
 			}
@@ -248,7 +271,7 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 		}
 		meta.Locations = append(meta.Locations, pluginapi.Location{Path: h.path, Line: h.first})
 	}
-	return pluginapi.Result{Content: formatGrep(hits, o) + g.incomplete(), Meta: meta}, nil
+	return pluginapi.Result{Content: formatGrep(hits, o, g) + g.incomplete(), Meta: meta}, nil
 }
 
 // globMatch matches a file's path below the search root against a glob:
@@ -301,7 +324,7 @@ func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit
 	var before []ctxLine // the last o.before lines not shown, for context
 	afterLeft, lastShown := 0, 0
 	show := func(n int, sep, text string) {
-		if g.kept > o.limit { // past what can be shown: counted only
+		if g.kept > min(o.limit, maxGrepOutput/2) { // past what can be shown (a line takes 2 bytes at least): counted only
 			h.dropped++
 			return
 		}
@@ -414,8 +437,9 @@ func grepLine(line []byte, total int64) string {
 }
 
 // formatGrep writes the hits in the output mode, at most o.limit entries
-// and maxGrepOutput bytes, ending with what was cut.
-func formatGrep(hits []grepHit, o grepOpts) string {
+// and maxGrepOutput bytes, ending with what was cut (counting what g
+// counted past the hits kept).
+func formatGrep(hits []grepHit, o grepOpts, g *grepScan) string {
 	var entries []string
 	var what string
 	total := 0
@@ -444,13 +468,17 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 		what = "lines"
 	}
 	var b strings.Builder
-	shown, sep := 0, false
+	shown, sep, capped := 0, false, false
 	for _, e := range entries {
 		if e == "--" { // between groups, written before the next line shown
 			sep = shown > 0
 			continue
 		}
-		if shown == o.limit || b.Len()+len(e)+4 > maxGrepOutput {
+		if shown == o.limit {
+			break
+		}
+		if b.Len()+len(e)+4 > maxGrepOutput {
+			capped = true
 			break
 		}
 		if sep {
@@ -461,7 +489,7 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 		shown++
 	}
 	if o.mode == modeCount {
-		fmt.Fprintf(&b, "%d matching lines in %d files.\n", total, len(hits))
+		fmt.Fprintf(&b, "%d matching lines in %d files.\n", total+g.overLines, len(hits)+g.overFiles)
 	}
 	cut := -shown
 	for _, e := range entries {
@@ -473,11 +501,17 @@ func formatGrep(hits []grepHit, o grepOpts) string {
 		for _, h := range hits {
 			cut += h.dropped
 		}
+		cut += g.overLines
+	} else {
+		cut += g.overFiles
 	}
 	if cut > 0 {
 		reason := fmt.Sprintf("head_limit %d", o.limit)
-		if shown < o.limit {
+		switch {
+		case capped:
 			reason = fmt.Sprintf("output capped at %d bytes", maxGrepOutput)
+		case shown < o.limit:
+			reason = fmt.Sprintf("only the first %d matching files kept", g.keep)
 		}
 		fmt.Fprintf(&b, "[… %d more %s cut (%s); narrow the pattern, path or glob, or raise head_limit]\n", cut, what, reason)
 	}

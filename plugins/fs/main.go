@@ -9,7 +9,9 @@
 //     binary file (a NUL byte in its first 8,000 bytes) is described, not
 //     shown; a directory lists its entries (sorted, at most 500 of the
 //     first 10,000 it looks at, saying what it cut); a missing file names
-//     the nearest existing names. Anything but a regular file or a directory
+//     the nearest existing names (of the first 10,000 its folder lists,
+//     compared on their first 64 characters; none once the call's
+//     context has ended). Anything but a regular file or a directory
 //     (a FIFO, /dev/zero, a socket) is refused before it is opened, and
 //     opened with O_NONBLOCK anyway. A huge file is streamed, never
 //     loaded whole; one read scans at most 256 MiB of it (and says where
@@ -33,11 +35,20 @@
 //     with one "[results incomplete: …]" line saying what. Output capped
 //     (head_limit, default 250 entries, and 30,000 bytes) with the count
 //     of what was cut; content lines past what can be shown are counted,
-//     not kept.
+//     not kept, and so are matching files past the first 10,000.
 //   - glob {pattern, path?}: doublestar patterns (`**`, `{a,b}`), files
 //     only, newest first, .gitignore and .git/info/exclude respected, at
-//     most 100 with the
-//     count cut.
+//     most 100 with the count cut. It keeps (and stats, to sort) the first
+//     10,000 matches and counts the rest, saying in one "[results
+//     incomplete: …]" line that the files listed are the newest of those.
+//
+// The walk of glob and grep reads at most 1,000,000 entries per call
+// (ignored ones too; then it stops and says so in that line), and reads
+// folders 1,000 entries at a time, checking the call's context between
+// batches and between entries, so that a folder of millions neither loads
+// whole nor delays cancellation. A folder of at most 10,000 entries is
+// walked in lexical order; a larger one batch by batch, each sorted, in
+// the order the system lists them.
 //
 // Paths are absolute or relative to the call's cwd; results name absolute
 // paths, and say where a symlink leads (a symlink loop is an error). write
@@ -154,10 +165,26 @@ type server struct {
 	// grepBudgets bound what one grep reads (defaultGrepBudgets; tests
 	// lower them).
 	grepBudgets grepBudgets
+	// walk bounds what one glob or grep walk reads and keeps
+	// (defaultWalkBudgets; tests lower them).
+	walk walkBudgets
 }
 
+// walkBudgets bound a glob's or grep's walk: the entries it reads, and
+// the matches (glob) or matching files (grep) it keeps to sort; matches
+// past keep are counted only.
+type walkBudgets struct {
+	entries, keep int
+}
+
+// maxKeptMatches is how many matches glob, and matching files grep, keep
+// (and stat) to sort.
+const maxKeptMatches = 10_000
+
+var defaultWalkBudgets = walkBudgets{entries: maxWalkEntries, keep: maxKeptMatches}
+
 func newServer(files Files, ask Asker) *server {
-	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets}
+	return &server{files: files, ask: ask, reads: newReadTracker(), readScan: maxReadScan, grepBudgets: defaultGrepBudgets, walk: defaultWalkBudgets}
 }
 
 func (s *server) plugin() pluginapi.Plugin {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,10 +116,19 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// What the suggestions for a missing name look at: the first
+// maxSuggestLook names of the folder (read in batches, the context
+// checked between them), each compared on its first maxSuggestName runes.
+const (
+	maxSuggestLook = 10_000
+	maxSuggestName = 64
+)
+
 // missingMessage says that path does not exist and names the nearest
 // existing names: the deepest existing folder on the way, and the entries
-// of that folder closest to the first missing name.
-func missingMessage(path string) string {
+// of that folder closest to the first missing name, among the first
+// maxSuggestLook it lists. When ctx ends, it names none.
+func missingMessage(ctx context.Context, path string) string {
 	dir, missing := path, ""
 	for {
 		parent := filepath.Dir(dir)
@@ -135,19 +145,29 @@ func missingMessage(path string) string {
 	if filepath.Join(dir, missing) != path {
 		msg = fmt.Sprintf("%s does not exist (no %s in %s)", quoteName(path), quoteName(missing), quoteName(dir))
 	}
-	entries, err := os.ReadDir(dir)
+	d, err := os.OpenFile(dir, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return msg
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() {
-			n += "/"
+	defer d.Close()
+	var names []string
+	for len(names) < maxSuggestLook {
+		if ctx.Err() != nil {
+			return msg
 		}
-		names = append(names, n)
+		batch, err := d.ReadDir(min(1000, maxSuggestLook-len(names)))
+		for _, e := range batch {
+			n := e.Name()
+			if e.IsDir() {
+				n += "/"
+			}
+			names = append(names, n)
+		}
+		if err != nil || len(batch) == 0 {
+			break
+		}
 	}
-	near := nearestNames(missing, names, 5)
+	near := nearestNames(ctx, missing, names, 5)
 	if len(near) == 0 {
 		return msg
 	}
@@ -161,21 +181,32 @@ func missingMessage(path string) string {
 }
 
 // nearestNames returns up to n of names (a trailing "/" marks a
-// folder) close to want: a small edit distance, case-insensitively, the
-// same name without its extension, or a shared prefix of at least 3
-// characters. Closest first, then by name.
-func nearestNames(want string, names []string, n int) []string {
+// folder) close to want: a small edit distance, case-insensitively, on
+// their first maxSuggestName runes, the same name without its extension,
+// or a shared prefix of at least 3 characters. Closest first, then by
+// name. When ctx ends, it returns none.
+func nearestNames(ctx context.Context, want string, names []string, n int) []string {
 	type scored struct {
 		name string
 		d    int
 	}
 	w := strings.ToLower(want)
 	wStem := strings.TrimSuffix(w, filepath.Ext(w))
-	limit := max(2, len([]rune(w))/3)
+	wc := []rune(w)
+	wc = wc[:min(len(wc), maxSuggestName)]
+	limit := max(2, len(wc)/3)
 	var hits []scored
-	for _, name := range names {
+	for i, name := range names {
+		if i%256 == 255 && ctx.Err() != nil {
+			return nil
+		}
 		l := strings.ToLower(strings.TrimSuffix(name, "/"))
-		d := levenshtein(w, l)
+		lc := []rune(l)
+		lc = lc[:min(len(lc), maxSuggestName)]
+		d := limit + 1
+		if len(lc)-len(wc) <= limit && len(wc)-len(lc) <= limit { // else the distance is over limit
+			d = levenshtein(wc, lc)
+		}
 		switch {
 		case d <= limit:
 		case wStem != "" && strings.TrimSuffix(l, filepath.Ext(l)) == wStem:
@@ -186,6 +217,9 @@ func nearestNames(want string, names []string, n int) []string {
 			continue
 		}
 		hits = append(hits, scored{name, d})
+	}
+	if ctx.Err() != nil {
+		return nil
 	}
 	slices.SortFunc(hits, func(a, b scored) int {
 		if a.d != b.d {
@@ -208,15 +242,9 @@ func sharedPrefix(a, b string) int {
 	return n
 }
 
-// levenshtein is the edit distance between a and b, in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 256 || len(rb) > 256 {
-		if a == b {
-			return 0
-		}
-		return max(len(ra), len(rb))
-	}
+// levenshtein is the edit distance between ra and rb (callers bound
+// their lengths: maxSuggestName).
+func levenshtein(ra, rb []rune) int {
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {

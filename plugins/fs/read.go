@@ -90,7 +90,7 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	fi, err := s.files.Stat(ctx, t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 	case fi.IsDir():

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -107,36 +108,138 @@ func newTree(root string) tree {
 	return t
 }
 
+// Walk budgets: what one glob or grep walk reads of the tree.
+const (
+	maxWalkEntries = 1_000_000 // entries (files, folders, ignored ones too) one walk reads
+	walkBatch      = 1000      // entries read from a folder at a time, ctx checked between
+	walkSorted     = 10_000    // a folder of at most this many entries is walked in lexical order
+)
+
 // visit is called for every file of a walk that no rule skips: its
 // absolute path, its path below the walk's root with "/" separators, and
 // its entry. A symlink is passed as such (d.Type() has fs.ModeSymlink),
 // never followed into.
 type visit func(path, rel string, d fs.DirEntry) error
 
-// walk visits the files under t.root in lexical order, skipping .git
-// folders and what .gitignore files ignore. Unreadable folders are
-// skipped. It stops on ctx or on fn's error (fs.SkipAll ends it quietly).
-func (t tree) walk(ctx context.Context, fn visit) error {
-	err := t.walkDir(ctx, t.root, "", t.rel, t.patterns, fn)
-	if err == fs.SkipAll {
-		return nil
-	}
-	return err
+// walkStats is what a walk read: the entries it visited, and whether its
+// budget stopped it with entries left unread.
+type walkStats struct {
+	visited int
+	cut     bool
 }
 
-func (t tree) walkDir(ctx context.Context, dir, relDir string, comps []string, ps []gitignore.Pattern, fn visit) error {
-	if err := ctx.Err(); err != nil {
+// walker is one walk: its context, what is left of its budget, what it
+// read.
+type walker struct {
+	ctx  context.Context
+	t    tree
+	left int
+	fn   visit
+	walkStats
+}
+
+// walk visits the files under t.root, skipping .git folders and what
+// .gitignore files ignore. Unreadable folders are skipped. It reads at
+// most budget entries in all (then it stops, stats.cut saying so),
+// folders in batches of walkBatch, so that a folder of millions neither
+// loads whole nor delays cancellation: ctx is checked between batches and
+// between entries. A folder of at most walkSorted entries is walked in
+// lexical order; a larger one batch by batch, each batch sorted, in the
+// order the system lists them. It stops on ctx or on fn's error
+// (fs.SkipAll ends it quietly).
+func (t tree) walk(ctx context.Context, budget int, fn visit) (walkStats, error) {
+	w := &walker{ctx: ctx, t: t, left: budget, fn: fn}
+	err := w.dir(t.root, "", t.rel, t.patterns)
+	if err == fs.SkipAll {
+		err = nil
+	}
+	return w.walkStats, err
+}
+
+// next reads up to n more entries of d within the walk's budget; more is
+// false when d has no more to read (or cannot be read, or the budget is
+// spent: then cut says whether entries were left).
+func (w *walker) next(d *os.File, n int) (batch []fs.DirEntry, more bool, err error) {
+	if err := w.ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if w.left <= 0 {
+		if rest, _ := d.ReadDir(1); len(rest) > 0 {
+			w.cut = true
+		}
+		return nil, false, nil
+	}
+	batch, err = d.ReadDir(min(n, w.left))
+	w.left -= len(batch)
+	w.visited += len(batch)
+	return batch, err == nil && len(batch) > 0, nil
+}
+
+func sortEntries(es []fs.DirEntry) {
+	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}
+
+func (w *walker) dir(dir, relDir string, comps []string, ps []gitignore.Pattern) error {
+	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	d, err := os.OpenFile(dir, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil
+	}
+	open := true
+	defer func() {
+		if open {
+			d.Close()
+		}
+	}()
+	// Read up to walkSorted entries; a folder that ends there is closed
+	// before its subfolders are walked, and walked in lexical order.
+	var entries []fs.DirEntry
+	more := true
+	for more && len(entries) < walkSorted {
+		var batch []fs.DirEntry
+		batch, more, err = w.next(d, min(walkBatch, walkSorted-len(entries)))
+		if err != nil {
+			return err
+		}
+		entries = append(entries, batch...)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if !more {
+		d.Close()
+		open = false
 	}
 	if own := readIgnore(dir, comps); len(own) > 0 {
 		ps = append(ps[:len(ps):len(ps)], own...)
 	}
 	m := gitignore.NewMatcher(ps)
-	for _, e := range entries {
+	for {
+		sortEntries(entries)
+		if err := w.entries(entries, dir, relDir, comps, ps, m); err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		// A folder larger than walkSorted: the rest, batch by batch, the
+		// folder kept open while each batch's subfolders are walked.
+		entries, more, err = w.next(d, walkBatch)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (w *walker) entries(entries []fs.DirEntry, dir, relDir string, comps []string, ps []gitignore.Pattern, m gitignore.Matcher) error {
+	for i, e := range entries {
+		if i%64 == 63 {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		name := e.Name()
 		child := append(comps[:len(comps):len(comps)], name)
 		rel := name
@@ -148,7 +251,7 @@ func (t tree) walkDir(ctx context.Context, dir, relDir string, comps []string, p
 			if name == ".git" || m.Match(child, true) {
 				continue
 			}
-			if err := t.walkDir(ctx, path, rel, child, ps, fn); err != nil {
+			if err := w.dir(path, rel, child, ps); err != nil {
 				return err
 			}
 			continue
@@ -156,7 +259,7 @@ func (t tree) walkDir(ctx context.Context, dir, relDir string, comps []string, p
 		if m.Match(child, false) {
 			continue
 		}
-		if err := fn(path, rel, e); err != nil {
+		if err := w.fn(path, rel, e); err != nil {
 			return err
 		}
 	}

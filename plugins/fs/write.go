@@ -157,7 +157,7 @@ func (s *server) editFile(ctx context.Context, call *pluginapi.Call, a editArgs)
 		return fileChange{}, 0, err
 	}
 	if !exists {
-		return fileChange{}, 0, errors.New(missingMessage(t.Path))
+		return fileChange{}, 0, errors.New(missingMessage(ctx, t.Path))
 	}
 	ch, n, err := replace(t, old, a)
 	if err != nil {
