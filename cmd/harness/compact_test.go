@@ -331,10 +331,14 @@ func TestCompactionOverflow(t *testing.T) {
 		`{"when":{"lastContains":"<transcript>"},"text":"Summary: five long notes, all acknowledged.","expect":{`+fits+`}}`,
 		`{"text":"Noted turn 06 after compacting.","expect":{`+fits+`,"contains":["Turn 06.","Summary: five long notes"]}}`)
 	// The next run believes the provider: it compacts before its request
-	// passes 80 % of 8192, though the configuration says 1,000,000.
+	// passes 80 % of 8192, though the configuration says 1,000,000 (the
+	// script's first line answers only a summary request), and the request
+	// after it fits the provider's window. (Not necessarily under 80 %:
+	// the system prompt and the real plugins' tool list, which no
+	// compaction shortens, are a third of so small a window.)
 	run(7,
 		`{"when":{"lastContains":"<transcript>"},"text":"Summary: six long notes.","expect":{`+fits+`}}`,
-		`{"text":"Noted turn 07.","expect":{"maxTokens":6554,"contains":["Turn 07."]}}`)
+		`{"text":"Noted turn 07.","expect":{`+fits+`,"contains":["Turn 07."]}}`)
 
 	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
 	if err != nil {
