@@ -242,16 +242,17 @@ func TestWaitingInit(t *testing.T) {
 			t.Parallel()
 			c, state := launch(t)
 			f := fixture{c: c, state: state, cwd: t.TempDir()}
-			// A namespace's inode number is reused once the namespace is
-			// gone: the test holds each one open (the waiting init's, before
-			// the command runs in it), so equal numbers mean one namespace.
+			// A namespace's inode number is reused at once when it is gone
+			// (the kernel hands out the lowest free one), so a namespace is
+			// told by its number and its init's start time; the commands
+			// last longer than a clock tick, so two inits never share one.
 			seen := map[string]bool{}
-			f.sh(t, "true") // the first command starts the next one's init
-			for i := range 3 {
-				ns := nextInitNS(t, c.PID(), seen)
-				if got := strings.TrimSpace(f.sh(t, "readlink /proc/self/ns/pid").Content); got != ns {
-					t.Fatalf("command %d ran in the PID namespace %s, not the waiting init's %s", i, got, ns)
+			for i := range 4 {
+				id := strings.TrimSpace(f.sh(t, `read -ra s < /proc/1/stat; echo "$(readlink /proc/self/ns/pid) init started at ${s[21]}"; sleep 0.03`).Content)
+				if seen[id] {
+					t.Fatalf("command %d ran in the PID namespace of an earlier one: %s", i, id)
 				}
+				seen[id] = true
 			}
 			waiting := waitInits(t, c.PID(), func(n int) bool { return n == 1 })
 			if end == "exit" {
@@ -273,36 +274,6 @@ func TestWaitingInit(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
-	}
-}
-
-// nextInitNS waits up to 5 s for the init waiting among the children of
-// pid in a PID namespace not in seen, holds that namespace open until the
-// test ends (so that its inode number is not reused), adds it to seen and
-// returns it.
-func nextInitNS(t *testing.T, pid int, seen map[string]bool) string {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		for _, init := range waitInits(t, pid, func(n int) bool { return n >= 1 }) {
-			path := filepath.Join("/proc", strconv.Itoa(init), "ns", "pid")
-			f, err := os.Open(path)
-			if err != nil {
-				continue // it ended
-			}
-			ns, err := os.Readlink(path)
-			if err != nil || seen[ns] {
-				f.Close()
-				continue
-			}
-			t.Cleanup(func() { f.Close() })
-			seen[ns] = true
-			return ns
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no init of %d waits in a new PID namespace", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
