@@ -76,10 +76,12 @@
 // name (a path built from other arguments, a default folder), a hard link
 // to a protected file, a plugin's own question (Request.Once: asked in
 // every mode but allow-all anyway). A command line counts as touching a
-// protected path when one of its commands' known words names one (cp x
-// .git/hooks/pre-commit, tee ~/.config/harness/permissions.json,
-// of=.git/config; against the call's workdir; rm and mv also take along
-// what a folder holds), or when it runs a git config that may write; but
+// protected path when a redirection writes to one (> .git/hooks/x), when a
+// known word of one of its commands names one (cp x .git/hooks/pre-commit,
+// tee ~/.config/harness/permissions.json, of=.git/config; against the
+// call's workdir; rm and mv also take along what a folder holds; readers
+// such as cat, ls and grep are left out), or when it runs a git config
+// that may write; but
 // a program can still write files no word names (a script, make, a
 // computed path: $(…) is unknown), so an allow rule for such a program
 // still lets it write them (see Command lines: deny rules are not a

@@ -85,17 +85,33 @@ type shellWord struct {
 	holds bool
 }
 
+// readOnlyCommands write no file their arguments name (what they print
+// may be redirected: a redirection's target is checked on its own), so
+// cat .git/config or ls .git stays allowed where a rule allows cat or ls.
+var readOnlyCommands = map[string]bool{
+	"cat": true, "ls": true, "head": true, "tail": true, "less": true, "more": true, "wc": true,
+	"stat": true, "file": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "diff": true,
+	"cmp": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "readlink": true, "realpath": true,
+	"du": true, "echo": true, "printf": true, "test": true, "[": true,
+}
+
 // shellPaths returns the words of a command line that may name files:
-// every argument of every command the line runs whose text is known (and
-// what follows the = of an option such as --file=x or of=x). A protected
+// the targets of its redirections, and every argument of every command
+// the line runs but the read-only ones whose text is known (and what
+// follows the = of an option such as --file=x or of=x). A protected
 // path among them makes the line protected whatever the command: an allow
 // rule for cp or tee must not let it write .git/hooks. git config, which
 // writes .git/config without naming it, counts as naming it unless it only
 // reads (--get…, --list, -l, get, list, or a key alone).
 func shellPaths(l Line) []shellWord {
 	var out []shellWord
+	for _, w := range l.Targets {
+		if w.Known && w.Text != "" {
+			out = append(out, shellWord{text: w.Text})
+		}
+	}
 	for _, c := range l.Cmds {
-		if len(c.Words) < 2 {
+		if len(c.Words) < 2 || readOnlyCommands[c.Name()] {
 			continue
 		}
 		holds := false

@@ -125,6 +125,9 @@ func TestProtected(t *testing.T) {
 		"bash rm a build folder":       {tool: "bash", kind: "execute", args: `{"command":"rm -rf build"}`},
 		"bash in .git":                 {tool: "bash", kind: "execute", args: `{"command":"cp x config","workdir":".git"}`, protected: true},
 		"bash cat a file":              {tool: "bash", kind: "execute", args: `{"command":"cat a.go"}`},
+		"bash redirect into hooks":     {tool: "bash", kind: "execute", args: `{"command":"cat evil.sh > .git/hooks/pre-commit"}`, protected: true},
+		"bash append to the rules":     {tool: "bash", kind: "execute", args: `{"command":"echo x >> ` + filepath.Join(f.cfg, "permissions.json") + `"}`, protected: true},
+		"bash cat .git/config":         {tool: "bash", kind: "execute", args: `{"command":"cat .git/config && ls -la .git"}`},
 		"read .git/config":             {tool: "read", kind: KindRead, args: fp(".git/config")},
 	}
 	// Kind-wide and tool-wide "always allow" answers, and an allow rule:

@@ -97,6 +97,8 @@ type Line struct {
 	// Writes is set when the line redirects output to a file other than
 	// /dev/null, /dev/stdout or /dev/stderr.
 	Writes bool
+	// Targets are the files those redirections write to.
+	Targets []Word
 }
 
 // ParseLine finds every simple command a bash command line would run:
@@ -159,6 +161,7 @@ func (a *analyzer) walk(node syntax.Node, depth, via, at int) {
 		case *syntax.Redirect:
 			if writes(n) {
 				a.line.Writes = true
+				a.line.Targets = append(a.line.Targets, wordOf(n.Word))
 			}
 		case *syntax.Assign:
 			if n.Name != nil && !n.Naked && codeVar(n.Name.Value) {
