@@ -90,6 +90,11 @@ func TestCancelInLine(t *testing.T) {
 			_, err := s.read(ctx, call, readArgs{FilePath: p})
 			return err
 		}},
+		// Its first read of the file fails: not an empty file, a cancelled read.
+		{"read cancelled before it reads", 0, func(ctx context.Context) error {
+			_, err := s.read(ctx, call, readArgs{FilePath: p})
+			return err
+		}},
 		{"read cancelled sooner", 10 * time.Millisecond, func(ctx context.Context) error {
 			_, err := s.read(ctx, call, readArgs{FilePath: p})
 			return err

@@ -85,10 +85,15 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 	}
 	t, err := s.resolve(ctx, call, "read", a.FilePath)
 	if err != nil {
+		if ctx.Err() != nil {
+			return pluginapi.Result{}, ctx.Err()
+		}
 		return pluginapi.ErrorResult("%v", err), nil
 	}
 	fi, err := s.files.Stat(ctx, t.Real)
 	switch {
+	case ctx.Err() != nil:
+		return pluginapi.Result{}, ctx.Err()
 	case errors.Is(err, fs.ErrNotExist):
 		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
 	case err != nil:
@@ -126,7 +131,13 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(sniffBytes)
+	head, err := br.Peek(sniffBytes)
+	switch {
+	case ctx.Err() != nil: // not an empty file: a cancelled read
+		return pluginapi.Result{}, ctx.Err()
+	case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errScanCap):
+		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
+	}
 	if isBinary(head) {
 		return pluginapi.Result{Content: fmt.Sprintf("%s is a binary file (%s, %s); not shown.",
 			t, http.DetectContentType(head), sizeString(fi.Size()))}, nil
