@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/harness-dev/harness/acpagent"
 	"github.com/harness-dev/harness/acpbridge"
@@ -16,24 +17,27 @@ import (
 func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("acp", std.err, "harness acp [flags]   (an editor runs it: ACP on stdin/stdout, JSON log on stderr)")
 	c := bindConfig(fs, e)
-	if code, done := parseFlags(fs, args); done {
-		return code, nil
+	var flagOut strings.Builder
+	fs.SetOutput(&flagOut)
+	code, done := parseFlags(fs, args)
+	if done && code == exitOK { // -h
+		_, err := fmt.Fprint(std.err, flagOut.String())
+		return code, err
 	}
-	if len(fs.Args()) > 0 {
-		return exitUsage, fmt.Errorf("harness acp takes no arguments, got %q: %w", fs.Args(), errUsage)
-	}
-	// An editor keeps the agent's stderr as its log: under ACP the default
-	// level is info, so that reloads and recoveries are on record. A bad
-	// setting does not end the agent, which an editor shows as a crash
-	// with no reason: it serves initialize and refuses sessions naming it.
+	// A bad setting (flags too) does not end the agent, which an editor
+	// shows as a crash with no reason: it refuses sessions naming it. Under
+	// ACP the log level is info by default: stderr is the editor's log.
 	broken := c.check()
+	switch {
+	case done:
+		broken = errors.New(strings.TrimPrefix(strings.TrimSpace(flagOut.String()), "harness: "))
+	case len(fs.Args()) > 0:
+		broken = fmt.Errorf("harness acp takes no arguments, got %q", fs.Args())
+	}
 	if broken != nil || c.source("log-level") == "default" {
 		c.LogLevel = "info"
 	}
-	log, err := newLogger(std.err, c.LogLevel, true)
-	if err != nil {
-		return exitUsage, err
-	}
+	log, _ := newLogger(std.err, c.LogLevel, true) // cannot fail: check validated the level, or it is info
 	var rt *engine.Runtime
 	if broken == nil {
 		rt, broken = newRuntime(c, e, log, nil)
@@ -61,7 +65,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ag.Refuse(noKey)
 	}
 	stopStarting := ag.StartTools(ctx)
-	err = acpbridge.Serve(ctx, ag, std.in, std.out, acpagent.BridgeOptions(log, versionString(), rt))
+	err := acpbridge.Serve(ctx, ag, std.in, std.out, acpagent.BridgeOptions(log, versionString(), rt))
 	stopStarting() // if the editor left while they were starting
 	if cerr := rt.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

@@ -2,7 +2,8 @@
 // that exits at start as a crash with no reason. For each kind of bad
 // setting (an unknown mode in the environment, a bad log level, a config
 // file that is not TOML, a permissions file that is not JSON, the last two
-// holding a secret), the agent answers initialize, refuses session/new,
+// holding a secret, a bad flag or a stray argument in the editor's args),
+// the agent answers initialize, refuses session/new,
 // session/load and session/list with -32603, one line naming the setting
 // and saying to fix it and restart, logs the reason, never echoes the
 // secret, and exits 0 at EOF.
@@ -23,11 +24,13 @@ const cases = [
   { label: "log-level", env: { HARNESS_LOG_LEVEL: "loud" }, names: "HARNESS_LOG_LEVEL" },
   { label: "config", env: { HARNESS_CONFIG: badToml }, names: "config.toml" },
   { label: "permissions", env: { HARNESS_PERMISSIONS_FILE: badRules }, names: "permissions.json" },
+  { label: "flag", args: ["acp", "--mod", "ask"], names: "-mod" },
+  { label: "argument", args: ["acp", "ask"], names: "takes no arguments" },
 ];
 
 await run("broken", async (h) => {
   for (const c of cases) {
-    const a = h.start({ label: c.label, env: { HARNESS_PROVIDER: "script", ...c.env } });
+    const a = h.start({ label: c.label, args: c.args, env: { HARNESS_PROVIDER: "script", ...c.env } });
     await a.initialize();
     const cwd = process.cwd();
     const calls = {
