@@ -18,9 +18,13 @@
 //
 //   - becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans,
 //     setsid and double forks below it are reparented to it, never to init;
-//   - replaces the SIGKILL parent-death signal StartProcess gave it by
-//     SIGHUP, then checks that its parent is still the host (the host may
-//     have died in between);
+//   - gets SIGHUP, not StartProcess's SIGKILL, as its parent-death signal:
+//     Wrap's command asks StartProcess for it, so the kernel sets it at
+//     fork. (A prctl of the keeper's own would set it only for the thread
+//     it ran on — the parent-death signal is per thread, and the kernel
+//     sends each thread's — so a keeper whose goroutine was not on the
+//     main thread was SIGKILLed with the host and left the server's
+//     children running.) It checks that its parent is still the host;
 //   - starts the server with its own stdin, stdout and stderr (the host's
 //     pipes: the host talks to the server directly), its working directory
 //     and environment, in its process group, with Pdeathsig SIGKILL; then

@@ -73,6 +73,11 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) {
 		Env:        cmd.Env,
 		Dir:        cmd.Dir,
 		ExtraFiles: []*os.File{w}, // reportFD
+		// SIGHUP, not StartProcess's SIGKILL, when the host dies: the
+		// keeper kills what is below it first. (Its own prctl could not
+		// promise that: it holds for the thread it runs on, and the
+		// kernel also sends the leader thread's signal.)
+		SysProcAttr: hangupOnHostDeath(),
 	}
 	return &Kept{Cmd: k, report: r, reportW: w}, nil
 }

@@ -16,6 +16,12 @@ import (
 // supported: Linux has child subreapers and parent-death signals.
 const supported = true
 
+// hangupOnHostDeath has the kernel send the keeper SIGHUP when the host
+// dies (pluginhost.StartProcess takes a SysProcAttr holding only this).
+func hangupOnHostDeath() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGHUP}
+}
+
 // pollEvery is how often the keeper SIGKILLs again what is left while it
 // waits for the last descendant to be gone (a process may fork while it
 // is being killed).
@@ -59,6 +65,8 @@ func run(args []string) int {
 	if err := prctl(prSetChildSubreaper, 1); err != nil {
 		return fail("MCP keeper: become a child subreaper: %v", err)
 	}
+	// SIGHUP is the leader thread's parent-death signal already (Wrap);
+	// this thread's too, so that no thread of the keeper has SIGKILL.
 	if err := prctl(prSetPdeathsig, uintptr(syscall.SIGHUP)); err != nil {
 		return fail("MCP keeper: set the parent-death signal: %v", err)
 	}

@@ -42,14 +42,22 @@ type Process struct {
 }
 
 // StartProcess starts cmd as a [Process]. cmd's Stdin, Stdout, Stderr and
-// SysProcAttr must be unset: StartProcess sets them. A nil cmd.Env is
+// SysProcAttr must be unset: StartProcess sets them — except, on Linux, a
+// SysProcAttr holding only Pdeathsig, the signal the child gets when the
+// host dies instead of SIGKILL (for a child that must clean up after
+// itself, such as host/keeper's: a Pdeathsig it set itself with prctl
+// would hold only for the thread it ran on). A nil cmd.Env is
 // replaced by an empty one (nil would mean the host's whole environment).
 // A failure to start is exec's own error, which names the binary. Whoever
 // calls it reads the child's stdout and stderr to EOF, or closes
 // them, lest the child block writing.
 func StartProcess(cmd *exec.Cmd) (*Process, error) {
-	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil || cmd.SysProcAttr != nil {
-		return nil, errors.New("start process: cmd's stdio and SysProcAttr must be unset")
+	if cmd.Stdin != nil || cmd.Stdout != nil || cmd.Stderr != nil {
+		return nil, errors.New("start process: cmd's stdio must be unset")
+	}
+	attr, err := procAttrWith(cmd.SysProcAttr)
+	if err != nil {
+		return nil, err
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -69,7 +77,7 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = attr
 	p := &Process{stdin: inW, stdout: outR, stderr: errR, exited: make(chan struct{})}
 
 	started := make(chan error, 1)

@@ -1,6 +1,10 @@
 package pluginhost
 
-import "syscall"
+import (
+	"errors"
+	"reflect"
+	"syscall"
+)
 
 // procAttr puts the child in its own process group, so KillGroup can kill it
 // with everything it started, and has the kernel SIGKILL it when the thread
@@ -8,4 +12,22 @@ import "syscall"
 // lifetime).
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// procAttrWith is procAttr with the caller's Pdeathsig, when its
+// SysProcAttr (nil or holding only Pdeathsig) sets one.
+func procAttrWith(user *syscall.SysProcAttr) (*syscall.SysProcAttr, error) {
+	a := procAttr()
+	if user == nil {
+		return a, nil
+	}
+	rest := *user
+	rest.Pdeathsig = 0
+	if !reflect.DeepEqual(rest, syscall.SysProcAttr{}) {
+		return nil, errors.New("start process: cmd's SysProcAttr may set only Pdeathsig")
+	}
+	if user.Pdeathsig != 0 {
+		a.Pdeathsig = user.Pdeathsig
+	}
+	return a, nil
 }

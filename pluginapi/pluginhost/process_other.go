@@ -22,3 +22,11 @@ func killGroup(pid int) error {
 	}
 	return nil
 }
+
+// procAttrWith is procAttr; a SysProcAttr of the caller's is refused.
+func procAttrWith(user *syscall.SysProcAttr) (*syscall.SysProcAttr, error) {
+	if user != nil {
+		return nil, errors.New("start process: cmd's SysProcAttr must be unset")
+	}
+	return procAttr(), nil
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,8 +23,13 @@ import (
 // StartProcess, prints the child's pid and waits to be killed. Its other
 // goroutines come and go meanwhile, as a host's do: Pdeathsig must follow
 // the host's death, not a thread's.
+// An argv starting "HUP:" runs with Pdeathsig SIGHUP.
 func actAsProcessParent(argv string) int {
-	p, err := pluginhost.StartProcess(exec.Command("/bin/sh", "-c", argv))
+	cmd := exec.Command("/bin/sh", "-c", strings.TrimPrefix(argv, "HUP:"))
+	if strings.HasPrefix(argv, "HUP:") {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGHUP}
+	}
+	p, err := pluginhost.StartProcess(cmd)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -108,6 +114,36 @@ func TestProcessKillGroup(t *testing.T) {
 	}
 	if err := p.KillGroup(); err != nil {
 		t.Errorf("second KillGroup: %v", err)
+	}
+}
+
+// TestProcessParentDeathSignal: a cmd whose SysProcAttr holds only
+// Pdeathsig gets that signal, not SIGKILL, when its parent dies (so that
+// host/keeper can kill what is below it first); any other field of
+// SysProcAttr is refused.
+func TestProcessParentDeathSignal(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "hup")
+	host, pid := startHost(t, "PLUGINAPI_TEST_PROCESS_PARENT=HUP:trap 'echo hup > "+mark+"; exit 0' HUP; echo started > "+mark+"; while :; do sleep 0.05; done")
+	deadline := time.Now().Add(10 * time.Second)
+	for b, _ := os.ReadFile(mark); string(b) != "started\n"; b, _ = os.ReadFile(mark) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not start its trap")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killHost(t, host)
+	if !pidGone(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("child %d outlived its parent", pid)
+	}
+	if b, _ := os.ReadFile(mark); string(b) != "hup\n" {
+		t.Errorf("the child's mark is %q, want hup: it did not get SIGHUP", b)
+	}
+
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGHUP, Setsid: true}
+	if _, err := pluginhost.StartProcess(cmd); err == nil || !strings.Contains(err.Error(), "only Pdeathsig") {
+		t.Errorf("StartProcess with Setsid: %v, want refused", err)
 	}
 }
 
