@@ -15,7 +15,9 @@
 // of the rules: stdio pipes whose stdin write end only the host holds, its
 // own process group ([Process.KillGroup] kills all of it), on Linux
 // Pdeathsig SIGKILL from a goroutine locked to its OS thread for the
-// child's lifetime, and reaping as soon as it exits. [ProcessRunner] is
+// child's lifetime (another signal when the command asks for it, for a
+// child that cleans up first: host/keeper), and reaping as soon as it
+// exits. [ProcessRunner] is
 // the go-plugin runner over it (Launch and llmproc use it), and
 // [LineTail] keeps a child's last stderr lines for the message about its
 // death.
