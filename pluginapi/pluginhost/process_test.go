@@ -132,12 +132,24 @@ func TestProcessParentDeathSignal(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	killHost(t, host)
+	// SIGKILL would end it at once, leaving the mark; SIGHUP runs its trap
+	// (once its sleep ends: a loaded machine may take a while).
+	deadline = time.Now().Add(10 * time.Second)
+	for b, _ := os.ReadFile(mark); string(b) != "hup\n"; b, _ = os.ReadFile(mark) {
+		if pidGone(pid) && string(b) == "started\n" {
+			if b, _ = os.ReadFile(mark); string(b) != "hup\n" {
+				t.Fatalf("the child ended without its SIGHUP trap running (mark %q): it got another signal", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d did not run its SIGHUP trap 10 s after its parent died (mark %q)", pid, b)
+		}
+	}
 	if !pidGone(pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("child %d outlived its parent", pid)
-	}
-	if b, _ := os.ReadFile(mark); string(b) != "hup\n" {
-		t.Errorf("the child's mark is %q, want hup: it did not get SIGHUP", b)
 	}
 
 	cmd := exec.Command("/bin/true")
