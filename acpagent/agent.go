@@ -223,6 +223,16 @@ func askTitle(req permission.Request) string {
 	return what + " — " + note
 }
 
+// BridgeOptions are the ACP bridge's options for harness at version with
+// runtime rt (nil for an Unavailable agent: no model, no images).
+func BridgeOptions(log hclog.Logger, version string, rt *engine.Runtime) acpbridge.Options {
+	o := acpbridge.Options{Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp"), Modes: Modes()}
+	if rt != nil {
+		o.Images = DefaultTakesImages(rt.Models())
+	}
+	return o
+}
+
 // Modes are the permission modes, as ACP session modes (acpbridge.Options.Modes).
 func Modes() []acpbridge.SessionMode {
 	var out []acpbridge.SessionMode

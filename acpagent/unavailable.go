@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/harness-dev/harness/acpbridge"
-	"github.com/harness-dev/harness/engine"
 )
 
 // Unavailable is the agent of a harness acp whose settings are broken (a
@@ -35,14 +32,4 @@ func (u unavailable) OpenSession(context.Context, string) (acpbridge.Session, er
 
 func (u unavailable) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
 	return nil, u.refuse()
-}
-
-// BridgeOptions are the ACP bridge's options for harness at version with
-// runtime rt (nil for an Unavailable agent: no model, no images).
-func BridgeOptions(log hclog.Logger, version string, rt *engine.Runtime) acpbridge.Options {
-	o := acpbridge.Options{Name: "harness", Title: "harness", Version: version, Logger: log.Named("acp"), Modes: Modes()}
-	if rt != nil {
-		o.Images = DefaultTakesImages(rt.Models())
-	}
-	return o
 }
