@@ -78,8 +78,8 @@
 // every mode but allow-all anyway). A command line counts as touching a
 // protected path when a redirection writes to one (> .git/hooks/x), when a
 // known word of one of its commands names one (cp x .git/hooks/pre-commit,
-// tee ~/.config/harness/permissions.json, of=.git/config; against the
-// call's workdir; rm and mv also take along what a folder holds; readers
+// tee ~/.config/harness/permissions.json, of=.git/config; a word that
+// starts with $HOME or ${HOME} counts as ~/…; against the call's workdir; rm and mv also take along what a folder holds; readers
 // such as cat, ls and grep are left out), or when it runs a git config
 // that may write; but
 // a program can still write files no word names (a script, make, a

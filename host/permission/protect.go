@@ -106,8 +106,8 @@ var readOnlyCommands = map[string]bool{
 func shellPaths(l Line) []shellWord {
 	var out []shellWord
 	for _, w := range l.Targets {
-		if w.Known && w.Text != "" {
-			out = append(out, shellWord{text: w.Text})
+		if t := pathText(w); t != "" {
+			out = append(out, shellWord{text: t})
 		}
 	}
 	for _, c := range l.Cmds {
@@ -124,16 +124,26 @@ func shellPaths(l Line) []shellWord {
 			}
 		}
 		for _, w := range c.Words[1:] {
-			if !w.Known || w.Text == "" || len(out) >= maxShellWords {
+			t := pathText(w)
+			if t == "" || len(out) >= maxShellWords {
 				continue
 			}
-			out = append(out, shellWord{text: w.Text, holds: holds})
-			if _, v, ok := strings.Cut(w.Text, "="); ok && v != "" {
+			out = append(out, shellWord{text: t, holds: holds})
+			if _, v, ok := strings.Cut(t, "="); ok && v != "" {
 				out = append(out, shellWord{text: v, holds: holds})
 			}
 		}
 	}
 	return out
+}
+
+// pathText is a word's text as a path: its text when known, "~/…" for one
+// that starts with $HOME, "" when it is computed otherwise.
+func pathText(w Word) string {
+	if w.Known {
+		return w.Text
+	}
+	return w.home
 }
 
 // gitConfigWrites reports whether git's arguments ws run a git config

@@ -262,3 +262,35 @@ func TestProtectedTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedHomeWord: a bash word that starts with $HOME or ${HOME}
+// (outside quotes or inside double quotes) is followed as a path, so an
+// allowed cp cannot reach harness's rules through the variable.
+func TestProtectedHomeWord(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg := filepath.Join(home, ".config", "harness")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Protected: []string{cfg}}
+	cwd := t.TempDir()
+	tests := []struct {
+		line      string
+		protected bool
+	}{
+		{`cp x $HOME/.config/harness/permissions.json`, true},
+		{`cp x ${HOME}/.config/harness/mcp.json`, true},
+		{`cp x "$HOME/.config/harness/config.toml"`, true},
+		{`echo '{}' > $HOME/.config/harness/permissions.json`, true},
+		{`cp x $HOME/notes.txt`, false},
+		{`cp x $HOMEDIR/.config/harness/permissions.json`, false}, // another variable: not followed
+	}
+	for _, tt := range tests {
+		args, _ := json.Marshal(map[string]string{"command": tt.line})
+		path, why := p.protectedTarget("execute", cwd, args)
+		if (path != "") != tt.protected {
+			t.Errorf("%s: protected %q (%s), want protected %v", tt.line, path, why, tt.protected)
+		}
+	}
+}

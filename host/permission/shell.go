@@ -27,6 +27,10 @@ type Word struct {
 	// input is set when the word names the output of a process (<( )):
 	// a shell or source reading it runs what that process prints.
 	input bool
+	// home is, for a word not Known only because it starts with $HOME or
+	// ${HOME} (followed by literal text), the word with "~" in its place:
+	// a path the protected-path check can still follow.
+	home string
 }
 
 // Cmd is one simple command a line would run.
@@ -251,7 +255,13 @@ func wordOf(w *syntax.Word) Word {
 		return Word{}
 	}
 	var b strings.Builder
-	for _, p := range w.Parts {
+	home := false
+	for i, p := range w.Parts {
+		if i == 0 && homeParam(p) {
+			b.WriteString("~")
+			home = true
+			continue
+		}
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if !unquoted(&b, p.Value) {
@@ -266,7 +276,12 @@ func wordOf(w *syntax.Word) Word {
 			if p.Dollar {
 				return Word{}
 			}
-			for _, q := range p.Parts {
+			for j, q := range p.Parts {
+				if i == 0 && j == 0 && homeParam(q) {
+					b.WriteString("~")
+					home = true
+					continue
+				}
 				l, ok := q.(*syntax.Lit)
 				if !ok {
 					return Word{}
@@ -279,7 +294,17 @@ func wordOf(w *syntax.Word) Word {
 			return Word{}
 		}
 	}
+	if home {
+		return Word{home: b.String()}
+	}
 	return Word{Text: b.String(), Known: true}
+}
+
+// homeParam reports whether p is $HOME or ${HOME}, nothing more.
+func homeParam(p syntax.WordPart) bool {
+	pe, ok := p.(*syntax.ParamExp)
+	return ok && pe.Param != nil && pe.Param.Value == "HOME" && !pe.Excl && !pe.Length && !pe.Width &&
+		pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && pe.Names == 0
 }
 
 // unquoted writes an unquoted literal after backslash removal; it returns
