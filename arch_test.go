@@ -104,7 +104,9 @@ type importRule struct {
 func importRules() []importRule {
 	return []importRule{
 		{dir: "host/event"},
-		{dir: "host/eventlog"},
+		{dir: "host/eventlog", allowInternal: []string{"host/ownership"}},
+		// whether a file of harness's own may be trusted: the standard library only.
+		{dir: "host/ownership"},
 		{dir: "host/shorten"},
 		{dir: "host/llm", allowInternal: []string{"host/llm", "host/shorten"}, allowExternal: true},
 		// the host side and the process side of harness-llm: never the
@@ -112,23 +114,23 @@ func importRules() []importRule {
 		// so that the host links no SDK (TestHostLinksNoSDK).
 		{dir: "host/llm/llmproc", allowInternal: []string{"host/llm", "pluginapi"}, allowExternal: true,
 			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
-		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm"}},
+		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm", "host/ownership"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
 		{dir: "host/session/storetest", allowInternal: []string{"host/event", "host/eventlog", "host/session"}},
 		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten"}, allowExternal: true},
 		{dir: "host/prompt"},
-		{dir: "host/permission", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
+		{dir: "host/permission", allowInternal: []string{"host/event", "host/ownership", "host/shorten"}, allowExternal: true},
 		{dir: "host/pluginlock"},
 		{dir: "host/plugincache", allowInternal: []string{"host/pluginlock"}, allowExternal: true},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
 		{dir: "host/devbuild", allowExternal: true},
 		// the one way settings are read: flags, environment, the TOML file.
-		{dir: "host/settings", allowModules: []string{"github.com/BurntSushi/toml"}},
+		{dir: "host/settings", allowInternal: []string{"host/ownership"}, allowModules: []string{"github.com/BurntSushi/toml"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// MCP servers: the SDK's client, pluginapi's schema rules and
 		// pluginhost's launch environment.
-		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "pluginapi"}, allowExternal: true},
+		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
 		// the process a stdio MCP server runs under: the standard library only.
 		{dir: "host/keeper"},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},

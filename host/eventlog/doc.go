@@ -58,9 +58,14 @@
 // follow a symbolic link at the log's path (O_NOFOLLOW) and refuse a FIFO, a
 // device, a directory or a socket there without opening it for I/O (checked
 // with lstat before the open, which is non-blocking, and fstat after): the
-// error wraps [ErrNotRegular] and names the file. The directory holding the
-// log is trusted as given; it may itself be a link (a state dir on another
-// disk).
+// error wraps [ErrNotRegular] and names the file. A log another user could
+// have written — owned by a user other than this one or root, or writable
+// by group or others — is refused too, judged by fstat of the descriptor
+// opened (so a rename cannot swap the file between check and read): the
+// error is an *ownership.Error (errors.Is ownership.ErrUntrusted), one line
+// naming file, owner, mode and fix. Never repaired: a log harness creates
+// is 0600 whatever the umask. The directory holding the log is trusted as
+// given; it may itself be a link (a state dir on another disk).
 //
 // # Concurrency
 //

@@ -8,7 +8,12 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
+
+// what is what a log file is called in a refusal of package ownership.
+const what = "session log"
 
 // Log is an open log file with its lock held. Create or Open one; Close it.
 type Log struct {
@@ -27,8 +32,8 @@ type Log struct {
 }
 
 // Create creates the log at path, which must not exist, with header h, and
-// locks it. The parent directory is created (0700) if missing; the file is
-// created 0600. The header and the directory entry are fsynced before Create
+// locks it. The parent directory is created (0700, as are its missing
+// parents, whatever the umask) if missing; the file is created 0600. The header and the directory entry are fsynced before Create
 // returns.
 func Create(path string, h Header) (*Log, error) {
 	if h.Version == 0 {
@@ -42,7 +47,7 @@ func Create(path string, h Header) (*Log, error) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := ownership.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	// The file appears whole or not at all: the header is written and

@@ -5,6 +5,8 @@ package eventlog
 import (
 	"fmt"
 	"os"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // openRegular opens the log file at path with flag, refusing anything but a
@@ -28,6 +30,10 @@ func openRegular(path string, flag int) (*os.File, error) {
 			return nil, fmt.Errorf("stat %s: %w", path, err)
 		}
 		return nil, notRegular(path, fi.Mode())
+	}
+	if err := ownership.Check(what, path, fi); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

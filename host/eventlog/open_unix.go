@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // openRegular opens the log file at path with flag, refusing anything but a
@@ -39,6 +41,10 @@ func openRegular(path string, flag int) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, notRegular(path, fi.Mode())
+	}
+	if err := ownership.Check(what, path, fi); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

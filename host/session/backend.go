@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/eventlog"
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Backend is the session store as a contract: where a [Store] keeps the logs
@@ -71,9 +72,28 @@ type (
 // (directory 0700, files 0600), each written with package eventlog: its
 // hold is an flock(2) the kernel drops with the process, and Open cuts a
 // torn tail. Its Logs are *eventlog.Log.
+//
+// Every method first checks Dir with package ownership: a folder another
+// user could write (owned by someone other than this user or root, or
+// writable by group or others) is refused with an *ownership.Error, never
+// repaired, since whoever can write it can swap any log in it. The logs
+// themselves are checked by eventlog on the descriptor it opens.
 type JSONL struct {
-	// Dir holds the files. It is created (0700) on first Create.
+	// Dir holds the files. It is created on first Create (0700, as are
+	// its missing parents, whatever the umask).
 	Dir string
+}
+
+// dirWhat is what Dir is called in a refusal.
+const dirWhat = "sessions folder"
+
+// checkDir refuses a Dir another user could write; a missing Dir yields
+// an error matching fs.ErrNotExist.
+func (b JSONL) checkDir() error {
+	if b.Dir == "" {
+		return errors.New("the store has no directory")
+	}
+	return ownership.CheckDir(dirWhat, b.Dir)
 }
 
 // Path returns the file of session id.
@@ -87,6 +107,12 @@ func (b JSONL) Create(h eventlog.Header) (Log, error) {
 	if !ValidID(h.ID) {
 		return nil, fmt.Errorf("%q is not a valid session id", h.ID)
 	}
+	if err := ownership.MkdirAll(b.Dir); err != nil {
+		return nil, err
+	}
+	if err := b.checkDir(); err != nil {
+		return nil, err
+	}
 	l, err := eventlog.Create(b.Path(h.ID), h)
 	if err != nil {
 		return nil, err
@@ -99,6 +125,9 @@ func (b JSONL) Open(id string, visit func(eventlog.Record) error) (Log, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("%q is not a valid session id", id)
 	}
+	if err := b.checkDir(); err != nil {
+		return nil, err
+	}
 	l, err := eventlog.Open(b.Path(id), visit)
 	if err != nil {
 		return nil, err
@@ -110,6 +139,9 @@ func (b JSONL) Open(id string, visit func(eventlog.Record) error) (Log, error) {
 func (b JSONL) Read(id string, from int64, visit func(eventlog.Record) error) (eventlog.Header, error) {
 	if !ValidID(id) {
 		return eventlog.Header{}, fmt.Errorf("%q is not a valid session id", id)
+	}
+	if err := b.checkDir(); err != nil {
+		return eventlog.Header{}, err
 	}
 	if visit == nil {
 		return eventlog.ReadHeader(b.Path(id))
@@ -126,10 +158,12 @@ func (b JSONL) Read(id string, from int64, visit func(eventlog.Record) error) (e
 // IDs implements [Backend]: the regular files named <id>.jsonl. A missing
 // directory holds no session.
 func (b JSONL) IDs() ([]string, error) {
-	entries, err := os.ReadDir(b.Dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if err := b.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
+	entries, err := os.ReadDir(b.Dir)
 	if err != nil {
 		return nil, err
 	}

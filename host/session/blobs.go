@@ -5,19 +5,23 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Blobs: the bytes of a session's images are kept out of its log, each in
 // a file named by its content hash in a folder next to the log:
 // <id>.blobs/<sha256 hex> beside <id>.jsonl (folder 0700, files 0600). A
 // blob is written (and synced) before the event that names it is appended,
-// so a logged hash always has its file; the same bytes are stored once.
+// so a logged hash always has its file; the same bytes are stored once. A
+// blob file another user could have written is not read (package
+// ownership).
 
 // blobDir is the folder of session id's blobs; "" when the store's
 // backend is not a directory of files.
@@ -44,7 +48,7 @@ func (s *Session) PutBlob(data []byte) (string, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		return hash, nil // already there
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := ownership.MkdirAll(dir); err != nil {
 		return "", fmt.Errorf("store a blob: %w", err)
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
@@ -87,7 +91,15 @@ func (s *Session) Blob(hash string) ([]byte, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("read blob %s: %w", hash, fs.ErrNotExist)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, hash))
+	f, err := os.Open(filepath.Join(dir, hash))
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", hash, err)
+	}
+	defer f.Close()
+	if err := ownership.CheckFile("session blob", f); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", hash, err)
 	}

@@ -38,7 +38,12 @@
 // # Store and files
 //
 // By default a [Store] keeps sessions as <Dir>/<id>.jsonl (directory 0700,
-// files 0600).
+// files 0600, whatever the umask). A sessions folder or a log another user
+// could have written — owned by a user other than this one or root, or
+// writable by group or others — is refused with one line naming it, its
+// owner, its mode and the fix (package ownership), never repaired: Create,
+// Open and List fail on such a folder, Open on such a log, and List gives
+// such a log's Summary that error.
 // [Store.Create] starts a session, [Store.Open] reopens one, [Store.List]
 // summarises them all without taking any lock. One process at a time may
 // have a session open: a second Open fails with an error matching

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/harness-dev/harness/host/eventlog"
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // TestStoreRefusesNonRegularFiles: a session file that is a symbolic link
@@ -78,6 +80,112 @@ func TestStoreRefusesNonRegularFiles(t *testing.T) {
 			if target != "" {
 				if after, _ := os.ReadFile(target); !bytes.Equal(after, before) {
 					t.Errorf("%s changed through the link", filepath.Base(target))
+				}
+			}
+		})
+	}
+}
+
+// TestStoreRefusesOpenFolder: a sessions folder others may write (0777,
+// 0775, 1777) is refused by Create, Open, List, Cwd and Lineage with one
+// line naming the folder and its mode, and is not chmodded; a log in it
+// is neither read nor written.
+func TestStoreRefusesOpenFolder(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []os.FileMode{0o777, 0o775, 0o757, 0o777 | os.ModeSticky} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			s := create(t, st, "a")
+			s.Close()
+			before, _ := os.ReadFile(st.path("a"))
+			if err := os.Chmod(st.Dir, mode); err != nil {
+				t.Fatal(err)
+			}
+			for op, f := range map[string]func() error{
+				"Create": func() error {
+					s, err := st.Create(CreateOptions{ID: "b", Cwd: "/src"})
+					if err == nil {
+						s.Close()
+					}
+					return err
+				},
+				"Open": func() error {
+					s, err := st.Open("a")
+					if err == nil {
+						s.Close()
+					}
+					return err
+				},
+				"List":    func() error { _, err := st.List(); return err },
+				"Cwd":     func() error { _, err := st.Cwd("a"); return err },
+				"Lineage": func() error { _, err := st.Lineage("a"); return err },
+			} {
+				err := f()
+				if !errors.Is(err, ownership.ErrUntrusted) || !strings.Contains(err.Error(), "sessions folder "+st.Dir+" is writable by group or others (mode ") ||
+					!strings.Contains(err.Error(), "chmod go-w "+st.Dir) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s: %v, want a one-line refusal of the folder", op, err)
+				}
+			}
+			fi, _ := os.Stat(st.Dir)
+			if fi.Mode()&(os.ModePerm|os.ModeSticky) != mode {
+				t.Errorf("the folder's mode changed from %v to %v", mode, fi.Mode())
+			}
+			if _, err := os.Stat(st.path("b")); err == nil {
+				t.Error("Create wrote a log into the refused folder")
+			}
+			if after, _ := os.ReadFile(st.path("a")); !bytes.Equal(before, after) {
+				t.Error("the log in the refused folder changed")
+			}
+		})
+	}
+}
+
+// TestStoreRefusesForeignLog: a log flipped to 0666, or owned by another
+// uid (as root), is refused by Open, and List gives its Summary the error.
+func TestStoreRefusesForeignLog(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"0666", func(t *testing.T, path string) {
+			if err := os.Chmod(path, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}, "writable by group or others (mode 0666"},
+		{"another uid", func(t *testing.T, path string) {
+			if os.Geteuid() != 0 {
+				t.Skip("chown to another uid needs root; host/ownership's TestCheck covers the decision")
+			}
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "is owned by "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := newStore(t)
+			for _, id := range []string{"good", "bad"} {
+				s := create(t, st, id)
+				mustAppend(t, s, simpleTurn(1, "hello "+id)...)
+				s.Close()
+			}
+			tc.make(t, st.path("bad"))
+			if _, err := st.Open("bad"); !errors.Is(err, ownership.ErrUntrusted) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Open: %v, want %q", err, tc.want)
+			}
+			list, err := st.List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sum := range list {
+				switch bad := errors.Is(sum.Err, ownership.ErrUntrusted); {
+				case sum.ID == "bad" && (!bad || sum.FirstPrompt != ""):
+					t.Errorf("List: bad session listed as %+v", sum)
+				case sum.ID == "good" && (sum.Err != nil || sum.FirstPrompt != "hello good"):
+					t.Errorf("List: good session listed as %+v", sum)
 				}
 			}
 		})
