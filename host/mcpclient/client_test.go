@@ -358,6 +358,22 @@ func TestMergeAndFiles(t *testing.T) {
 	if got, err := LoadFile(filepath.Join(t.TempDir(), "none.json"), nil); got != nil || err != nil {
 		t.Errorf("LoadFile(missing) = %v, %v", got, err)
 	}
+	// Servers another user could have added are commands harness would
+	// run: a file writable by group or others is refused.
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers":{"x":{"command":"evil-cmd"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadFile(path, nil); len(got) != 1 || err != nil {
+		t.Errorf("LoadFile(0600) = %v, %v", got, err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadFile(path, nil); got != nil || err == nil || !strings.HasPrefix(err.Error(), "MCP servers file "+path+" is writable by group or others (mode 0666") ||
+		strings.Contains(err.Error(), "evil-cmd") {
+		t.Errorf("LoadFile(0666) = %v, %v; want a refusal naming the file", got, err)
+	}
 }
 
 func TestRedactURL(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Transport kinds of a ServerConfig.
@@ -198,11 +200,16 @@ func expand(s string, getenv func(string) string) string {
 }
 
 // LoadFile reads the servers of the mcp.json file at path; a missing file
-// has none.
+// has none. A file another user could have written (owned by a user other
+// than this one or root, or writable by group or others) is refused with
+// an *ownership.Error: its servers are commands harness would run.
 func LoadFile(path string, getenv func(string) string) ([]ServerConfig, error) {
-	b, err := os.ReadFile(path)
+	b, err := ownership.ReadFile("MCP servers file", path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, ownership.ErrUntrusted) {
+		return nil, err // one line naming file, owner, mode and fix
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read MCP servers: %w", err)

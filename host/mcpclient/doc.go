@@ -65,5 +65,8 @@
 // have for Claude Code and that other agents read too, so that a server
 // configured once works here as it is. The user's file is
 // $XDG_CONFIG_HOME/harness/mcp.json (the engine names it), [ProjectFile] a
-// project's (.mcp.json in the session's folder).
+// project's (.mcp.json in the session's folder). [LoadFile] refuses a file
+// another user could have written — owned by a user other than this one
+// or root, or writable by group or others (package ownership) — since its
+// servers are commands harness would run.
 package mcpclient

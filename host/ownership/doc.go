@@ -13,7 +13,8 @@
 // what is checked is what is read, so a rename between the check and the
 // read cannot swap it); [CheckDir] on a folder named by path (a symbolic
 // link there must belong to this user or root too, and the folder it
-// names is checked).
+// names is checked). [ReadFile] reads a file only if [CheckFile] trusts
+// it.
 //
 // A refusal is an [*Error], which matches [ErrUntrusted]: one line naming
 // the path, the owner (uid, and the name where the user database knows

@@ -3,6 +3,7 @@ package ownership
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
@@ -97,6 +98,22 @@ func CheckFile(what string, f *os.File) error {
 		return fmt.Errorf("stat %s: %w", f.Name(), err)
 	}
 	return Check(what, f.Name(), fi)
+}
+
+// ReadFile reads the file at path (a symbolic link is followed) if it is
+// trusted, checked by fstat of the descriptor it reads: a rename between
+// check and read cannot swap it. A missing file yields an error matching
+// fs.ErrNotExist.
+func ReadFile(what, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *fs.PathError names it
+	}
+	defer f.Close()
+	if err := CheckFile(what, f); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
 }
 
 // CheckDir checks the folder at path. A symbolic link there must belong

@@ -260,3 +260,25 @@ func testMkdirAllUmask(t *testing.T, umask string) {
 		t.Error("MkdirAll under a file: nil error")
 	}
 }
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte("key = \"sk-secret\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile("config file", path); err != nil || string(b) != "key = \"sk-secret\"\n" {
+		t.Fatalf("own 0600 file: %q, %v", b, err)
+	}
+	if err := os.Chmod(path, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile("config file", path)
+	if !errors.Is(err, ErrUntrusted) || b != nil || !strings.HasPrefix(err.Error(), "config file "+path+" is writable by group or others (mode 0664") ||
+		strings.Contains(err.Error(), "sk-secret") {
+		t.Fatalf("0664 file: %q, %v", b, err)
+	}
+	if _, err := ReadFile("config file", filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}

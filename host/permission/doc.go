@@ -104,7 +104,10 @@
 // the commands git status and git status -s, not git statusx; "rm " and
 // "rm" both mean the command rm with any arguments. A prefix that is not
 // one command and its literal arguments (a pipe, a $VAR) is refused when
-// the file is read.
+// the file is read. So is a file another user could have written — owned
+// by a user other than this one or root, or writable by group or others
+// (package ownership): rules someone else can rewrite would allow what
+// the user denied.
 //
 // # Command lines
 //

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Mode is a session's permission mode: what happens to a call no rule and
@@ -104,11 +105,17 @@ type Policy struct {
 	Protected []string
 }
 
-// LoadRules reads the rules file at path. A missing file means no rules.
+// LoadRules reads the rules file at path. A missing file means no rules;
+// a file another user could have written (owned by a user other than this
+// one or root, or writable by group or others) is refused with an
+// *ownership.Error.
 func LoadRules(path string) ([]Rule, error) {
-	b, err := os.ReadFile(path)
+	b, err := ownership.ReadFile("permission rules", path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, ownership.ErrUntrusted) {
+		return nil, err // one line naming file, owner, mode and fix
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read permission rules: %w", err)

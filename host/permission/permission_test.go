@@ -97,6 +97,18 @@ func TestLoadRules(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// Rules another user could have rewritten are refused, not applied.
+	for _, mode := range []os.FileMode{0o666, 0o620, 0o602} {
+		p := write("shared.json", `{"rules":[{"tool":"bash","prefix":"rm","action":"allow"}]}`)
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		rules, err := LoadRules(p)
+		if rules != nil || err == nil || !strings.HasPrefix(err.Error(), "permission rules "+p+" is writable by group or others") ||
+			strings.Contains(err.Error(), `"rm"`) {
+			t.Errorf("mode %04o: %v, %v; want a refusal naming the file", mode, rules, err)
+		}
+	}
 }
 
 // TestNoAlwaysFromCaller: a question the caller marks NoAlways (a plugin's

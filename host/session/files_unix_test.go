@@ -7,8 +7,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 

@@ -30,6 +30,13 @@
 // does not end up in a terminal or a log. harness reads API keys from the
 // environment only; the file has no key for them.
 //
+// # Ownership
+//
+// A config file another user could have written — owned by a user other
+// than this one or root, or writable by group or others — is refused with
+// one line naming it, its owner, its mode and the fix (package ownership),
+// checked on the descriptor that is read.
+//
 // # The parser
 //
 // The file is TOML, read with github.com/BurntSushi/toml (v1.6.0): the

@@ -5,13 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Lookup looks up an environment variable (os.LookupEnv, or a map in tests).
@@ -285,14 +286,18 @@ func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 }
 
 // readFile parses the config file at path; a missing file is no error
-// unless it was named explicitly (nil keys then).
+// unless it was named explicitly (nil keys then). A file another user
+// could have written is refused (package ownership).
 func readFile(path string, explicit bool) (map[string]toml.Primitive, toml.MetaData, error) {
 	if path == "" {
 		return nil, toml.MetaData{}, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := ownership.ReadFile("config file", path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, toml.MetaData{}, nil
+	}
+	if errors.Is(err, ownership.ErrUntrusted) {
+		return nil, toml.MetaData{}, err // one line naming file, owner, mode and fix
 	}
 	if err != nil {
 		return nil, toml.MetaData{}, fmt.Errorf("read config file: %w", err)

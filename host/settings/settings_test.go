@@ -147,6 +147,9 @@ func TestConfigFile(t *testing.T) {
 	os.WriteFile(a, []byte("model = \"from-a\"\n"), 0o600)
 	os.WriteFile(b, []byte("model = \"from-b\"\n"), 0o600)
 	missing := filepath.Join(dir, "missing.toml")
+	shared := filepath.Join(dir, "shared.toml") // another user could write it
+	os.WriteFile(shared, []byte("model = \"sk-from-shared\"\n"), 0o600)
+	os.Chmod(shared, 0o664)
 	tests := []struct {
 		name    string
 		args    []string
@@ -161,6 +164,8 @@ func TestConfigFile(t *testing.T) {
 		{name: "flag over env", args: []string{"--config", a}, env: map[string]string{"T_CONFIG": b}, def: missing, want: "from-a"},
 		{name: "env missing", env: map[string]string{"T_CONFIG": missing}, wantErr: "read config file"},
 		{name: "flag missing", args: []string{"--config=" + missing}, wantErr: "read config file"},
+		{name: "default group-writable", def: shared, wantErr: "config file " + shared + " is writable by group or others (mode 0664"},
+		{name: "flag group-writable", args: []string{"--config", shared}, def: a, wantErr: "; refused: chmod go-w " + shared},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +177,7 @@ func TestConfigFile(t *testing.T) {
 			}
 			err := s.Resolve(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "sk-from-shared") {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
 				}
 				return
