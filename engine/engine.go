@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/ownership"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
@@ -28,7 +30,12 @@ import (
 // defaults except where noted.
 type Config struct {
 	// StateDir holds the sessions (StateDir/sessions) and the plugin cache
-	// and reload history (StateDir/plugins). Required.
+	// and reload history (StateDir/plugins). Required. New refuses one
+	// another user could write (owned by a user other than this one or
+	// root, or writable by group or others; see host/ownership), and the
+	// store refuses such a sessions folder or log; a missing one is
+	// created 0700 whatever the umask when first needed. Nothing is ever
+	// chmodded.
 	StateDir string
 	// PluginDirs are the folders whose plugins StartTools starts.
 	PluginDirs []string
@@ -136,6 +143,9 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.StateDir == "" {
 		return nil, errors.New("engine: no state dir: set Config.StateDir")
 	}
+	if err := ownership.CheckDir(stateWhat, cfg.StateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	if cfg.HostVersion == "" {
 		cfg.HostVersion = Version("")
 	}
@@ -148,6 +158,19 @@ func New(cfg Config) (*Runtime, error) {
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
 		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget, StartOnUse: startOnUse}
 	return r, nil
+}
+
+// stateWhat is what Config.StateDir is called in a refusal.
+const stateWhat = "state folder"
+
+// ensureStateDir creates the state folder if it is missing (0700 whatever
+// the umask, as are its missing parents) and refuses one another user
+// could write; one that exists is never chmodded.
+func (r *Runtime) ensureStateDir() error {
+	if err := ownership.MkdirAll(r.cfg.StateDir); err != nil {
+		return fmt.Errorf("create the state folder: %w", err)
+	}
+	return ownership.CheckDir(stateWhat, r.cfg.StateDir)
 }
 
 // SessionsDir is the folder of the session logs.
@@ -345,6 +368,9 @@ func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by strin
 // services until CloseSession, and logs its permission mode (the
 // configured one) and its model (the default, By host).
 func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
+	if err := r.ensureStateDir(); err != nil {
+		return nil, err
+	}
 	s, err := r.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
 		return nil, err
@@ -423,6 +449,14 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 	reattach, err := pluginhost.ParseReattach(r.cfg.Reattach)
 	if err != nil {
 		return err // "parse HARNESS_REATTACH_PLUGINS: …"
+	}
+	if err := r.ensureStateDir(); err != nil {
+		return err
+	}
+	// The cache's folders are made here, 0700 whatever the umask (a plain
+	// mkdir of plugins/ under umask 0277 would be 0500).
+	if err := ownership.MkdirAll(filepath.Join(r.cfg.StateDir, "plugins", "cache")); err != nil {
+		return fmt.Errorf("start plugins: %w", err)
 	}
 	tb, err := toolbox.Open(ctx, toolbox.Config{
 		Dirs:        r.cfg.PluginDirs,

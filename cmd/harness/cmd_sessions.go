@@ -6,6 +6,7 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/termview"
 )
 
@@ -35,5 +36,16 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitUsage, err
 	}
-	return exitOK, termview.Sessions(std.out, list, func(s session.Summary) string { return termview.UsageTotal(engine.SummaryUsage(s, models)) })
+	if err := termview.Sessions(std.out, list, func(s session.Summary) string { return termview.UsageTotal(engine.SummaryUsage(s, models)) }); err != nil {
+		return exitFailed, err
+	}
+	// A log that could not be read — refused because another user could
+	// have written it, or damaged — is listed by id only; say why, one
+	// line each.
+	for _, s := range list {
+		if s.Err != nil {
+			fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(s.Err.Error()))
+		}
+	}
+	return exitOK, nil
 }
