@@ -39,7 +39,9 @@
 // from the log, SetSessionMode switches and logs it — also while a turn
 // runs, whose approver reads the mode at every decision. Close
 // waits for background work and stops the plugins. A Runtime writes
-// nothing to stdout; it logs to Config.Logger.
+// nothing to stdout; it logs to Config.Logger. New refuses a state folder
+// another user could write (host/ownership); CreateSession and StartTools
+// create a missing one 0700 whatever the umask.
 //
 // What a front end needs to fill Config the way harness does is here too:
 // OpenModel (the providers: deepseek, openai, openai-responses, anthropic,

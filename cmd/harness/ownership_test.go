@@ -37,9 +37,19 @@ func harnessBin(t *testing.T) string {
 // a user's would be) and returns its exit code, stdout and stderr.
 func runHarness(t *testing.T, umask string, args ...string) (int, string, string) {
 	t.Helper()
+	return runHarnessIn(t, umask, "", nil, args...)
+}
+
+// runHarnessIn is runHarness with the config folder home/.config/harness
+// ("": a fresh home) and stdin in.
+func runHarnessIn(t *testing.T, umask, home string, in []byte, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command("sh", append([]string{"-c", `umask "$0" && exec "$@"`, umask, harnessBin(t)}, args...)...)
-	home := t.TempDir()
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + os.TempDir(), "NO_COLOR=1"}
+	if home == "" {
+		home = t.TempDir()
+	}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), "NO_COLOR=1"}
+	cmd.Stdin = bytes.NewReader(in)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -58,12 +68,12 @@ func scriptRun(t *testing.T, state string, extra ...string) []string {
 
 // oneRefusal checks that stderr is one line, the refusal of what at path
 // with want and the fix, and nothing of the files' contents.
-func oneRefusal(t *testing.T, op string, code int, stderr, what, path string, want ...string) {
+func oneRefusal(t *testing.T, op string, code, wantCode int, stderr, what, path string, want ...string) {
 	t.Helper()
 	line := strings.TrimSuffix(stderr, "\n")
-	if code != exitFailed || strings.Contains(line, "\n") || !strings.HasPrefix(line, "harness: ") || !strings.Contains(line, what+" "+path+" ") ||
+	if code != wantCode || strings.Contains(line, "\n") || !strings.HasPrefix(line, "harness: ") || !strings.Contains(line, what+" "+path+" ") ||
 		!strings.Contains(line, "; refused: ") || strings.Contains(line, "secret-prompt-1234") {
-		t.Errorf("%s: exit %d, stderr %q; want exit %d and one line refusing %s %s", op, code, stderr, exitFailed, what, path)
+		t.Errorf("%s: exit %d, stderr %q; want exit %d and one line refusing %s %s", op, code, stderr, wantCode, what, path)
 		return
 	}
 	for _, w := range want {
@@ -143,11 +153,11 @@ func TestOwnershipRefusesFolders(t *testing.T) {
 			fi0, _ := os.Stat(path)
 
 			code, _, errOut = runHarness(t, "022", scriptRun(t, state, "a new session")...)
-			oneRefusal(t, "run", code, errOut, what, path, want...)
+			oneRefusal(t, "run", code, exitFailed, errOut, what, path, want...)
 			code, _, errOut = runHarness(t, "022", scriptRun(t, state, "--session", id, "go on")...)
-			oneRefusal(t, "run --session", code, errOut, what, path, want...)
+			oneRefusal(t, "run --session", code, exitFailed, errOut, what, path, want...)
 			code, _, errOut = runHarness(t, "022", "sessions", "--state-dir", state)
-			oneRefusal(t, "sessions", code, errOut, what, path, want...)
+			oneRefusal(t, "sessions", code, exitFailed, errOut, what, path, want...)
 
 			if fi, _ := os.Stat(path); fi.Mode() != fi0.Mode() {
 				t.Errorf("%s was changed from %v to %v", path, fi0.Mode(), fi.Mode())
@@ -188,7 +198,7 @@ func TestOwnershipRefusesForeignLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			chmod(t, path, 0o640)
-			return []string{"is owned by ", "uid " + strconv.Itoa(otherUID()), "not by this user (uid 0) or root (mode 0640)", "chown 0 " + path}
+			return []string{"is owned by ", "uid " + strconv.Itoa(otherUID()), "not by root (this user) (mode 0640)", "chown 0 " + path}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +222,7 @@ func TestOwnershipRefusesForeignLog(t *testing.T) {
 			want := tc.spoil(t, bad)
 
 			code, _, errOut := runHarness(t, "022", scriptRun(t, state, "--session", id, "go on")...)
-			oneRefusal(t, "run --session", code, errOut, "session log", bad, want...)
+			oneRefusal(t, "run --session", code, exitFailed, errOut, "session log", bad, want...)
 			if after, _ := os.ReadFile(bad); !bytes.Equal(before, after) {
 				t.Error("the refused log changed")
 			}
@@ -282,6 +292,53 @@ func TestOwnershipFreshStateDir(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOwnershipRefusesConfig: a config file or rules file others may
+// write stops `harness run` with one line naming it, its owner and mode
+// and the fix, without its contents; under `harness acp` a state folder
+// others may write makes session/new fail with that line while
+// initialize is still answered.
+func TestOwnershipRefusesConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		file, text, what string
+		mode             fs.FileMode
+		code             int // a bad config file is a usage error, as one that does not parse
+	}{
+		{"config.toml", "max-steps = 5 # secret-prompt-1234\n", "config file", 0o664, exitUsage},
+		{"permissions.json", `{"rules":[{"tool":"bash","prefix":"secret-prompt-1234","action":"allow"}]}`, "permission rules", 0o646, exitFailed},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			path := filepath.Join(home, ".config", "harness", tc.file)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			chmod(t, path, tc.mode)
+			code, _, errOut := runHarnessIn(t, "022", home, nil, scriptRun(t, filepath.Join(t.TempDir(), "state"), "hi")...)
+			oneRefusal(t, "run", code, tc.code, errOut, tc.what, path, "(mode 0"+strconv.FormatUint(uint64(tc.mode), 8), "chmod go-w "+path)
+		})
+	}
+	t.Run("acp", func(t *testing.T) {
+		t.Parallel()
+		state := t.TempDir()
+		chmod(t, state, 0o777)
+		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}` + "\n"
+		code, out, errOut := runHarnessIn(t, "022", "", []byte(in), "acp", "--provider", "script", "--script", writeScript(t, `{"text":"x"}`), "--state-dir", state)
+		want := "state folder " + state + " is writable by group or others (mode 0777"
+		if code != exitOK || !strings.Contains(out, `"id":1,"result"`) || !strings.Contains(out, `"id":2,"error"`) || !strings.Contains(out, want) {
+			t.Errorf("acp: exit %d, stdout:\n%s\nstderr:\n%s\nwant initialize answered and session/new refused with %q", code, out, errOut, want)
+		}
+	})
 }
 
 func chmod(t *testing.T, path string, m fs.FileMode) {

@@ -47,11 +47,15 @@ func (e *Error) Error() string {
 	if e.Link {
 		b.WriteString(" (a symbolic link)")
 	}
+	notMe := fmt.Sprintf("not by this user (uid %d) or root", e.Me)
+	if e.Me == 0 {
+		notMe = "not by root (this user)"
+	}
 	switch {
 	case e.Foreign && e.Writable:
-		fmt.Fprintf(&b, " is owned by %s, not by this user (uid %d) or root, and writable by group or others (mode %s)", owner(e.UID), e.Me, mode(e.Mode))
+		fmt.Fprintf(&b, " is owned by %s, %s, and writable by group or others (mode %s)", owner(e.UID), notMe, mode(e.Mode))
 	case e.Foreign:
-		fmt.Fprintf(&b, " is owned by %s, not by this user (uid %d) or root (mode %s)", owner(e.UID), e.Me, mode(e.Mode))
+		fmt.Fprintf(&b, " is owned by %s, %s (mode %s)", owner(e.UID), notMe, mode(e.Mode))
 	default:
 		fmt.Fprintf(&b, " is writable by group or others (mode %s, owner %s)", mode(e.Mode), owner(e.UID))
 	}
@@ -60,9 +64,9 @@ func (e *Error) Error() string {
 	case e.Link:
 		fmt.Fprintf(&b, "remove the link (rm %s) or point the setting at a folder of yours", path)
 	case e.Foreign && e.Writable:
-		fmt.Fprintf(&b, "if you trust its contents, have root run chown %d %s && chmod go-w %s; else remove it", e.Me, path, path)
+		fmt.Fprintf(&b, "if you trust its contents, chown %d %s && chmod go-w %s (as root); else remove it", e.Me, path, path)
 	case e.Foreign:
-		fmt.Fprintf(&b, "if you trust its contents, have root run chown %d %s; else remove it", e.Me, path)
+		fmt.Fprintf(&b, "if you trust its contents, chown %d %s (as root); else remove it", e.Me, path)
 	default:
 		fmt.Fprintf(&b, "chmod go-w %s", path)
 	}

@@ -38,6 +38,10 @@ func otherUID() int {
 
 func TestCheck(t *testing.T) {
 	me, other := os.Geteuid(), otherUID()
+	notMe := "not by this user (uid " + strconv.Itoa(me) + ") or root"
+	if me == 0 {
+		notMe = "not by root (this user)"
+	}
 	for _, tc := range []struct {
 		name string
 		fi   info
@@ -58,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{"own folder 0777", info{fs.ModeDir | 0o777, me}, []string{"(mode 0777", "chmod go-w /p/x"}},
 		{"sticky folder 1777", info{fs.ModeDir | fs.ModeSticky | 0o777, me}, []string{"(mode 1777", "chmod go-w"}},
 		{"root's folder 0777", info{fs.ModeDir | 0o777, 0}, []string{"(mode 0777, owner ", "uid 0)", "chmod go-w"}},
-		{"other's file 0600", info{0o600, other}, []string{"is owned by ", "uid " + strconv.Itoa(other), "not by this user (uid " + strconv.Itoa(me) + ") or root (mode 0600)", "chown " + strconv.Itoa(me) + " /p/x", "else remove it"}},
+		{"other's file 0600", info{0o600, other}, []string{"is owned by ", "uid " + strconv.Itoa(other), notMe + " (mode 0600)", "chown " + strconv.Itoa(me) + " /p/x", "else remove it"}},
 		{"other's folder 0700", info{fs.ModeDir | 0o700, other}, []string{"uid " + strconv.Itoa(other), "(mode 0700)"}},
 		{"other's file 0666", info{0o666, other}, []string{"uid " + strconv.Itoa(other), "and writable by group or others (mode 0666)", "chown " + strconv.Itoa(me) + " /p/x && chmod go-w /p/x"}},
 		{"other's link", info{fs.ModeSymlink | 0o777, other}, []string{"(a symbolic link) is owned by", "uid " + strconv.Itoa(other), "remove the link (rm /p/x)"}},
