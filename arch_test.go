@@ -133,7 +133,7 @@ func importRules() []importRule {
 		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
 		// the process a stdio MCP server runs under: the standard library only.
 		{dir: "host/keeper"},
-		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
 		// which only the host imports. plugintest plays the host in tests.

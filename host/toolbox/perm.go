@@ -1,8 +1,11 @@
 package toolbox
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/harness-dev/harness/host/ownership"
 )
 
 // unsafeFile says why a plugin dir or file may not be trusted, or returns
@@ -10,13 +13,16 @@ import (
 // by a user other than this one or root) could run anything as this user.
 // what is "plugin dir" or "plugin file"; fix is the command that repairs
 // it. A dir that is sticky (like /tmp) is still refused: anyone may add a
-// file to it.
+// file to it. The rule is host/ownership's, the one for all of harness's
+// own files; the message leaves the path out of its first words because
+// a Failure is shown after its path.
 func unsafeFile(what, path string, fi fs.FileInfo) error {
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%s is writable by group or others (mode %04o); refused: chmod go-w %s", what, perm, path)
+	var e *ownership.Error
+	if !errors.As(ownership.Check(what, path, fi), &e) {
+		return nil
 	}
-	if uid, ok := ownerOf(fi); ok && uid != 0 && uid != myUID() {
-		return fmt.Errorf("%s is owned by uid %d, not by this user or root; refused: chown it or remove it", what, uid)
+	if e.Writable {
+		return fmt.Errorf("%s is writable by group or others (mode %04o); refused: chmod go-w %s", what, fi.Mode().Perm(), path)
 	}
-	return nil
+	return fmt.Errorf("%s is owned by uid %d, not by this user or root; refused: chown it or remove it", what, e.UID)
 }
