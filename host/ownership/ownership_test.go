@@ -286,3 +286,33 @@ func TestReadFile(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// FuzzQuote: whatever a path holds, its quoted form shows nothing a
+// terminal acts on and gives the path back — Go-unquoted when it is Go
+// quoted, shell-unquoted when it is in single quotes, as is otherwise.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"/a/b", "/a b", "it's", "\x1b]52;c;eA==\x07", "a\u202eb", "", "\xff", "'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		q := quote(path)
+		if !printable(q) {
+			t.Fatalf("quote(%q) = %q holds a character that is not printable", path, q)
+		}
+		var back string
+		switch {
+		case strings.HasPrefix(q, `"`):
+			var err error
+			if back, err = strconv.Unquote(q); err != nil {
+				t.Fatalf("quote(%q) = %s: %v", path, q, err)
+			}
+		case strings.HasPrefix(q, "'"):
+			back = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(q, "'"), "'"), `'\''`, "'")
+		default:
+			back = q
+		}
+		if back != path {
+			t.Fatalf("quote(%q) = %s, which reads back as %q", path, q, back)
+		}
+	})
+}
