@@ -243,7 +243,10 @@ func TestOwnershipRefusesForeignLog(t *testing.T) {
 // parent, is created by `harness run` 0700 whatever the umask — 000, or
 // 0277 which would leave a plain mkdir 0500 — with the sessions folder
 // 0700, the log 0600, and nothing under it readable or writable by group
-// or others; the run starts a real plugin, so the plugin cache is there too.
+// or others; the run calls a real plugin, so the plugin cache is there
+// too. (Under umask 0277 a user other than root cannot start the plugins
+// themselves — go-plugin's socket folder is 0500 — which this test does not
+// judge: it looks at the state folder only.)
 func TestOwnershipFreshStateDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
