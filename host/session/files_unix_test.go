@@ -191,3 +191,28 @@ func TestStoreRefusesForeignLog(t *testing.T) {
 		})
 	}
 }
+
+// TestBlobRefusedWhenOthersCouldWrite: an image blob whose file another
+// user could have rewritten is not read back into the model's history.
+func TestBlobRefusedWhenOthersCouldWrite(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	s := create(t, st, "a")
+	defer s.Close()
+	hash, err := s.PutBlob([]byte("image bytes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(st.Dir, "a.blobs", hash)
+	for p, want := range map[string]os.FileMode{filepath.Dir(path): 0o700, path: 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %04o", p, fi.Mode().Perm(), err, want)
+		}
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Blob(hash); !errors.Is(err, ownership.ErrUntrusted) || b != nil || !strings.Contains(err.Error(), "session blob "+path+" is writable by group or others") {
+		t.Errorf("Blob of a 0666 file = %q, %v; want a refusal naming it", b, err)
+	}
+}
