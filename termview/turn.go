@@ -10,6 +10,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/termsafe"
 )
 
 // Exit statuses of a turn run on the terminal (harness run documents them
@@ -96,7 +97,8 @@ func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
 		}
 		fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
 	}
-	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
+	id := termsafe.Line(s.ID())
+	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", id, id)
 }
 
 // IsTerminal reports whether a stream is a terminal: a file that is a
