@@ -130,7 +130,11 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 		return nil, err
 	}
 	color := e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"
-	return &app{Runtime: rt, term: termview.Terminal{In: std.in, Out: std.out, Err: std.err, Color: color}}, nil
+	styled := std.styled // the usage line is dim on a terminal
+	if styled == nil {
+		styled = std.err
+	}
+	return &app{Runtime: rt, term: termview.Terminal{In: std.in, Out: std.out, Err: styled, Color: color}}, nil
 }
 
 // newRuntime builds the runtime of a checked configuration, logging to log.
