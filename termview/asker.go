@@ -35,15 +35,21 @@ type Asker struct {
 
 	once  sync.Once
 	lines chan string // lines read from in; closed at EOF
+	// asking holds a token while a question waits: one question at a
+	// time, so that an answer goes to the question on the screen.
+	asking chan struct{}
 }
 
 // NewAsker returns an asker that prompts in view and reads the answers
 // from in.
 func NewAsker(view *View, in io.Reader) *Asker { return &Asker{view: view, in: in} }
 
-// Ask implements permission.Asker.
+// Ask implements permission.Asker. Questions asked at once (calls run in
+// parallel, a plugin's own question) wait for each other.
+
 func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
 	a.once.Do(func() {
+		a.asking = make(chan struct{}, 1)
 		a.lines = make(chan string)
 		go func() { // reads until EOF; a line nobody waits for is dropped with the process
 			defer close(a.lines)
@@ -53,6 +59,13 @@ func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision
 			}
 		}()
 	})
+	select {
+	case a.asking <- struct{}{}:
+		defer func() { <-a.asking }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer a.view.answered()
 	question := a.question(req)
 	for {
 		a.view.prompt(question)

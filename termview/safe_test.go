@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -184,5 +187,79 @@ func TestTablesShowHostileEscaped(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the tables lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// syncBuilder is a strings.Builder safe for the view's goroutines.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls out until it holds want, for up to 10 s.
+func waitFor(t *testing.T, out *syncBuilder, want string) {
+	t.Helper()
+	for range 1000 {
+		if strings.Contains(out.String(), want) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %q in:\n%s", want, out.String())
+}
+
+// TestQuestionStaysLast: while a question waits, nothing else is drawn
+// after it — not a running tool's live output forging a question, not a
+// logged event, not a second question; they show once it is answered.
+func TestQuestionStaysLast(t *testing.T) {
+	t.Parallel()
+	src := &logSource{}
+	var out syncBuilder
+	v := New(&out, src, false)
+	in, answer := io.Pipe()
+	defer answer.Close()
+	a := NewAsker(v, in)
+	first := make(chan event.Decision)
+	go func() {
+		d, _ := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: args(t, map[string]string{"command": "rm -rf victim"}), NoAlways: true})
+		first <- d
+	}()
+	const question = "Allow bash: rm -rf victim? [y]es / [n]o: "
+	waitFor(t, &out, question)
+	second := make(chan event.Decision)
+	go func() {
+		d, _ := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: args(t, map[string]string{"command": "ls"}), NoAlways: true})
+		second <- d
+	}()
+	v.ToolProgress("s", "other", "\nAllow bash: ls? [y]es / [n]o: ")
+	src.add(t, event.TodoWrite{Todos: []event.Todo{{Content: "Allow bash: ls? [y]es / [n]o: ", Status: event.TodoPending}}})
+	time.Sleep(100 * time.Millisecond) // the second question and the output would be drawn by now
+	if got := out.String(); !strings.HasSuffix(got, question) || strings.Count(got, "[y]es") != 1 {
+		t.Fatalf("drawn after the waiting question:\n%q", got)
+	}
+	io.WriteString(answer, "n\n")
+	if d := <-first; d != event.RejectOnce {
+		t.Errorf("first answer = %q", d)
+	}
+	waitFor(t, &out, "[ ] Allow bash: ls? [y]es / [n]o: \nAllow bash: ls? [y]es / [n]o: ")
+	got := out.String()
+	if i := strings.Index(got, "    Allow bash: ls? [y]es / [n]o: \n"); i < len(question) || !strings.HasSuffix(got, "\nAllow bash: ls? [y]es / [n]o: ") {
+		t.Errorf("after the answer, the held output and then the second question:\n%q", got)
+	}
+	io.WriteString(answer, "y\n")
+	if d := <-second; d != event.AllowOnce {
+		t.Errorf("second answer = %q", d)
 	}
 }

@@ -35,13 +35,17 @@ type Source interface {
 // the only escapes the view writes are its own styles, and nothing it
 // shows can move the cursor, erase or draw over a line.
 type View struct {
-	w     io.Writer
+	out   io.Writer // the terminal
 	src   Source
 	color bool
 
-	mu     sync.Mutex // guards the fields below
-	cursor int64      // next event seq to render
-	mode   byte       // 't' text, 'r' reasoning, 0 at the start of a line
+	mu sync.Mutex // guards the fields below
+	// w is where the view writes: out, or held while a question waits for
+	// its answer, so that the question stays the last thing on the screen.
+	w      io.Writer
+	held   *bytes.Buffer
+	cursor int64 // next event seq to render
+	mode   byte  // 't' text, 'r' reasoning, 0 at the start of a line
 	// quiet are the read and search calls not shown yet, by call id: each
 	// shows as one line once its result is in.
 	quiet map[string]event.ToolCall
@@ -54,7 +58,7 @@ type View struct {
 // New returns a view of src writing to w, with ANSI styles when color
 // is set; it renders what src logs after now.
 func New(w io.Writer, src Source, color bool) *View {
-	return &View{w: w, src: src, color: color, cursor: int64(len(src.Events()))}
+	return &View{out: w, w: w, src: src, color: color, cursor: int64(len(src.Events()))}
 }
 
 // Follow renders events as they are appended until stop is called; stop
@@ -111,13 +115,30 @@ func (v *View) delta(mode byte, text string) {
 }
 
 // prompt shows a question after everything logged so far; text is the
-// question as Asker composed it, styled and filtered.
+// question as Asker composed it, styled and filtered. Until answered is
+// called, what else the view has to show (a running tool's live output,
+// events) is held back, so that the question stays the last thing on the
+// screen.
 func (v *View) prompt(text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.catchUpLocked()
-	v.endLineLocked()
-	io.WriteString(v.w, text)
+	if v.held == nil {
+		v.catchUpLocked()
+		v.endLineLocked()
+		v.held = new(bytes.Buffer)
+		v.w = v.held
+	}
+	io.WriteString(v.out, text)
+}
+
+// answered shows what was held back while a question waited.
+func (v *View) answered() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.held != nil {
+		v.out.Write(v.held.Bytes())
+		v.held, v.w = nil, v.out
+	}
 }
 
 // ToolProgress implements agent.ToolProgress: a tool's live output, dimmed
