@@ -39,9 +39,14 @@ type stdio struct {
 // style nothing of their own (sessions, models, plugins, dev), going
 // through host/termsafe: what plugins, servers, logs and errors say is
 // shown escaped, never interpreted by the terminal. run and demo render
-// through termview and acp speaks ACP, so their stdout is theirs. flush
-// writes what the filters hold back.
+// through termview, so their stdout is theirs. acp keeps both: stdout
+// speaks ACP and stderr is the editor's log of JSON lines, whose strings
+// the encoder escapes (the filter's \x7f would break one); run's error
+// line is filtered all the same. flush writes what the filters hold back.
 func safeStdio(std stdio, command string) (safe stdio, flush func()) {
+	if command == "acp" {
+		return std, func() {}
+	}
 	errw := termsafe.NewWriter(std.err)
 	safe = stdio{in: std.in, out: std.out, err: errw, styled: std.err}
 	if std.styled != nil {

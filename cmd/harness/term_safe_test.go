@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -305,4 +307,47 @@ func TestRunTerminalForgery(t *testing.T) {
 		t.Errorf("a provider's hostile error: exit %d, output:\n%q", code, raw)
 	}
 	wantOnlyHarnessStyles(t, "a provider's error", raw)
+}
+
+// TestModelsShowHostileEscaped: harness models shows what a server and
+// the settings name a model, and a server's error, escaped.
+func TestModelsShowHostileEscaped(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok/models", func(w http.ResponseWriter, _ *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"data": []map[string]string{{"id": "good-1"}, {"id": "evil" + osc52 + eraseUp + bidi}}})
+	})
+	mux.HandleFunc("/bad/models", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, "overloaded"+osc8+clearHome)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for name, tc := range map[string]struct {
+		env        map[string]string
+		args       []string
+		code       int
+		want, from string // want in the output named from
+	}{
+		"remote": {env: map[string]string{"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": srv.URL + "/ok", "HARNESS_MODEL": "good-1"},
+			args: []string{"models", "--remote"}, want: `evil\x1b]52;c;cm0gLXJmIH4K\x07\x1b[1A\x1b[2K\r\u202e\u200b`, from: "stdout"},
+		"remote error": {env: map[string]string{"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": srv.URL + "/bad", "HARNESS_MODEL": "good-1"},
+			args: []string{"models", "--remote"}, code: exitFailed, want: `overloaded\x1b]8;id=a b;https://evil.example/`, from: "stderr"},
+		"settings": {env: map[string]string{"HARNESS_PROVIDER": "openai", "HARNESS_BASE_URL": srv.URL + "/ok",
+			"HARNESS_MODEL": "good-1", "HARNESS_MODELS": "m" + osc52 + eraseUp},
+			args: []string{"models"}, want: `m\x1b]52;c;cm0gLXJmIH4K\x07\x1b[1A\x1b[2K `, from: "stdout"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := harness(t, tc.env, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			wantOnlyHarnessStyles(t, "stdout", []byte(stdout))
+			wantOnlyHarnessStyles(t, "stderr", []byte(stderr))
+			if got := map[string]string{"stdout": stdout, "stderr": stderr}[tc.from]; !strings.Contains(got, tc.want) {
+				t.Errorf("%s lacks %q:\n%s", tc.from, tc.want, got)
+			}
+		})
+	}
 }
