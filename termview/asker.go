@@ -46,7 +46,6 @@ func NewAsker(view *View, in io.Reader) *Asker { return &Asker{view: view, in: i
 
 // Ask implements permission.Asker. Questions asked at once (calls run in
 // parallel, a plugin's own question) wait for each other.
-
 func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
 	a.once.Do(func() {
 		a.asking = make(chan struct{}, 1)
