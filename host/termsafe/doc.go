@@ -29,7 +29,10 @@
 //
 // [Line] is for one line: the permission question's command, table cells,
 // titles, error lines. Newline, tab and carriage return are escaped too
-// (\n, \t, \r), so the result is exactly one line of text.
+// (\n, \t, \r), so the result is exactly one line of text, and so are
+// the characters that draw nothing ([Invisible]: variation selectors,
+// Hangul fillers …), so that a command holds no character it does not
+// show.
 //
 // [Text] is for text shown as lines: the model's answer and thinking, a
 // tool's output, diff lines. Newline and tab are kept; CR LF becomes LF;

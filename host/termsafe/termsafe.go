@@ -10,8 +10,9 @@ import (
 )
 
 // Line returns s as one line of plain text: every character a terminal
-// could interpret, newline, tab and carriage return included, shown
-// escaped (see the package doc); invalid bytes show as \xNN.
+// could interpret, newline, tab and carriage return included, and every
+// character that draws nothing (see [Invisible]) shown escaped (see the
+// package doc); invalid bytes show as \xNN.
 func Line(s string) string {
 	if plain(s, false) {
 		return s
@@ -135,6 +136,26 @@ func (w *Writer) Flush() error {
 	return nil
 }
 
+// Invisible reports whether r is a character that draws nothing though it
+// is no control — Unicode's default ignorable code points that are not
+// format characters: the combining grapheme joiner U+034F, Hangul fillers
+// (U+115F, U+1160, U+3164, U+FFA0), Khmer inherent vowels, Mongolian
+// variation selectors, variation selectors (U+FE00–U+FE0F,
+// U+E0100–U+E01EF) and the reserved ranges among them. [Line] shows them
+// escaped, so that a command holds no character it does not show; [Text]
+// keeps them (an emoji's U+FE0F).
+func Invisible(r rune) bool {
+	switch {
+	case r < 0x034f:
+		return false
+	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r >= 0x180b && r <= 0x180f,
+		r == 0x2065, r == 0x3164, r >= 0xfe00 && r <= 0xfe0f, r == 0xffa0, r >= 0xfff0 && r <= 0xfff8,
+		r >= 0xe0000 && r <= 0xe0fff:
+		return true
+	}
+	return false
+}
+
 // Unsafe reports whether r is shown escaped by both forms (newline and
 // tab aside, which Text keeps): C0 and C1 controls, DEL, format
 // characters, and the line and paragraph separators.
@@ -168,7 +189,7 @@ func plain(s string, lines bool) bool {
 func plainUTF8(s string, lines bool) bool {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || Unsafe(r) && !(lines && (r == '\n' || r == '\t')) {
+		if r == utf8.RuneError && n == 1 || Unsafe(r) && !(lines && (r == '\n' || r == '\t')) || !lines && Invisible(r) {
 			return false
 		}
 		i += n
@@ -177,9 +198,10 @@ func plainUTF8(s string, lines bool) bool {
 }
 
 // writeRune writes r, escaped when a terminal could interpret it; with
-// lines, newline and tab are written as they are.
+// lines, newline and tab are written as they are, without, invisible
+// characters are escaped too.
 func writeRune(b *strings.Builder, r rune, lines bool) {
-	if !Unsafe(r) || lines && (r == '\n' || r == '\t') {
+	if !Unsafe(r) && (lines || !Invisible(r)) || lines && (r == '\n' || r == '\t') {
 		b.WriteRune(r)
 		return
 	}

@@ -79,6 +79,8 @@ func TestLine(t *testing.T) {
 		{"\b\x7f\x00", `\x08\x7f\x00`},
 		{"a\xffb\xe2\x80", `a\xffb\xe2\x80`},
 		{"a\\x1b", `a\x1b`}, // backslashes are not doubled
+		{"victim\ufe00 \u3164\u034f\U000e0100", `victim\ufe00 \u3164\u034f\U000e0100`},
+		{"❤\ufe0f", `❤\ufe0f`},
 	} {
 		if got := Line(tc.in); got != tc.want {
 			t.Errorf("Line(%q) = %q, want %q", tc.in, got, tc.want)
@@ -100,6 +102,7 @@ func TestText(t *testing.T) {
 		{"cut \xe2\x80", "cut \ufffd\ufffd"},
 		{"\u202e\u200d", `\u202e\u200d`},
 		{"line\u2028sep", `line\u2028sep`},
+		{"❤\ufe0f \u3164", "❤\ufe0f \u3164"}, // invisible characters stay in text
 	} {
 		if got := Text(tc.in); got != tc.want {
 			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
@@ -247,7 +250,12 @@ func FuzzLine(f *testing.F) {
 		if strings.Contains(out, "\n") || Line(out) != out {
 			t.Fatalf("Line(%q) = %q: not one line or not a fixed point", in, out)
 		}
-		if utf8.ValidString(in) && !strings.ContainsFunc(in, Unsafe) && out != in {
+		for _, r := range out {
+			if Invisible(r) {
+				t.Fatalf("Line(%q) = %q holds %U", in, out, r)
+			}
+		}
+		if utf8.ValidString(in) && !strings.ContainsFunc(in, func(r rune) bool { return Unsafe(r) || Invisible(r) }) && out != in {
 			t.Fatalf("Line changed plain text %q to %q", in, out)
 		}
 	})
@@ -280,5 +288,17 @@ func BenchmarkText(b *testing.B) {
 	b.SetBytes(int64(len(plain)))
 	for b.Loop() {
 		_ = Text(plain)
+	}
+}
+
+func BenchmarkTextEscapes(b *testing.B) {
+	var s strings.Builder
+	for s.Len() < 4000 {
+		s.WriteString("\x1b[31mred\x1b[0m naïve ✓ \u202e\r\n")
+	}
+	in := s.String()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		_ = Text(in)
 	}
 }
