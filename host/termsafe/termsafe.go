@@ -2,7 +2,6 @@ package termsafe
 
 import (
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -23,7 +22,7 @@ func Line(s string) string {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
 			b.WriteString(`\x`)
-			b.WriteString(hex2(s[i]))
+			writeHex(&b, uint32(s[i]), 2)
 		} else {
 			writeRune(&b, r, false)
 		}
@@ -216,25 +215,21 @@ func writeRune(b *strings.Builder, r rune, lines bool) {
 		switch {
 		case r < 0x80:
 			b.WriteString(`\x`)
-			b.WriteString(hex2(byte(r)))
+			writeHex(b, uint32(r), 2)
 		case r <= 0xffff:
 			b.WriteString(`\u`)
-			b.WriteString(pad(strconv.FormatInt(int64(r), 16), 4))
+			writeHex(b, uint32(r), 4)
 		default:
 			b.WriteString(`\U`)
-			b.WriteString(pad(strconv.FormatInt(int64(r), 16), 8))
+			writeHex(b, uint32(r), 8)
 		}
 	}
 }
 
-func hex2(c byte) string {
+// writeHex writes the n low hex digits of v.
+func writeHex(b *strings.Builder, v uint32, n int) {
 	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&0xf]})
-}
-
-func pad(s string, n int) string {
-	if len(s) >= n {
-		return s
+	for shift := 4 * (n - 1); shift >= 0; shift -= 4 {
+		b.WriteByte(digits[v>>shift&0xf])
 	}
-	return strings.Repeat("0", n-len(s)) + s
 }
