@@ -91,7 +91,7 @@ func (t Terminal) Compact(ctx context.Context, rt *engine.Runtime, s *session.Se
 // terminal; none when the provider reported no usage) and how to continue
 // the session.
 func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
-	if line := UsageLine(rt.Usage(s, from)); line != "" {
+	if line := termsafe.Line(UsageLine(rt.Usage(s, from))); line != "" { // the currency is the config file's
 		if t.Color && IsTerminal(t.Err) {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}

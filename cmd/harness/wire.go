@@ -15,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
 )
 
@@ -36,7 +37,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
 		fs.Usage()
 		return exitOK, true
 	default:
-		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", flagError(err), fs.Name())
+		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", termsafe.Line(flagError(err)), fs.Name())
 		return exitUsage, true
 	}
 }
