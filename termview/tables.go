@@ -66,7 +66,7 @@ func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) s
 		s := row.Summary
 		turns := fmt.Sprint(s.Turns)
 		if total != nil {
-			turns += "\t" + total(s)
+			turns += "\t" + cell(total(s))
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", row.depth), cell(s.ID),
 			s.UpdatedAt.Local().Format(time.DateTime), turns, cell(s.Cwd), Clip(cell(s.FirstPrompt), 60))
