@@ -123,8 +123,13 @@ func onPTY(t *testing.T, cmd *exec.Cmd, prompt, answer string) ([]byte, int) {
 func screen(t *testing.T, raw []byte) []string {
 	t.Helper()
 	emu := vt.NewEmulator(ptyCols, screenRows)
-	go io.Copy(io.Discard, emu) // the emulator's answers to queries
-	defer emu.Close()
+	drained := make(chan struct{})
+	go func() { defer close(drained); io.Copy(io.Discard, emu) }() // the emulator's answers to queries
+	defer func() {
+		// the pipe's end, not emu.Close, which races with Read
+		emu.InputPipe().(io.Closer).Close()
+		<-drained
+	}()
 	if _, err := emu.Write(raw); err != nil {
 		t.Fatal(err)
 	}
