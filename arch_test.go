@@ -108,6 +108,8 @@ func importRules() []importRule {
 		// whether a file of harness's own may be trusted: the standard library only.
 		{dir: "host/ownership"},
 		{dir: "host/shorten"},
+		// the one filter for text shown on a terminal: the standard library only.
+		{dir: "host/termsafe"},
 		{dir: "host/llm", allowInternal: []string{"host/llm", "host/shorten"}, allowExternal: true},
 		// the host side and the process side of harness-llm: never the
 		// SDK providers themselves (cmd/harness-llm hands them to Serve),
@@ -149,7 +151,7 @@ func importRules() []importRule {
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/termsafe"
 )
 
 // CompactionStarted implements agent.CompactionLive: a compaction shows as
@@ -34,7 +35,7 @@ func (v *View) CompactionEnded(_ string, id int64, err error) {
 	}
 	v.mode = 0
 	if err != nil {
-		fmt.Fprintf(v.w, " %s\n", v.style(red, "failed: "+strings.Join(strings.Fields(err.Error()), " ")))
+		fmt.Fprintf(v.w, " %s\n", v.style(red, "failed: "+termsafe.Line(strings.Join(strings.Fields(err.Error()), " "))))
 		return
 	}
 	evs := v.src.Events()

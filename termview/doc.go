@@ -9,4 +9,10 @@
 // failed, 3 stopped early, 130 cancelled); Finish prints the turn's usage
 // line. It writes only to the writers it is given; cmd/harness parses the
 // flags and builds the runtime.
+//
+// Every string it shows that harness did not write itself — the model's
+// text, tools' output and titles, diffs, what plugins, MCP servers, session
+// logs and the config file say — goes through host/termsafe (Line for a
+// line or a table cell, a Stream for what arrives in pieces): its own
+// styles are the only escapes termview writes.
 package termview

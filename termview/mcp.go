@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/harness-dev/harness/host/mcpclient"
 )
@@ -14,9 +13,10 @@ import (
 // name, transport, status, what the server calls itself, its tools (by
 // their names on the server) and its command or URL, then each one's
 // source and, when it is not up, why. The info holds no env or header
-// values (mcpclient.ServerInfo); what a server said of itself and its
-// stderr in an error are printed without control characters. Nothing is
-// printed when there are no servers.
+// values (mcpclient.ServerInfo); every field, what a server said of
+// itself and its stderr in an error included, is a cell (one line, its
+// controls and escapes shown escaped by termsafe). Nothing is printed
+// when there are no servers.
 func MCPServers(w io.Writer, servers []mcpclient.ServerInfo) error {
 	if len(servers) == 0 {
 		return nil
@@ -29,30 +29,19 @@ func MCPServers(w io.Writer, servers []mcpclient.ServerInfo) error {
 		for i, t := range s.Tools {
 			names[i] = t.Tool
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(s.Name), s.Transport, s.Status,
-			dash(printable(strings.TrimSpace(s.ServerName+" "+s.ServerVersion))), dash(printable(strings.Join(names, ","))), dash(printable(s.Where)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(s.Name), cell(s.Transport), cell(s.Status),
+			dash(cell(strings.TrimSpace(s.ServerName+" "+s.ServerVersion))), dash(cell(strings.Join(names, ","))), dash(cell(s.Where)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, _ = io.WriteString(w, "\n")
 	for _, s := range servers {
-		line := printable(s.Name) + ": from " + dash(printable(s.Source))
+		line := cell(s.Name) + ": from " + dash(cell(s.Source))
 		if s.Err != "" {
-			line += "; " + printable(s.Err)
+			line += "; " + cell(s.Err)
 		}
 		_, _ = io.WriteString(w, line+"\n")
 	}
 	return nil
-}
-
-// printable is s on one line with its control characters (a hostile
-// server's terminal escapes) replaced by "?".
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, strings.Join(strings.Fields(s), " "))
 }

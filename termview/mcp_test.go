@@ -8,8 +8,8 @@ import (
 )
 
 // TestMCPServersPrintable: what a server says of itself and its stderr in
-// an error reach the terminal without control characters, and no servers
-// print nothing.
+// an error reach the terminal with their control characters shown
+// escaped, on one line, and no servers print nothing.
 func TestMCPServersPrintable(t *testing.T) {
 	var b strings.Builder
 	if err := MCPServers(&b, nil); err != nil || b.Len() != 0 {
@@ -25,7 +25,7 @@ func TestMCPServersPrintable(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07") {
 		t.Errorf("control characters reached the terminal: %q", out)
 	}
-	for _, want := range []string{"evil?]0;pwned? 1 2", "a,b", "y: from -; boom?[2J second line\n"} {
+	for _, want := range []string{`evil\x1b]0;pwned\x07 1 2`, "a,b", `y: from -; boom\x1b[2J second line` + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

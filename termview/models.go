@@ -18,7 +18,7 @@ func Models(w io.Writer, models []llm.ModelInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	io.WriteString(tw, "MODEL\tPROVIDER\tCONTEXT\tPRICE IN/CACHED/OUT PER 1M\tREASONING EFFORT\n")
 	for i, m := range models {
-		name := m.Name
+		name := cell(m.Name)
 		if i == 0 {
 			name += " (default)"
 		}
@@ -29,11 +29,11 @@ func Models(w io.Writer, models []llm.ModelInfo) error {
 		if p := m.Prices; p != nil {
 			price = fmt.Sprintf("%s %g / %g / %g", p.CurrencyOrUSD(), p.Input, cmpPrice(p.CachedInput, p.Input), p.Output)
 		}
-		efforts := strings.Join(m.ReasoningEfforts, " ")
+		efforts := cell(strings.Join(m.ReasoningEfforts, " "))
 		if efforts == "" {
 			efforts = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, m.Provider, window, price, efforts)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, cell(m.Provider), window, cell(price), efforts)
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
@@ -18,17 +19,8 @@ func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSDK\tSHA256\tSTATUS\tTOOLS\tPATH\n")
 	failed := 0
 	for _, p := range infos {
-		name, sum := p.Name, p.SHA256
-		if name == "" {
-			name = "-"
-		}
-		if len(sum) > 12 {
-			sum = sum[:12]
-		}
-		if sum == "" {
-			sum = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, dash(p.Version), dash(p.SDK), sum, p.Status, dash(strings.Join(p.Tools, ",")), p.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(cell(p.Name)), dash(cell(p.Version)), dash(cell(p.SDK)), short(cell(p.SHA256)),
+			cell(string(p.Status)), dash(cell(strings.Join(p.Tools, ","))), cell(p.Path))
 		if p.Err != "" {
 			failed++
 		}
@@ -39,7 +31,7 @@ func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 	Reloads(w, infos)
 	for _, p := range infos {
 		if p.Err != "" {
-			fmt.Fprintf(w, "\n%s: %s", p.Path, p.Err)
+			fmt.Fprintf(w, "\n%s: %s", cell(p.Path), termsafe.Text(p.Err))
 		}
 	}
 	if failed > 0 {
@@ -55,6 +47,12 @@ func dash(s string) string {
 	return s
 }
 
+// cell is s for one cell of a table or one line of a listing: its runs of
+// white space made one space, every control, escape, bidi or zero-width
+// character left shown escaped (termsafe.Line). What plugins, MCP
+// servers, session logs and the config file say goes through it.
+func cell(s string) string { return termsafe.Line(strings.Join(strings.Fields(s), " ")) }
+
 // Sessions prints sessions as a table, each child session indented under
 // its parent; total, when set, renders a session's usage total column.
 func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) string) error {
@@ -68,10 +66,10 @@ func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) s
 		s := row.Summary
 		turns := fmt.Sprint(s.Turns)
 		if total != nil {
-			turns += "\t" + total(s)
+			turns += "\t" + cell(total(s))
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", row.depth), s.ID,
-			s.UpdatedAt.Local().Format(time.DateTime), turns, s.Cwd, Clip(strings.Join(strings.Fields(s.FirstPrompt), " "), 60))
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", row.depth), cell(s.ID),
+			s.UpdatedAt.Local().Format(time.DateTime), turns, cell(s.Cwd), Clip(cell(s.FirstPrompt), 60))
 	}
 	return tw.Flush()
 }
@@ -118,21 +116,21 @@ func Reloads(w io.Writer, infos []toolbox.PluginInfo) {
 		if r == nil {
 			continue
 		}
-		name := r.Plugin
+		name := cell(r.Plugin)
 		if name == "" {
-			name = p.Path
+			name = cell(p.Path)
 		}
 		if r.Err != "" {
 			fmt.Fprintf(w, "%s: last reload %s failed at %s: %s; the previous version kept serving\n",
-				name, r.At.Local().Format(time.TimeOnly), r.Stage, r.Err)
+				name, r.At.Local().Format(time.TimeOnly), cell(r.Stage), cell(r.Err))
 			continue
 		}
 		var stages []string
 		for _, s := range r.Stages {
-			stages = append(stages, fmt.Sprintf("%s %s", s.Name, s.Elapsed.Round(100*time.Microsecond)))
+			stages = append(stages, fmt.Sprintf("%s %s", cell(s.Name), s.Elapsed.Round(100*time.Microsecond)))
 		}
 		fmt.Fprintf(w, "%s: last reload %s (%s %s → %s): serving after %s; %s\n",
-			name, r.At.Local().Format(time.TimeOnly), r.Change, short(r.FromSHA), short(r.ToSHA),
+			name, r.At.Local().Format(time.TimeOnly), cell(string(r.Change)), short(cell(r.FromSHA)), short(cell(r.ToSHA)),
 			r.Serving.Round(time.Millisecond), strings.Join(stages, ", "))
 	}
 }

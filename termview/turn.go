@@ -10,6 +10,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/termsafe"
 )
 
 // Exit statuses of a turn run on the terminal (harness run documents them
@@ -90,13 +91,14 @@ func (t Terminal) Compact(ctx context.Context, rt *engine.Runtime, s *session.Se
 // terminal; none when the provider reported no usage) and how to continue
 // the session.
 func (t Terminal) Finish(rt *engine.Runtime, s *session.Session, from int64) {
-	if line := UsageLine(rt.Usage(s, from)); line != "" {
+	if line := termsafe.Line(UsageLine(rt.Usage(s, from))); line != "" { // the currency is the config file's
 		if t.Color && IsTerminal(t.Err) {
 			line = "\x1b[2m" + line + "\x1b[0m"
 		}
 		fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
 	}
-	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", s.ID(), s.ID())
+	id := termsafe.Line(s.ID())
+	fmt.Fprintf(t.Err, "session %s · continue with: harness run --session %s PROMPT\n", id, id)
 }
 
 // IsTerminal reports whether a stream is a terminal: a file that is a

@@ -13,6 +13,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/termsafe"
 )
 
 // Source is what the terminal view reads from a session.
@@ -26,23 +27,38 @@ type Source interface {
 // changes. Deltas arrive through the agent.Live methods; durable events from
 // following the session. Both go through one cursor under mu, so the view
 // shows events in log order and each exactly once.
+//
+// Everything the view shows of what others wrote — the model's text and
+// thinking, tools' titles, arguments, live output and results, diffs, todo
+// items — goes through host/termsafe first (streams through a
+// termsafe.Stream each, so an escape cut between deltas is caught too):
+// the only escapes the view writes are its own styles, and nothing it
+// shows can move the cursor, erase or draw over a line.
 type View struct {
-	w     io.Writer
+	out   io.Writer // the terminal
 	src   Source
 	color bool
 
-	mu     sync.Mutex // guards the fields below
-	cursor int64      // next event seq to render
-	mode   byte       // 't' text, 'r' reasoning, 0 at the start of a line
+	mu sync.Mutex // guards the fields below
+	// w is where the view writes: out, or held while a question waits for
+	// its answer, so that the question stays the last thing on the screen.
+	w      io.Writer
+	held   *bytes.Buffer
+	cursor int64 // next event seq to render
+	mode   byte  // 't' text, 'r' reasoning, 0 at the start of a line
 	// quiet are the read and search calls not shown yet, by call id: each
 	// shows as one line once its result is in.
 	quiet map[string]event.ToolCall
+	// text and reasoning filter the model's deltas; progress a tool's
+	// live output, by call id, until its result.
+	text, reasoning termsafe.Stream
+	progress        map[string]*termsafe.Stream
 }
 
 // New returns a view of src writing to w, with ANSI styles when color
 // is set; it renders what src logs after now.
 func New(w io.Writer, src Source, color bool) *View {
-	return &View{w: w, src: src, color: color, cursor: int64(len(src.Events()))}
+	return &View{out: w, w: w, src: src, color: color, cursor: int64(len(src.Events()))}
 }
 
 // Follow renders events as they are appended until stop is called; stop
@@ -92,27 +108,59 @@ func (v *View) delta(mode byte, text string) {
 		v.mode = mode
 	}
 	if mode == 'r' {
-		text = v.style(dim, text)
+		io.WriteString(v.w, v.style(dim, v.reasoning.Next(text)))
+		return
 	}
-	io.WriteString(v.w, text)
+	io.WriteString(v.w, v.text.Next(text))
 }
 
-// prompt shows a question after everything logged so far.
+// prompt shows a question after everything logged so far; text is the
+// question as Asker composed it, styled and filtered. Until answered is
+// called, what else the view has to show (a running tool's live output,
+// events) is held back, so that the question stays the last thing on the
+// screen.
 func (v *View) prompt(text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.catchUpLocked()
-	v.endLineLocked()
-	io.WriteString(v.w, v.style(bold, text))
+	if v.held == nil {
+		v.catchUpLocked()
+		v.endLineLocked()
+		v.held = new(bytes.Buffer)
+		v.w = v.held
+	}
+	io.WriteString(v.out, text)
+}
+
+// answered shows what was held back while a question waited.
+func (v *View) answered() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.held != nil {
+		v.out.Write(v.held.Bytes())
+		v.held, v.w = nil, v.out
+	}
 }
 
 // ToolProgress implements agent.ToolProgress: a tool's live output, dimmed
 // and indented under its call.
-func (v *View) ToolProgress(_, _, text string) {
+func (v *View) ToolProgress(_, callID, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.catchUpLocked()
 	v.endLineLocked()
+	st := v.progress[callID]
+	if st == nil {
+		if v.progress == nil {
+			v.progress = make(map[string]*termsafe.Stream)
+		}
+		st = new(termsafe.Stream)
+		v.progress[callID] = st
+	}
+	v.progressLines(st.Next(text))
+}
+
+// progressLines shows filtered live output, each line indented and dim.
+func (v *View) progressLines(text string) {
 	for _, line := range strings.SplitAfter(text, "\n") {
 		if line == "" {
 			continue
@@ -129,7 +177,15 @@ func (v *View) catchUpLocked() {
 	}
 }
 
+// endLineLocked ends the line of streamed text, with what its filter
+// held back.
 func (v *View) endLineLocked() {
+	switch v.mode {
+	case 't':
+		io.WriteString(v.w, v.text.End())
+	case 'r':
+		io.WriteString(v.w, v.style(dim, v.reasoning.End()))
+	}
 	if v.mode != 0 {
 		io.WriteString(v.w, "\n")
 		v.mode = 0
@@ -156,16 +212,21 @@ func (v *View) renderLocked(ev event.Event) {
 			return
 		}
 		if p.Title != "" {
-			fmt.Fprintf(v.w, "%s %s\n", v.style(bold, "→"), v.style(bold, Clip(p.Title, 120)))
+			fmt.Fprintf(v.w, "%s %s\n", v.style(bold, "→"), v.style(bold, Clip(termsafe.Line(p.Title), 120)))
 		} else {
-			fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, p.Name), Clip(compactJSON(p.Args), 100))
+			fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), v.style(bold, termsafe.Line(p.Name)), Clip(termsafe.Line(compactJSON(p.Args)), 100))
 		}
 		for _, d := range p.Diffs {
 			io.WriteString(v.w, v.diff(d))
 		}
 	case event.ToolResult:
 		v.endLineLocked()
+		if st := v.progress[p.CallID]; st != nil {
+			v.progressLines(st.End())
+			delete(v.progress, p.CallID)
+		}
 		first, more := firstLine(p.Content)
+		first = termsafe.Line(first)
 		if more {
 			first += " …"
 		}
@@ -175,6 +236,7 @@ func (v *View) renderLocked(ev event.Event) {
 			if p.Title != "" {
 				title = p.Title
 			}
+			title = termsafe.Line(title)
 			if p.IsError {
 				fmt.Fprintf(v.w, "%s %s %s\n", v.style(bold, "→"), Clip(title, 80), v.style(red, "✗ "+Clip(first, 100)))
 			} else {
@@ -216,7 +278,7 @@ func checklist(todos []event.Todo) string {
 		case event.TodoInProgress:
 			mark = "[~]"
 		}
-		fmt.Fprintf(&b, "    %s %s\n", mark, t.Content)
+		fmt.Fprintf(&b, "    %s %s\n", mark, termsafe.Line(t.Content))
 	}
 	return b.String()
 }
@@ -264,7 +326,7 @@ func (v *View) diff(d event.Diff) string {
 			fmt.Fprintf(&b, "    %s\n", v.style(dim, fmt.Sprintf("… %d more lines", len(lines)-i)))
 			break
 		}
-		l = Clip(strings.TrimSuffix(l, "\r"), 200)
+		l = Clip(termsafe.Text(strings.TrimSuffix(l, "\r")), 200)
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			l = v.style(cyan, l)
@@ -297,7 +359,8 @@ func firstLine(s string) (string, bool) {
 	return s, false
 }
 
-// Clip cuts s to n runes, marking the cut.
+// Clip cuts s to n runes, marking the cut. It does not filter: clip what
+// termsafe made safe.
 func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/shorten"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/termview"
 )
@@ -28,6 +29,36 @@ func versionString() string { return engine.Version(version) }
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// styled, when set, is stderr itself for the lines harness styles
+	// (termview.Terminal.Err): run filters err through host/termsafe and
+	// keeps the stream it wraps here.
+	styled io.Writer
+}
+
+// safeStdio returns std with stderr, and stdout of the commands that
+// style nothing of their own (sessions, models, plugins, dev), going
+// through host/termsafe: what plugins, servers, logs and errors say is
+// shown escaped, never interpreted by the terminal. run and demo render
+// through termview, so their stdout is theirs. acp keeps both: stdout
+// speaks ACP and stderr is the editor's log of JSON lines, whose strings
+// the encoder escapes (the filter's \x7f would break one); run's error
+// line is filtered all the same. flush writes what the filters hold back.
+func safeStdio(std stdio, command string) (safe stdio, flush func()) {
+	if command == "acp" {
+		return std, func() {}
+	}
+	errw := termsafe.NewWriter(std.err)
+	safe = stdio{in: std.in, out: std.out, err: errw, styled: std.err}
+	if std.styled != nil {
+		safe.styled = std.styled
+	}
+	switch command {
+	case "sessions", "models", "plugins", "dev":
+		outw := termsafe.NewWriter(std.out)
+		safe.out = outw
+		return safe, func() { outw.Flush(); errw.Flush() }
+	}
+	return safe, func() { errw.Flush() }
 }
 
 // Exit codes: a turn's are termview's.
@@ -70,6 +101,8 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		fmt.Fprint(std.err, usage)
 		return exitUsage
 	}
+	std, flush := safeStdio(std, args[0])
+	defer flush()
 	var code int
 	var err error
 	switch args[0] {
@@ -104,7 +137,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		}
 		// errUsage only marks the error: its text is not for the user.
 		msg := strings.TrimSuffix(err.Error(), ": "+errUsage.Error())
-		fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(msg))
+		fmt.Fprintf(std.err, "harness: %s\n", termsafe.Line(shorten.Headline(msg)))
 		if errors.Is(err, errUsage) {
 			return exitUsage
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
 )
 
@@ -29,7 +30,7 @@ func cmdModels(ctx context.Context, args []string, std stdio, e env) (int, error
 			return exitFailed, err
 		}
 		for _, n := range names {
-			fmt.Fprintln(std.out, n)
+			fmt.Fprintln(std.out, termsafe.Line(n))
 		}
 		if len(names) == 0 {
 			fmt.Fprintln(std.err, "the server lists no models")

@@ -12,6 +12,7 @@ import (
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
@@ -132,7 +133,7 @@ func (c *config) parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 		return code, done
 	}
 	if err := c.resolve(); err != nil {
-		fmt.Fprintf(fs.Output(), "harness: %s\n", err)
+		fmt.Fprintf(fs.Output(), "harness: %s\n", termsafe.Line(err.Error()))
 		return exitUsage, true
 	}
 	return 0, false

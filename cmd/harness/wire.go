@@ -15,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
 )
 
@@ -36,7 +37,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
 		fs.Usage()
 		return exitOK, true
 	default:
-		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", flagError(err), fs.Name())
+		fmt.Fprintf(out, "harness: %s; see the flags with harness %s -h\n", termsafe.Line(flagError(err)), fs.Name())
 		return exitUsage, true
 	}
 }
@@ -130,7 +131,11 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 		return nil, err
 	}
 	color := e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"
-	return &app{Runtime: rt, term: termview.Terminal{In: std.in, Out: std.out, Err: std.err, Color: color}}, nil
+	styled := std.styled // the usage line is dim on a terminal
+	if styled == nil {
+		styled = std.err
+	}
+	return &app{Runtime: rt, term: termview.Terminal{In: std.in, Out: std.out, Err: styled, Color: color}}, nil
 }
 
 // newRuntime builds the runtime of a checked configuration, logging to log.
