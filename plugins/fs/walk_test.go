@@ -150,7 +150,7 @@ func TestWalkHugeFolder(t *testing.T) {
 			base := liveHeap()
 			var peak uint64
 			visits := 0
-			ws, err := newTree(dir).walk(ctx, tc.budget, func(p, rel string, d fs.DirEntry) error {
+			ws, err := newTree(openRoot(t, dir), dir).walk(ctx, tc.budget, func(_ *os.Root, p, rel string, d fs.DirEntry) error {
 				visits++
 				if visits == tc.cancelAt {
 					cancel()
@@ -220,7 +220,7 @@ func BenchmarkWalkHugeFolder(b *testing.B) {
 	for b.Loop() {
 		base = liveHeap()
 		visits := 0
-		newTree(dir).walk(b.Context(), maxWalkEntries, func(p, rel string, d fs.DirEntry) error {
+		newTree(openRoot(b, dir), dir).walk(b.Context(), maxWalkEntries, func(_ *os.Root, p, rel string, d fs.DirEntry) error {
 			if visits++; visits%5_000 == 0 {
 				peak = max(peak, liveHeap())
 			}
