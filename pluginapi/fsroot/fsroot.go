@@ -169,26 +169,30 @@ func unwrap(err error) error {
 }
 
 // split opens the folder of name beneath root and returns it with name's
-// last component ("." for the root itself).
-func split(root *os.Root, name string, create bool) (*os.Root, string, error) {
+// last component ("." for the root itself) and what closes it (nothing
+// when it is root itself).
+func split(root *os.Root, name string, create bool) (*os.Root, string, func(), error) {
 	if _, err := parts(name); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
+	}
+	if filepath.Dir(name) == "." {
+		return root, filepath.Base(name), func() {}, nil
 	}
 	d, err := dir(root, filepath.Dir(name), create)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return d, filepath.Base(name), nil
+	return d, filepath.Base(name), func() { d.Close() }, nil
 }
 
 // Lstat describes name beneath root, following no symlink on its way; a
 // symlink at name is described as one.
 func Lstat(root *os.Root, name string) (fs.FileInfo, error) {
-	d, base, err := split(root, name, false)
+	d, base, done, err := split(root, name, false)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
+	defer done()
 	fi, err := d.Lstat(base)
 	if err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: name, Err: unwrap(err)}
@@ -203,11 +207,11 @@ func Lstat(root *os.Root, name string) (fs.FileInfo, error) {
 // the caller found when it checked the path): else it fails with
 // ErrChanged. A symlink at name fails with ErrSymlink. Folders open too.
 func Open(root *os.Root, name string, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
-	d, base, err := split(root, name, false)
+	d, base, done, err := split(root, name, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer d.Close()
+	defer done()
 	fi, err := d.Lstat(base)
 	switch {
 	case err != nil:
@@ -242,11 +246,11 @@ func Open(root *os.Root, name string, want fs.FileInfo) (*os.File, fs.FileInfo, 
 // A symlink at name fails with ErrSymlink, a folder or a device with
 // ErrNotRegular.
 func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	d, base, err := split(root, name, true)
+	d, base, done, err := split(root, name, true)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer done()
 	if base == "." {
 		return &fs.PathError{Op: "write", Path: name, Err: ErrNotRegular}
 	}

@@ -118,6 +118,26 @@ func openDir(t target, fi fs.FileInfo) (*os.Root, error) {
 	return d, nil
 }
 
+// plainDir turns f, a folder opened beneath an os.Root, into a plain
+// file on a copy of its descriptor, and closes f: ReadDir of a file
+// opened in a Root lstats every entry (os cannot stat them lazily there,
+// by name), where a plain one reads names and types only — what a walk
+// or a listing of a folder of millions can afford. The copy is the same
+// open folder: nothing is looked up again by name.
+func plainDir(f *os.File) (*os.File, error) {
+	defer f.Close()
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", quoteName(f.Name()), err)
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
 // WriteFile writes a temporary file in the same folder, syncs it, gives
 // it the mode of the file it replaces (perm for a new one) and renames it
 // over the name, beneath t's root (fsroot.WriteFile). A hard link to the

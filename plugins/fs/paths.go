@@ -218,7 +218,11 @@ func missingMessage(ctx context.Context, t target) string {
 	if filepath.Join(abs, missing) != t.Real {
 		msg = fmt.Sprintf("%s does not exist (no %s in %s)", quoteName(t.Path), quoteName(missing), quoteName(abs))
 	}
-	d, _, err := fsroot.Open(t.root, dir, nil)
+	f, _, err := fsroot.Open(t.root, dir, nil)
+	if err != nil {
+		return msg
+	}
+	d, err := plainDir(f)
 	if err != nil {
 		return msg
 	}

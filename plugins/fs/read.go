@@ -339,10 +339,14 @@ func sizeString(n int64) string {
 // sorts those and lists the first maxDirEntries, saying what it cut. The
 // folder listed is the one fi describes.
 func listDir(ctx context.Context, t target, fi fs.FileInfo) (pluginapi.Result, error) {
-	d, _, err := openDisk(t, fi)
+	f, _, err := openDisk(t, fi)
+	if err == nil {
+		f, err = plainDir(f)
+	}
 	if err != nil {
 		return pluginapi.ErrorResult("list %s: %v", t, unwrapPathError(err)), nil
 	}
+	d := f
 	defer d.Close()
 	var entries []fs.DirEntry
 	more := false // entries past the first maxDirLook

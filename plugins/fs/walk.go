@@ -210,7 +210,11 @@ func (w *walker) dir(root *os.Root, dir, relDir string, comps []string, ps []git
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	d, err := root.Open(".")
+	rd, err := root.Open(".")
+	if err != nil {
+		return nil
+	}
+	d, err := plainDir(rd)
 	if err != nil {
 		return nil
 	}
