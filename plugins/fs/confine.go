@@ -115,13 +115,14 @@ func (s *server) resolve(ctx context.Context, call *pluginapi.Call, verb, p stri
 	if err := t.open("/"); err != nil {
 		return target{}, err
 	}
-	if err := t.identify(); err != nil {
-		t.close()
-		return target{}, err
-	}
+	ierr := t.identify() // said only once the user allowed the path
 	if err := s.allow(ctx, call, proj, verb, t); err != nil {
 		t.close()
 		return target{}, err
+	}
+	if ierr != nil {
+		t.close()
+		return target{}, ierr
 	}
 	return t, nil
 }
