@@ -113,8 +113,9 @@
 // RequestPermission (pluginapi.RequestPermission over the call's
 // HostServices, behind the Asker interface in confine.go): "read
 // /root/.ssh/id_rsa, outside the project /work/x". This happens before the
-// path is opened, listed or stat'ed, so a refusal reveals nothing of it,
-// not even whether it exists. A refusal is an error result for the model
+// path is opened or listed (resolving it only notes what it is, to check
+// later that what is opened is that file), and a refusal reveals nothing
+// of it, not even whether it exists. A refusal is an error result for the model
 // ("permission denied: /root/.ssh/id_rsa is outside the project /work/x;
 // ask the user (<the host's reason>)"); a host that cannot ask, or has no
 // one to ask, refuses. The host's answer holds for that one request (it
