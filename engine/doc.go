@@ -21,7 +21,8 @@
 // WriteTextFile, implemented by *Runtime) can answer for them; a turn
 // whose live sink implements EditorFiles (an ACP editor that offered its
 // file system) has the plugins' text files read and written through it,
-// else on disk; CloseSession forgets one, stops its MCP servers and tells
+// else on disk (opened beneath the session's cwd or "/", following no
+// symlink: see textfiles.go); CloseSession forgets one, stops its MCP servers and tells
 // the plugins. ConnectMCP starts a session's MCP servers: the user's
 // mcp.json (Config.MCPUserFile), the project's .mcp.json when
 // Config.MCPProject trusts it, and the front end's (the editor's

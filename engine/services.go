@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/agent"
@@ -284,7 +281,8 @@ func (r *Runtime) textFileCheck(op, sessionID, path string) error {
 }
 
 // ReadTextFile implements pluginapi.TextFiles: through the session's
-// editor when it reads files, else from disk.
+// editor when it reads files, else from disk, opened as textfiles.go
+// says (beneath the session's cwd, following no symlink).
 func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRequest) (pluginapi.TextFile, error) {
 	if err := r.textFileCheck("read text file", req.SessionID, req.Path); err != nil {
 		return pluginapi.TextFile{}, err
@@ -294,7 +292,7 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 			if !utf8.ValidString(req.Path) {
 				return pluginapi.TextFile{}, fmt.Errorf("read %q: the path is not UTF-8, and the editor's fs/read_text_file takes a UTF-8 path (it would name another file), so the host does not read it through the editor: read it from disk", req.Path)
 			}
-			if why := diskNotUTF8(req.Path); why != "" {
+			if why := r.diskNotUTF8(req.SessionID, req.Path); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("read %s: the file on disk is not UTF-8 (%s); the editor's fs/read_text_file would hand over decoded text, and writing that back could change its other bytes, so the host does not read it through the editor: read its bytes from disk", req.Path, why)
 			}
 			text, err := ed.ReadEditorFile(ctx, req.Path)
@@ -304,7 +302,7 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 			return pluginapi.TextFile{Content: text, Source: pluginapi.SourceEditor}, nil
 		}
 	}
-	data, err := readRegular(req.Path)
+	data, err := r.readRegular(req.SessionID, req.Path)
 	if err != nil {
 		return pluginapi.TextFile{}, err
 	}
@@ -315,7 +313,8 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 }
 
 // WriteTextFile implements pluginapi.TextFiles: through the session's
-// editor when it writes files, else on disk, atomically.
+// editor when it writes files, else on disk, atomically, beneath the
+// session's cwd (see textfiles.go).
 func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFileRequest) (pluginapi.TextFile, error) {
 	if err := r.textFileCheck("write text file", req.SessionID, req.Path); err != nil {
 		return pluginapi.TextFile{}, err
@@ -331,7 +330,7 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 			if why := notUTF8([]byte(req.Content)); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s: the new text is not UTF-8 (%s); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD in place of those bytes, so nothing was written: write the bytes to disk", req.Path, why)
 			}
-			if why := diskNotUTF8(req.Path); why != "" {
+			if why := r.diskNotUTF8(req.SessionID, req.Path); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s: the file on disk is not UTF-8 (%s); the editor's fs/write_text_file would store its text over it and could change the bytes not meant to change, so nothing was written: write the bytes to disk", req.Path, why)
 			}
 			if err := ed.WriteEditorFile(ctx, req.Path, req.Content); err != nil {
@@ -340,7 +339,7 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 			return pluginapi.TextFile{Source: pluginapi.SourceEditor}, nil
 		}
 	}
-	if err := writeAtomic(req.Path, []byte(req.Content)); err != nil {
+	if err := r.writeAtomic(req.SessionID, req.Path, []byte(req.Content)); err != nil {
 		return pluginapi.TextFile{}, err
 	}
 	return pluginapi.TextFile{Source: pluginapi.SourceDisk}, nil
@@ -360,81 +359,4 @@ func notUTF8(data []byte) string {
 		i += n
 	}
 	return "invalid UTF-8"
-}
-
-// diskNotUTF8 says where the file at path, on disk, stops being UTF-8, or
-// "" when it is UTF-8, missing, or not a regular file of at most
-// maxTextFile bytes.
-func diskNotUTF8(path string) string {
-	data, err := readRegular(path)
-	if err != nil {
-		return ""
-	}
-	return notUTF8(data)
-}
-
-// readRegular reads a regular file of at most maxTextFile bytes; it never
-// blocks on a FIFO.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxTextFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxTextFile {
-		return nil, fmt.Errorf("read %s: over the %d bytes the host reads", path, maxTextFile)
-	}
-	return data, nil
-}
-
-// writeAtomic writes data to a temporary file next to path and renames it
-// over path, keeping an existing file's mode (new files 0644) and creating
-// the missing folders.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create folder %s: %w", dir, err)
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".harness-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -168,3 +168,69 @@ func TestTextFilesNotUTF8(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTextFilesNoSymlink: without an editor the host opens a text file
+// where its path says, following no symlink: a symlink on the way (to a
+// file or a folder, inside the cwd or out of it) fails the request in one
+// line and nothing is read or written through it; a resolved path inside
+// the cwd, or outside it, works.
+func TestTextFilesNoSymlink(t *testing.T) {
+	t.Parallel()
+	r, err := New(Config{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, out := t.TempDir(), t.TempDir()
+	s, err := r.CreateSession(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.CloseSession(s) })
+	for p, c := range map[string]string{filepath.Join(cwd, "sub", "a.txt"): "in\n", filepath.Join(out, "secret"): "secret\n"} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, dest := range map[string]string{filepath.Join(cwd, "key"): filepath.Join(out, "secret"), filepath.Join(cwd, "outdir"): out, filepath.Join(cwd, "in"): "sub/a.txt"} {
+		if err := os.Symlink(dest, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(cwd, "sub", "a.txt"), true},
+		{filepath.Join(out, "secret"), true},
+		{filepath.Join(cwd, "key"), false},
+		{filepath.Join(cwd, "outdir", "secret"), false},
+		{filepath.Join(cwd, "in"), false},
+	}
+	for _, tc := range tests {
+		_, rerr := r.ReadTextFile(ctx, pluginapi.ReadTextFileRequest{SessionID: s.ID(), Path: tc.path})
+		werr := func() error {
+			_, err := r.WriteTextFile(ctx, pluginapi.WriteTextFileRequest{SessionID: s.ID(), Path: tc.path, Content: "new\n"})
+			return err
+		}()
+		for op, err := range map[string]error{"read": rerr, "write": werr} {
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("%s %s: %v", op, tc.path, err)
+			case !tc.ok && err == nil:
+				t.Errorf("%s %s went through a symlink", op, tc.path)
+			case !tc.ok && (!strings.Contains(err.Error(), "follow no symlink") || strings.Contains(err.Error(), "\n")):
+				t.Errorf("%s %s: %v, want one line saying it follows no symlink", op, tc.path, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "secret")); string(b) != "new\n" {
+		t.Errorf("the resolved outside path was not written: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(cwd, "key")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink key was replaced: %v", err)
+	}
+}

@@ -25,7 +25,10 @@
 //
 // Deny rules win over every mode. A plugin's own question about its
 // running call (Request.Once: fs reaching outside the project) is asked in
-// every mode but allow-all — accept-edits never answers it.
+// every mode but allow-all — accept-edits never answers it — and is a
+// protected question (below): no allow rule and no "always" answer about
+// the tool answers it, it offers no "always", and with nobody to ask it
+// is refused, naming --yes.
 //
 // # Protected paths
 //
@@ -74,8 +77,8 @@
 //
 // What it cannot see: a tool that writes somewhere its arguments do not
 // name (a path built from other arguments, a default folder), a hard link
-// to a protected file, a plugin's own question (Request.Once: asked in
-// every mode but allow-all anyway). A command line counts as touching a
+// to a protected file, the paths of a plugin's own question (Request.Once:
+// not looked at, as the question is protected anyway). A command line counts as touching a
 // protected path when a redirection writes to one (> .git/hooks/x), when a
 // known word of one of its commands names one (cp x .git/hooks/pre-commit,
 // tee ~/.config/harness/permissions.json, of=.git/config; a word that

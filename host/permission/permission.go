@@ -193,6 +193,18 @@ type Request struct {
 	ProtectedWhy string
 }
 
+// whyOnce is why a plugin's own question (Request.Once) is protected.
+const whyOnce = "the plugin asks about it for this call only (fs asks so about a path outside the project)"
+
+// onceTarget names what a plugin's own question is about: the call's
+// first path argument, else "this call".
+func onceTarget(args json.RawMessage) string {
+	if ps := pathArgs(args); len(ps) > 0 {
+		return ps[0]
+	}
+	return "this call"
+}
+
 // ProtectedNote says, for the question, that the call touches a protected
 // path, why, and why "always" is not offered; "" for a call that does not.
 func (req Request) ProtectedNote() string {
@@ -273,6 +285,11 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	if mode != ModeReadOnly && !req.Once && !readKind(req.Kind) {
 		req.Protected, req.ProtectedWhy = c.Policy.protectedTarget(req.Kind, req.Cwd, req.Args)
 	}
+	// A plugin's own question (fs reaching outside the project) is a
+	// protected one too: no allow rule or "always" answers it.
+	if req.Once && req.Protected == "" {
+		req.Protected, req.ProtectedWhy = onceTarget(req.Args), whyOnce
+	}
 	protected := req.Protected != ""
 	always := req.Always
 	if edit {
@@ -313,6 +330,10 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 			reason += fmt.Sprintf(" (it matches the command %s)", d.cmd)
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
+	}
+	if c.Asker == nil && req.Once {
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s asks whether it may reach %s and there is no one to ask; "+
+			"no rule or earlier answer allows that, only --yes (or HARNESS_MODE=allow-all) does", req.Tool, req.Protected)}, nil
 	}
 	if c.Asker == nil && protected {
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s needs permission and there is no one to ask. "+

@@ -294,3 +294,54 @@ func TestProtectedHomeWord(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedPluginQuestion: a plugin's own question about its running
+// call (Request.Once: fs reaching outside the project) is a protected
+// question: an allow rule or an earlier "always" answer about the tool
+// does not answer it, the question offers no "always" and says why, and
+// with nobody to ask it is refused naming --yes; allow-all runs it and a
+// deny rule still rejects it.
+func TestProtectedPluginQuestion(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "id_rsa")
+	req := Request{Tool: "read", Cwd: t.TempDir(), Args: json.RawMessage(`{"file_path":"` + outside + `"}`),
+		Title: "read " + outside + ", outside the project", Once: true, NoAlways: true}
+	allowRead := []Rule{{Tool: "read", Action: Allow}}
+	always := []event.Permission{{Tool: "read", Decision: event.AllowAlways, Source: "user"}}
+	for _, m := range []Mode{ModeReadOnly, ModeAsk, ModeAcceptEdits} {
+		for name, r := range map[string]Request{"allow rule": req, "always answer": func() Request { r := req; r.Always = always; return r }()} {
+			var asked *Request
+			yes := askerFunc(func(_ context.Context, q Request) (event.Decision, error) {
+				asked = &q
+				return event.AllowAlways, nil // an "always" given anyway counts once
+			})
+			v, err := Checker{Policy: Policy{Mode: m, Rules: allowRead}, Asker: yes}.Check(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked == nil {
+				t.Errorf("%s, %s: %+v without asking", m, name, v)
+				continue
+			}
+			if asked.AlwaysCovers() != "" || !asked.NoAlways || asked.Protected != outside || !strings.Contains(asked.ProtectedNote(), "is protected") {
+				t.Errorf("%s, %s: the question offers always or does not say why: %q / %q", m, name, asked.AlwaysCovers(), asked.ProtectedNote())
+			}
+			if v.Decision != event.AllowOnce || v.Scope != nil {
+				t.Errorf("%s, %s: %+v, want allowed once", m, name, v)
+			}
+		}
+		v, err := Checker{Policy: Policy{Mode: m, Rules: allowRead}}.Check(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Decision.Allows() || !strings.Contains(v.Reason, "--yes") || !strings.Contains(v.Reason, outside) {
+			t.Errorf("%s, nobody to ask: %+v", m, v)
+		}
+		if v, _ := (Checker{Policy: Policy{Mode: m, Rules: []Rule{{Tool: "read", Action: Deny}}}}).Check(context.Background(), req); v.Decision.Allows() {
+			t.Errorf("%s, deny rule: %+v", m, v)
+		}
+	}
+	if v, _ := (Checker{Policy: Policy{Mode: ModeAllowAll}}).Check(context.Background(), req); !v.Decision.Allows() {
+		t.Errorf("allow-all: %+v, want it to run", v)
+	}
+}

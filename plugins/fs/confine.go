@@ -61,12 +61,17 @@ func realDir(dir string) string {
 
 // contains reports whether the resolved path real is in the project.
 func (p project) contains(real string) bool {
+	return p.rootOf(real) != ""
+}
+
+// rootOf is the project folder holding the resolved path real, or "".
+func (p project) rootOf(real string) string {
 	for _, root := range p.roots {
 		if real == root || strings.HasPrefix(real, strings.TrimSuffix(root, "/")+"/") {
-			return true
+			return root
 		}
 	}
-	return false
+	return ""
 }
 
 // where says what lies outside of, for questions and refusals.
@@ -83,6 +88,11 @@ func (p project) where() string {
 // "search", "list files in", "write", "edit"). A refusal is an error for
 // the model. When p cannot be resolved, the question is about the path as
 // written, so that an error names nothing outside the project unasked.
+//
+// The target it returns is opened where it will be used (see target):
+// beneath the project folder holding it, or, outside, beneath "/" with
+// the file as it was found before the question (device and inode) to
+// compare with what is opened. The caller closes it.
 func (s *server) resolve(ctx context.Context, call *pluginapi.Call, verb, p string) (target, error) {
 	t, err := resolvePath(call.Cwd, p)
 	proj := projectOf(call)
@@ -96,10 +106,25 @@ func (s *server) resolve(ctx context.Context, call *pluginapi.Call, verb, p stri
 		}
 		return target{}, err
 	}
-	if proj.contains(t.Real) {
+	if base := proj.rootOf(t.Real); base != "" {
+		if err := t.open(base); err != nil {
+			return target{}, err
+		}
 		return t, nil
 	}
-	return t, s.allow(ctx, call, proj, verb, t)
+	if err := t.open("/"); err != nil {
+		return target{}, err
+	}
+	ierr := t.identify() // said only once the user allowed the path
+	if err := s.allow(ctx, call, proj, verb, t); err != nil {
+		t.close()
+		return target{}, err
+	}
+	if ierr != nil {
+		t.close()
+		return target{}, ierr
+	}
+	return t, nil
 }
 
 // lexical is p made absolute against cwd and cleaned, when it can be.

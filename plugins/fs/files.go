@@ -11,36 +11,41 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/fsroot"
 )
 
 // Files is how the tools reach the contents of files: the one seam between
-// the tools and where a file's text lives. Paths are absolute and already
-// resolved (symlinks followed, see resolvePath). diskFiles is the local
-// disk; hostFiles (per call, see server.filesFor) reads and writes text
-// through the host's ReadTextFile and WriteTextFile, which an editor
-// serves under `harness acp` (fs/read_text_file, fs/write_text_file), so
-// that reads see unsaved buffers and writes land in them.
+// the tools and where a file's text lives. A target is checked and opened
+// (see target): every method reaches it beneath its root, following no
+// symlink. diskFiles is the local disk; hostFiles (per call, see
+// server.filesFor) reads and writes text through the host's ReadTextFile
+// and WriteTextFile, which an editor serves under `harness acp`
+// (fs/read_text_file, fs/write_text_file), so that reads see unsaved
+// buffers and writes land in them.
 //
 // grep and glob search the tree on disk directly: an editor offers no
 // search, and a search over buffers would miss every file not open.
 type Files interface {
-	// Stat describes the file at path, following symlinks.
-	Stat(ctx context.Context, path string) (fs.FileInfo, error)
-	// Open opens a regular file for reading. It never blocks on a FIFO or
-	// a device: anything but a regular file is an error wrapping
-	// errNotRegular.
-	Open(ctx context.Context, path string) (io.ReadCloser, error)
-	// WriteFile replaces the contents of the file at path with data, or
+	// Stat describes the file t names, following no symlink: a symlink
+	// there, or on its way, means it changed since it was resolved (an
+	// error for the model), and so does, outside the project, a file
+	// other than the one resolve found (t.id).
+	Stat(ctx context.Context, t target) (fs.FileInfo, error)
+	// Open opens the regular file t names for reading: the file want
+	// describes (what Stat returned) when want is not nil, else an error.
+	// It never blocks on a FIFO or a device: anything but a regular file
+	// is an error wrapping errNotRegular.
+	Open(ctx context.Context, t target, want fs.FileInfo) (io.ReadCloser, error)
+	// WriteFile replaces the contents of the file t names with data, or
 	// creates it (and its missing parent folders) with mode perm; an
 	// existing file keeps its mode. A reader never sees a half-written
 	// file.
-	WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error
+	WriteFile(ctx context.Context, t target, data []byte, perm fs.FileMode) error
 }
 
 // nonblock opens without blocking on a FIFO.
@@ -53,73 +58,96 @@ var errNotRegular = errors.New("not a regular file")
 // diskFiles is Files on the local disk.
 type diskFiles struct{}
 
-func (diskFiles) Stat(_ context.Context, path string) (fs.FileInfo, error) {
-	return os.Stat(path)
+func (diskFiles) Stat(_ context.Context, t target) (fs.FileInfo, error) {
+	fi, err := fsroot.Lstat(t.root, t.name)
+	switch {
+	case err != nil:
+		return nil, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, &fs.PathError{Op: "stat", Path: t.Real, Err: fsroot.ErrSymlink}
+	case t.id != nil && !os.SameFile(t.id, fi):
+		return nil, &fs.PathError{Op: "stat", Path: t.Real, Err: fsroot.ErrChanged}
+	}
+	return fi, nil
 }
 
 // Open opens with O_NONBLOCK, so that a FIFO put in place after a Stat
-// cannot hang the call, then checks the type of what it opened.
-func (diskFiles) Open(_ context.Context, path string) (io.ReadCloser, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
+// cannot hang the call, then checks what it opened.
+func (diskFiles) Open(_ context.Context, t target, want fs.FileInfo) (io.ReadCloser, error) {
+	f, fi, err := openDisk(t, want)
 	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("open %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("open %s: %w (%s)", quoteName(t.Real), errNotRegular, fileKind(fi.Mode()))
 	}
 	return f, nil
 }
 
+// openDisk opens what t names (a file or a folder) for reading beneath
+// its root, following no symlink: the file want describes when want is
+// not nil, and outside the project the one resolve found.
+func openDisk(t target, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	if want == nil {
+		want = t.id
+	}
+	f, fi, err := fsroot.Open(t.root, t.name, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.id != nil && !os.SameFile(t.id, fi) {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "open", Path: t.Real, Err: fsroot.ErrChanged}
+	}
+	return f, fi, nil
+}
+
+// openDir opens the folder t names beneath its root, following no
+// symlink: the folder fi describes (what Stat returned).
+func openDir(t target, fi fs.FileInfo) (*os.Root, error) {
+	d, err := fsroot.Dir(t.root, t.name)
+	if err != nil {
+		return nil, err
+	}
+	got, err := d.Stat(".")
+	if err != nil || !os.SameFile(fi, got) || (t.id != nil && !os.SameFile(t.id, got)) {
+		d.Close()
+		return nil, &fs.PathError{Op: "open", Path: t.Real, Err: fsroot.ErrChanged}
+	}
+	return d, nil
+}
+
+// plainDir turns f, a folder opened beneath an os.Root, into a plain
+// file on a copy of its descriptor, and closes f: ReadDir of a file
+// opened in a Root lstats every entry (os cannot stat them lazily there,
+// by name), where a plain one reads names and types only — what a walk
+// or a listing of a folder of millions can afford. The copy is the same
+// open folder: nothing is looked up again by name.
+func plainDir(f *os.File) (*os.File, error) {
+	defer f.Close()
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", quoteName(f.Name()), err)
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
 // WriteFile writes a temporary file in the same folder, syncs it, gives
 // it the mode of the file it replaces (perm for a new one) and renames it
-// over path. A hard link to the old file keeps the old contents; a
-// symlink at path is never replaced (path is already resolved).
-func (diskFiles) WriteFile(_ context.Context, path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create folder %s: %w", quoteName(dir), err)
+// over the name, beneath t's root (fsroot.WriteFile). A hard link to the
+// old file keeps the old contents; a symlink is never written through.
+func (diskFiles) WriteFile(_ context.Context, t target, data []byte, perm fs.FileMode) error {
+	err := fsroot.WriteFile(t.root, t.name, data, perm)
+	if errors.Is(err, fsroot.ErrNotRegular) {
+		return fmt.Errorf("write %s: %w", quoteName(t.Real), errNotRegular)
 	}
-	mode := perm
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".harness-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", quoteName(tmp.Name()), err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("set mode of %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", quoteName(path), err)
-	}
-	ok = true
-	return nil
+	return err
 }
 
 // fileKind names what a non-regular file is, for results.
@@ -163,16 +191,20 @@ type hostFiles struct {
 	session string
 }
 
-func (h hostFiles) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
-	return h.disk.Stat(ctx, path)
+func (h hostFiles) Stat(ctx context.Context, t target) (fs.FileInfo, error) {
+	return h.disk.Stat(ctx, t)
 }
 
-func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	f, err := h.disk.Open(ctx, path)
+// Open reads the file from disk first (the file checked, opened beneath
+// its root), then asks the host for its text: when the editor serves it,
+// that text (its buffer); when the host read the disk, the bytes the
+// plugin read itself, so that what it shows is the file it opened.
+func (h hostFiles) Open(ctx context.Context, t target, want fs.FileInfo) (io.ReadCloser, error) {
+	f, err := h.disk.Open(ctx, t, want)
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.ValidString(path) { // the host could not be told which file
+	if !utf8.ValidString(t.Real) { // the host could not be told which file
 		return f, nil
 	}
 	br := bufio.NewReaderSize(f, sniffBytes)
@@ -180,7 +212,7 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	if isBinary(head) {
 		return readCloser{br, f}, nil
 	}
-	if fi, err := h.disk.Stat(ctx, path); err == nil && fi.Size() > maxTrackedSize {
+	if want != nil && want.Size() > maxTrackedSize {
 		return readCloser{br, f}, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(br, maxTrackedSize+1))
@@ -191,34 +223,41 @@ func (h hostFiles) Open(ctx context.Context, path string) (io.ReadCloser, error)
 	if len(data) > maxTrackedSize || !utf8.Valid(data) {
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}
-	tf, err := pluginapi.ReadTextFile(ctx, h.host, pluginapi.ReadTextFileRequest{SessionID: h.session, Path: path})
+	tf, err := pluginapi.ReadTextFile(ctx, h.host, pluginapi.ReadTextFileRequest{SessionID: h.session, Path: t.Real})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	if tf.Source != pluginapi.SourceEditor {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
 	return io.NopCloser(strings.NewReader(tf.Content)), nil
 }
 
-func (h hostFiles) WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error {
-	if fi, err := h.disk.Stat(ctx, path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("write %s: %w (%s)", quoteName(path), errNotRegular, fileKind(fi.Mode()))
+func (h hostFiles) WriteFile(ctx context.Context, t target, data []byte, perm fs.FileMode) error {
+	if fi, err := h.disk.Stat(ctx, t); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("write %s: %w (%s)", quoteName(t.Real), errNotRegular, fileKind(fi.Mode()))
 	}
-	if !utf8.ValidString(path) || !utf8.Valid(data) || h.diskNotUTF8(ctx, path) {
-		return h.disk.WriteFile(ctx, path, data, perm)
+	if !utf8.ValidString(t.Real) || !utf8.Valid(data) || h.diskNotUTF8(ctx, t) {
+		return h.disk.WriteFile(ctx, t, data, perm)
 	}
-	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: path, Content: string(data)})
+	_, err := pluginapi.WriteTextFile(ctx, h.host, pluginapi.WriteTextFileRequest{SessionID: h.session, Path: t.Real, Content: string(data)})
 	if errors.Is(err, pluginapi.ErrUnimplemented) {
-		return h.disk.WriteFile(ctx, path, data, perm)
+		return h.disk.WriteFile(ctx, t, data, perm)
 	}
 	return err
 }
 
-// diskNotUTF8 reports whether the text file at path is, on disk, not
-// UTF-8 (false when it is missing, binary or too large to judge).
-func (h hostFiles) diskNotUTF8(ctx context.Context, path string) bool {
-	f, err := h.disk.Open(ctx, path)
+// diskNotUTF8 reports whether the text file t is, on disk, not UTF-8
+// (false when it is missing, binary or too large to judge).
+func (h hostFiles) diskNotUTF8(ctx context.Context, t target) bool {
+	fi, err := h.disk.Stat(ctx, t)
+	if err != nil {
+		return false
+	}
+	f, err := h.disk.Open(ctx, t, fi)
 	if err != nil {
 		return false
 	}

@@ -53,22 +53,28 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 	if err != nil {
 		return pluginapi.ErrorResult("%v", err), nil
 	}
-	fi, err := os.Stat(t.Real)
+	defer t.close()
+	fi, err := s.files.Stat(ctx, t)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("glob %s: %v", t, unwrapPathError(err)), nil
 	case !fi.IsDir():
 		return pluginapi.ErrorResult("%s is not a directory; path names the folder to search in", t), nil
 	}
+	top, err := openDir(t, fi)
+	if err != nil {
+		return pluginapi.ErrorResult("glob %s: %v", t, unwrapPathError(err)), nil
+	}
+	defer top.Close()
 	type match struct {
 		path    string
 		modTime time.Time
 	}
 	var found []match
 	over := 0 // matches past the s.walk.keep kept, counted only
-	ws, err := newTree(t.Real).walk(ctx, s.walk.entries, func(p, rel string, d fs.DirEntry) error {
+	ws, err := newTree(top, t.Real).walk(ctx, s.walk.entries, func(dir *os.Root, p, rel string, d fs.DirEntry) error {
 		if ok, _ := doublestar.Match(rest, rel); !ok {
 			return nil
 		}
@@ -76,7 +82,13 @@ func (s *server) glob(ctx context.Context, call *pluginapi.Call, a globArgs) (pl
 			over++ // not stat'ed: a symlink to a folder is counted too
 			return nil
 		}
-		fi, err := os.Stat(p) // follows a symlink, once
+		var fi fs.FileInfo
+		var err error
+		if d.Type()&fs.ModeSymlink != 0 {
+			fi, err = os.Stat(p) // where it leads, for its time and kind only: never opened, never shown
+		} else {
+			fi, err = dir.Lstat(d.Name())
+		}
 		if err != nil || fi.IsDir() {
 			return nil
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/fsroot"
 )
 
 const (
@@ -208,17 +209,18 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 	if err != nil {
 		return pluginapi.ErrorResult("%v", err), nil
 	}
-	fi, err := os.Stat(t.Real)
+	defer t.close()
+	fi, err := s.files.Stat(ctx, t)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
 	}
 	var hits []grepHit
 	g := &grepScan{b: s.grepBudgets, left: s.grepBudgets.call, keep: s.walk.keep, mode: o.mode}
-	search := func(p string) error {
-		h, ok, err := grepFile(ctx, p, o, g)
+	search := func(f *os.File, fi fs.FileInfo, p string) error {
+		h, ok, err := grepFile(ctx, f, fi, p, o, g)
 		if err != nil {
 			return err
 		}
@@ -230,9 +232,6 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 				g.overLines += h.count
 			}
 		} else if ok {
-			if fi, err := os.Stat(p); err == nil {
-				h.modTime = fi.ModTime()
-			}
 			hits = append(hits, h)
 		}
 		if g.stopped {
@@ -241,16 +240,31 @@ func (s *server) grep(ctx context.Context, call *pluginapi.Call, a grepArgs) (pl
 		return nil
 	}
 	if fi.Mode().IsRegular() {
-		if err := search(t.Real); err != nil && err != fs.SkipAll {
+		f, ofi, err := openDisk(t, fi)
+		if err != nil {
+			return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
+		}
+		err = search(f, ofi, t.Real)
+		f.Close()
+		if err != nil && err != fs.SkipAll {
 			return pluginapi.Result{}, err
 		}
 	} else if fi.IsDir() {
-		var err error
-		g.walk, err = newTree(t.Real).walk(ctx, s.walk.entries, func(p, rel string, d fs.DirEntry) error {
+		top, err := openDir(t, fi)
+		if err != nil {
+			return pluginapi.ErrorResult("search %s: %v", t, unwrapPathError(err)), nil
+		}
+		defer top.Close()
+		g.walk, err = newTree(top, t.Real).walk(ctx, s.walk.entries, func(dir *os.Root, p, rel string, d fs.DirEntry) error {
 			if !d.Type().IsRegular() || (o.glob != "" && !globMatch(o.glob, rel)) {
 				return nil
 			}
-			return search(p)
+			f, fi, err := fsroot.Open(dir, d.Name(), nil)
+			if err != nil {
+				return nil // gone, unreadable, or swapped for a symlink: not searched
+			}
+			defer f.Close()
+			return search(f, fi, p)
 		})
 		if ctx.Err() != nil {
 			return pluginapi.Result{}, ctx.Err()
@@ -284,21 +298,17 @@ func globMatch(glob, rel string) bool {
 	return ok
 }
 
-// grepFile searches one file's lines as it streams them, within g's
-// budgets; content mode also formats them, with context, as grep does:
-// "path:N:line" for a match, "path-N-line" for context, "--" between
-// groups. A file that is not regular, or binary, is skipped (ok false, no
-// error); the error is the context's.
-func grepFile(ctx context.Context, p string, o grepOpts, g *grepScan) (h grepHit, ok bool, err error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|nonblock, 0)
-	if err != nil {
+// grepFile searches the lines of the open file f (whose fstat is fi, and
+// whose path is p) as it streams them, within g's budgets; content mode
+// also formats them, with context, as grep does: "path:N:line" for a
+// match, "path-N-line" for context, "--" between groups. A file that is
+// not regular, or binary, is skipped (ok false, no error); the error is
+// the context's.
+func grepFile(ctx context.Context, f *os.File, fi fs.FileInfo, p string, o grepOpts, g *grepScan) (h grepHit, ok bool, err error) {
+	if !fi.Mode().IsRegular() {
 		return h, false, nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return h, false, nil
-	}
+	h.modTime = fi.ModTime()
 	if g.left <= 0 {
 		g.stopped = true
 		return h, false, nil

@@ -113,20 +113,43 @@
 // RequestPermission (pluginapi.RequestPermission over the call's
 // HostServices, behind the Asker interface in confine.go): "read
 // /root/.ssh/id_rsa, outside the project /work/x". This happens before the
-// path is opened, listed or stat'ed, so a refusal reveals nothing of it,
-// not even whether it exists. A refusal is an error result for the model
+// path is opened or listed (resolving it only notes what it is, to check
+// later that what is opened is that file), and a refusal reveals nothing
+// of it, not even whether it exists. A refusal is an error result for the model
 // ("permission denied: /root/.ssh/id_rsa is outside the project /work/x;
 // ask the user (<the host's reason>)"); a host that cannot ask, or has no
 // one to ask, refuses. The host's answer holds for that one request (it
-// carries no "always"), so the next call asks again; the user's rules for
-// the tool (and --yes) apply to the question as the host applies them. A
-// call without a cwd has no project: every path is asked about. grep and
-// glob walking a folder in the project stay in it: they never follow a
-// symlinked folder, and grep skips symlinked files (glob lists a
-// symlink's name, never what it leads to). What is not covered: a hard
-// link in the project to a file outside, and a symlink swapped in between
-// the check and the open by a concurrent process; both need a command the
-// user allowed, which could read the file itself.
+// carries no "always"), so the next call asks again; the host treats the
+// question as a protected one: no allow rule and no "always" answer about
+// the tool answers it, a deny rule rejects it and --yes (allow-all) runs
+// it. A call without a cwd has no project: every path is asked about.
+// grep and glob walking a folder in the project stay in it: they never
+// follow a symlinked folder, and grep skips symlinked files (glob lists a
+// symlink's name, never what it leads to; it stats where the symlink
+// leads for its time and kind, and never opens it).
+//
+// Opening what was checked: the check (resolve, in confine.go) resolves
+// the path's symlinks and compares the result with the project; every
+// use then opens that resolved path in one step where it was checked,
+// following no symlink (pluginapi/fsroot): beneath the project folder
+// holding it, opened once per call as an os.Root, one component at a
+// time, each compared by device and inode with what Lstat found there; a
+// path outside the project the user allowed is opened the same way
+// beneath "/", and must be, by device and inode, the file resolve found
+// before the question. Writes are a temporary file in the same folder
+// renamed over the name beneath that folder (Root.Rename), never by
+// absolute name; a walk opens each subfolder beneath the one before. A
+// process swapping a file or a folder on the way for a symlink (even with
+// renameat2 RENAME_EXCHANGE, between the check and the open) makes the
+// call fail with one line ("it changed while this call ran …; try
+// again"), or it acts on the file that was checked; it never reads or
+// writes another. Through the host's text files, the host opens the path
+// the same way (engine/textfiles.go), and when it reads the disk the
+// plugin shows the bytes it read itself from the file it checked. What is
+// not covered: a hard link in the project to a file outside is, as far as
+// the kernel knows, a file in the project; so is a bind mount; and the
+// project folder itself is opened by its resolved path at the start of
+// the call.
 //
 // read, grep and glob are concurrency-safe and need no permission from the
 // host before they run (they ask themselves, as above, only outside the

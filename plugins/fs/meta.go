@@ -57,13 +57,18 @@ func readTitle(call *pluginapi.Call, path string, first, last int) string {
 
 // previewTarget resolves the path p of a call for a preview, without
 // asking anyone: ok is false for a path outside the project, which a
-// preview does not open (the call asks first).
+// preview does not open (the call asks first). Inside, the target is
+// opened beneath its project folder; the caller closes it.
 func previewTarget(call *pluginapi.Call, p string) (target, bool) {
 	t, err := resolvePath(call.Cwd, p)
 	if err != nil {
 		return target{}, false
 	}
-	return t, projectOf(call).contains(t.Real)
+	base := projectOf(call).rootOf(t.Real)
+	if base == "" || t.open(base) != nil {
+		return t, false
+	}
+	return t, true
 }
 
 // previewRead says which file a read reads, and from which line.
@@ -89,6 +94,7 @@ func (s *server) previewRead(_ context.Context, call *pluginapi.Call, a readArgs
 // file is in the project.
 func (s *server) previewWrite(ctx context.Context, call *pluginapi.Call, a writeArgs) pluginapi.Meta {
 	t, inside := previewTarget(call, a.FilePath)
+	defer t.close()
 	if t.Real == "" {
 		return pluginapi.Meta{}
 	}
@@ -111,6 +117,7 @@ func (s *server) previewWrite(ctx context.Context, call *pluginapi.Call, a write
 // file is in the project and old_string matches as the call asks.
 func (s *server) previewEdit(ctx context.Context, call *pluginapi.Call, a editArgs) pluginapi.Meta {
 	t, inside := previewTarget(call, a.FilePath)
+	defer t.close()
 	if t.Real == "" {
 		return pluginapi.Meta{}
 	}

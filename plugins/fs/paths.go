@@ -12,17 +12,73 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harness-dev/harness/pluginapi/fsroot"
 )
 
 // target is a path a call names: Path as asked (absolute, cleaned) and
 // Real, the same with every symlink resolved (for a path that does not
 // exist yet: its deepest existing folder resolved, plus the rest).
+//
+// Real is checked (inside the project, or allowed by the user) and then
+// opened, read, listed and written as name beneath root, following no
+// symlink (package fsroot): root is the project folder holding Real,
+// opened once per call, or "/" for a path outside the project. A symlink
+// swapped in on its way since it was resolved fails the call, never leads
+// elsewhere. Outside the project, id is Real as resolve found it (nil
+// when it did not exist): what is opened must be that file, by device and
+// inode.
 type target struct {
 	Path string
 	Real string
+
+	root *os.Root
+	base string // the folder root is
+	name string // Real beneath root
+	id   fs.FileInfo
 }
+
+// open opens the folder base (a project folder, or "/") as t's root.
+func (t *target) open(base string) error {
+	name, err := filepath.Rel(base, t.Real)
+	if err != nil || name == ".." || strings.HasPrefix(name, "../") {
+		return fmt.Errorf("%s is not in %s", quoteName(t.Real), quoteName(base))
+	}
+	r, err := os.OpenRoot(base)
+	if err != nil {
+		return fmt.Errorf("open the folder %s: %w", quoteName(base), unwrapPathError(err))
+	}
+	t.root, t.base, t.name = r, base, name
+	return nil
+}
+
+// identify notes what Real is now, following no symlink, as the file any
+// later open must be (t.id); a missing file has none.
+func (t *target) identify() error {
+	fi, err := fsroot.Lstat(t.root, t.name)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("resolve %s: %w", quoteName(t.Real), errChanged)
+	case err == nil:
+		t.id = fi
+	case errors.Is(err, fsroot.ErrSymlink), errors.Is(err, fsroot.ErrChanged):
+		return fmt.Errorf("resolve %s: %w", quoteName(t.Real), errChanged)
+	}
+	return nil
+}
+
+// close closes t's root.
+func (t target) close() {
+	if t.root != nil {
+		t.root.Close()
+	}
+}
+
+// errChanged is what the model is told when a path changed under a call.
+var errChanged = errors.New("it changed while this call ran (a symlink or another file took its place, or the place of a folder on its way); nothing was done with it: try again")
 
 // String names the target for results: the path, and where it leads when
 // a symlink is involved.
@@ -83,7 +139,7 @@ func resolvePath(cwd, p string) (target, error) {
 		return target{Path: abs, Real: real}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return target{}, fmt.Errorf("resolve %s: %w", quoteName(abs), unwrapPathError(err))
+		return target{}, resolveError(abs, err)
 	}
 	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		dest, _ := os.Readlink(abs)
@@ -101,14 +157,27 @@ func resolvePath(cwd, p string) (target, error) {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			return target{Path: abs, Real: filepath.Join(real, rest)}, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return target{}, fmt.Errorf("resolve %s: %w", quoteName(dir), unwrapPathError(err))
+			return target{}, resolveError(dir, err)
 		}
 	}
 }
 
+// resolveError is the error resolving p met: EINVAL (readlink of a name
+// that was a symlink when lstat looked) means p changed under the call.
+func resolveError(p string, err error) error {
+	if errors.Is(err, syscall.EINVAL) {
+		err = errChanged
+	}
+	return fmt.Errorf("resolve %s: %w", quoteName(p), unwrapPathError(err))
+}
+
 // unwrapPathError drops the operation and path of a *fs.PathError, which
-// the caller's message already names.
+// the caller's message already names; a path that changed under the call
+// (fsroot.ErrSymlink, fsroot.ErrChanged) is errChanged.
 func unwrapPathError(err error) error {
+	if errors.Is(err, fsroot.ErrSymlink) || errors.Is(err, fsroot.ErrChanged) {
+		return errChanged
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -124,28 +193,36 @@ const (
 	maxSuggestName = 64
 )
 
-// missingMessage says that path does not exist and names the nearest
-// existing names: the deepest existing folder on the way, and the entries
-// of that folder closest to the first missing name, among the first
+// missingMessage says that t does not exist and names the nearest
+// existing names: the deepest existing folder on the way to t.Real
+// (beneath t's root, following no symlink), and the entries of that
+// folder closest to the first missing name, among the first
 // maxSuggestLook it lists. When ctx ends, it names none.
-func missingMessage(ctx context.Context, path string) string {
-	dir, missing := path, ""
+func missingMessage(ctx context.Context, t target) string {
+	msg := fmt.Sprintf("%s does not exist", quoteName(t.Path))
+	if t.root == nil {
+		return msg
+	}
+	dir, missing := t.name, ""
 	for {
-		parent := filepath.Dir(dir)
-		missing = filepath.Base(dir)
-		if parent == dir {
-			return fmt.Sprintf("%s does not exist", quoteName(path))
+		if dir == "." {
+			return msg
 		}
-		dir = parent
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		missing = filepath.Base(dir)
+		dir = filepath.Dir(dir)
+		if fi, err := fsroot.Lstat(t.root, dir); err == nil && fi.IsDir() {
 			break
 		}
 	}
-	msg := fmt.Sprintf("%s does not exist", quoteName(path))
-	if filepath.Join(dir, missing) != path {
-		msg = fmt.Sprintf("%s does not exist (no %s in %s)", quoteName(path), quoteName(missing), quoteName(dir))
+	abs := filepath.Join(t.base, dir)
+	if filepath.Join(abs, missing) != t.Real {
+		msg = fmt.Sprintf("%s does not exist (no %s in %s)", quoteName(t.Path), quoteName(missing), quoteName(abs))
 	}
-	d, err := os.OpenFile(dir, os.O_RDONLY|nonblock, 0)
+	f, _, err := fsroot.Open(t.root, dir, nil)
+	if err != nil {
+		return msg
+	}
+	d, err := plainDir(f)
 	if err != nil {
 		return msg
 	}
@@ -172,7 +249,7 @@ func missingMessage(ctx context.Context, path string) string {
 		return msg
 	}
 	for i, n := range near {
-		near[i] = quoteName(filepath.Join(dir, n))
+		near[i] = quoteName(filepath.Join(abs, n))
 		if strings.HasSuffix(n, "/") {
 			near[i] += "/"
 		}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -90,20 +89,21 @@ func (s *server) read(ctx context.Context, call *pluginapi.Call, a readArgs) (pl
 		}
 		return pluginapi.ErrorResult("%v", err), nil
 	}
-	fi, err := s.files.Stat(ctx, t.Real)
+	defer t.close()
+	fi, err := s.files.Stat(ctx, t)
 	switch {
 	case ctx.Err() != nil:
 		return pluginapi.Result{}, ctx.Err()
 	case errors.Is(err, fs.ErrNotExist):
-		return pluginapi.ErrorResult("%s", missingMessage(ctx, t.Path)), nil
+		return pluginapi.ErrorResult("%s", missingMessage(ctx, t)), nil
 	case err != nil:
 		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 	case fi.IsDir():
-		return listDir(ctx, t)
+		return listDir(ctx, t, fi)
 	case !fi.Mode().IsRegular():
 		return pluginapi.ErrorResult("%s is %s, not a regular file; read only reads files", t, fileKind(fi.Mode())), nil
 	}
-	f, err := s.filesFor(call).Open(ctx, t.Real)
+	f, err := s.filesFor(call).Open(ctx, t, fi)
 	if err != nil {
 		return pluginapi.ErrorResult("read %s: %v", t, unwrapPathError(err)), nil
 	}
@@ -336,12 +336,17 @@ func sizeString(n int64) string {
 
 // listDir answers a read of a directory with its entries: it looks at
 // maxDirLook of them at most (a folder of millions answers at once),
-// sorts those and lists the first maxDirEntries, saying what it cut.
-func listDir(ctx context.Context, t target) (pluginapi.Result, error) {
-	d, err := os.Open(t.Real)
+// sorts those and lists the first maxDirEntries, saying what it cut. The
+// folder listed is the one fi describes.
+func listDir(ctx context.Context, t target, fi fs.FileInfo) (pluginapi.Result, error) {
+	f, _, err := openDisk(t, fi)
+	if err == nil {
+		f, err = plainDir(f)
+	}
 	if err != nil {
 		return pluginapi.ErrorResult("list %s: %v", t, unwrapPathError(err)), nil
 	}
+	d := f
 	defer d.Close()
 	var entries []fs.DirEntry
 	more := false // entries past the first maxDirLook

@@ -39,7 +39,7 @@ func TestMissingSuggestions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msg := missingMessage(tc.ctx, filepath.Join(dir, tc.path))
+			msg := missingMessage(tc.ctx, absTarget(t, filepath.Join(dir, tc.path)))
 			for _, s := range tc.want {
 				if !strings.Contains(msg, s) {
 					t.Errorf("message lacks %q: %s", s, msg)
@@ -64,7 +64,8 @@ func TestMissingHugeFolder(t *testing.T) {
 	dir := hugeFolder(t, hugeFiles)
 	p := filepath.Join(dir, "f00000x.txt")
 	var msg string
-	allocs := testing.AllocsPerRun(2, func() { msg = missingMessage(t.Context(), p) })
+	tp := absTarget(t, p)
+	allocs := testing.AllocsPerRun(2, func() { msg = missingMessage(t.Context(), tp) })
 	t.Logf("%.0f allocations per message", allocs)
 	if max := 6.0 * maxSuggestLook; allocs > max {
 		t.Errorf("%.0f allocations per message, want at most %.0f", allocs, max)
@@ -78,9 +79,10 @@ func TestMissingHugeFolder(t *testing.T) {
 // of 200,000 files.
 func BenchmarkMissingHugeFolder(b *testing.B) {
 	dir := hugeFolder(b, hugeFiles)
+	tp := absTarget(b, filepath.Join(dir, "f00000x.txt"))
 	b.ReportAllocs()
 	for b.Loop() {
-		missingMessage(b.Context(), filepath.Join(dir, "f00000x.txt"))
+		missingMessage(b.Context(), tp)
 	}
 }
 
@@ -96,4 +98,27 @@ func BenchmarkNearestLongNames(b *testing.B) {
 	for b.Loop() {
 		nearestNames(b.Context(), want, names, 5)
 	}
+}
+
+// absTarget is the absolute path p as a target opened beneath "/", as
+// resolve opens a path outside the project.
+func absTarget(tb testing.TB, p string) target {
+	tb.Helper()
+	t := target{Path: p, Real: p}
+	if err := t.open("/"); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(t.close)
+	return t
+}
+
+// openRoot opens the folder dir for a walk.
+func openRoot(tb testing.TB, dir string) *os.Root {
+	tb.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { r.Close() })
+	return r
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/harness-dev/harness/pluginapi/fsroot"
 )
 
 // maxIgnoreFile bounds the .gitignore bytes read per folder.
@@ -39,6 +41,18 @@ func readIgnore(dir string, domain []string) []gitignore.Pattern {
 	return readIgnoreFile(filepath.Join(dir, ".gitignore"), domain)
 }
 
+// readIgnoreIn reads and parses the .gitignore of the folder dir of a
+// walk, beneath it (a symlink is followed only to a file in that
+// folder).
+func readIgnoreIn(dir *os.Root, domain []string) []gitignore.Pattern {
+	f, err := dir.OpenFile(".gitignore", os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return readIgnoreOpen(f, domain)
+}
+
 // readIgnoreFile reads and parses the ignore file at path (a .gitignore,
 // or .git/info/exclude, whose domain is the repository's root).
 func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
@@ -47,6 +61,11 @@ func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 		return nil
 	}
 	defer f.Close()
+	return readIgnoreOpen(f, domain)
+}
+
+// readIgnoreOpen reads and parses the open ignore file f.
+func readIgnoreOpen(f *os.File, domain []string) []gitignore.Pattern {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -59,19 +78,22 @@ func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 
 // tree is a folder to walk, with the .gitignore rules that apply to it.
 type tree struct {
-	root     string              // the folder walked, absolute and resolved
+	dir      *os.Root            // the folder walked, opened
+	root     string              // its path, absolute and resolved
 	rel      []string            // root's components below the ignore root
 	patterns []gitignore.Pattern // from the ignore root down to root's parent
 }
 
-// newTree prepares a walk of root: the ignore root is the closest folder
-// at or above root holding .git (the repository), else root itself; the
-// repository's .git/info/exclude applies first (as git reads it, with the
-// lowest precedence), then the .gitignore files from there down to
-// root's parent. When those rules ignore root itself, the caller asked
-// for it explicitly: it is walked with its own rules only.
-func newTree(root string) tree {
-	t := tree{root: root}
+// newTree prepares a walk of the folder dir, whose path is root: the
+// ignore root is the closest folder at or above root holding .git (the
+// repository), else root itself; the repository's .git/info/exclude
+// applies first (as git reads it, with the lowest precedence), then the
+// .gitignore files from there down to root's parent (read by path: they
+// only decide what the walk skips). When those rules ignore root itself,
+// the caller asked for it explicitly: it is walked with its own rules
+// only.
+func newTree(dir *os.Root, root string) tree {
+	t := tree{dir: dir, root: root}
 	top, repo := root, false
 	for dir := root; ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
@@ -115,11 +137,12 @@ const (
 	walkSorted     = 10_000    // a folder of at most this many entries is walked in lexical order
 )
 
-// visit is called for every file of a walk that no rule skips: its
+// visit is called for every file of a walk that no rule skips: the
+// folder holding it (opened: the file is d.Name() beneath it), its
 // absolute path, its path below the walk's root with "/" separators, and
 // its entry. A symlink is passed as such (d.Type() has fs.ModeSymlink),
 // never followed into.
-type visit func(path, rel string, d fs.DirEntry) error
+type visit func(dir *os.Root, path, rel string, d fs.DirEntry) error
 
 // walkStats is what a walk read: the entries it visited, and whether its
 // budget stopped it with entries left unread.
@@ -149,7 +172,7 @@ type walker struct {
 // (fs.SkipAll ends it quietly).
 func (t tree) walk(ctx context.Context, budget int, fn visit) (walkStats, error) {
 	w := &walker{ctx: ctx, t: t, left: budget, fn: fn}
-	err := w.dir(t.root, "", t.rel, t.patterns)
+	err := w.dir(t.dir, t.root, "", t.rel, t.patterns)
 	if err == fs.SkipAll {
 		err = nil
 	}
@@ -179,11 +202,19 @@ func sortEntries(es []fs.DirEntry) {
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }
 
-func (w *walker) dir(dir, relDir string, comps []string, ps []gitignore.Pattern) error {
+// dir walks the folder root, whose path is dir. Its subfolders are
+// opened beneath it, one component at a time, following no symlink
+// (fsroot.Dir): a folder swapped for a symlink during the walk is
+// skipped, never entered.
+func (w *walker) dir(root *os.Root, dir, relDir string, comps []string, ps []gitignore.Pattern) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	d, err := os.OpenFile(dir, os.O_RDONLY|nonblock, 0)
+	rd, err := root.Open(".")
+	if err != nil {
+		return nil
+	}
+	d, err := plainDir(rd)
 	if err != nil {
 		return nil
 	}
@@ -212,13 +243,13 @@ func (w *walker) dir(dir, relDir string, comps []string, ps []gitignore.Pattern)
 		d.Close()
 		open = false
 	}
-	if own := readIgnore(dir, comps); len(own) > 0 {
+	if own := readIgnoreIn(root, comps); len(own) > 0 {
 		ps = append(ps[:len(ps):len(ps)], own...)
 	}
 	m := gitignore.NewMatcher(ps)
 	for {
 		sortEntries(entries)
-		if err := w.entries(entries, dir, relDir, comps, ps, m); err != nil {
+		if err := w.entries(entries, root, dir, relDir, comps, ps, m); err != nil {
 			return err
 		}
 		if !more {
@@ -233,7 +264,7 @@ func (w *walker) dir(dir, relDir string, comps []string, ps []gitignore.Pattern)
 	}
 }
 
-func (w *walker) entries(entries []fs.DirEntry, dir, relDir string, comps []string, ps []gitignore.Pattern, m gitignore.Matcher) error {
+func (w *walker) entries(entries []fs.DirEntry, root *os.Root, dir, relDir string, comps []string, ps []gitignore.Pattern, m gitignore.Matcher) error {
 	for i, e := range entries {
 		if i%64 == 63 {
 			if err := w.ctx.Err(); err != nil {
@@ -251,7 +282,13 @@ func (w *walker) entries(entries []fs.DirEntry, dir, relDir string, comps []stri
 			if name == ".git" || m.Match(child, true) {
 				continue
 			}
-			if err := w.dir(path, rel, child, ps); err != nil {
+			sub, err := fsroot.Dir(root, name)
+			if err != nil {
+				continue // unreadable, or no longer a folder
+			}
+			err = w.dir(sub, path, rel, child, ps)
+			sub.Close()
+			if err != nil {
 				return err
 			}
 			continue
@@ -259,7 +296,7 @@ func (w *walker) entries(entries []fs.DirEntry, dir, relDir string, comps []stri
 		if m.Match(child, false) {
 			continue
 		}
-		if err := w.fn(path, rel, e); err != nil {
+		if err := w.fn(root, path, rel, e); err != nil {
 			return err
 		}
 	}

@@ -103,13 +103,14 @@ func (s *server) writeFile(ctx context.Context, call *pluginapi.Call, a writeArg
 	if err != nil {
 		return fileChange{}, err
 	}
+	defer t.close()
 	files := s.filesFor(call)
 	old, exists, err := s.current(ctx, files, call.SessionID, t, "write")
 	if err != nil {
 		return fileChange{}, err
 	}
 	ch := fileChange{Path: t.Real, OldText: old, NewText: a.Content, Created: !exists}
-	if err := s.commit(ctx, files, call.SessionID, ch); err != nil {
+	if err := s.commit(ctx, files, call.SessionID, t, ch); err != nil {
 		return fileChange{}, err
 	}
 	return ch, nil
@@ -151,19 +152,20 @@ func (s *server) editFile(ctx context.Context, call *pluginapi.Call, a editArgs)
 	if err != nil {
 		return fileChange{}, 0, err
 	}
+	defer t.close()
 	files := s.filesFor(call)
 	old, exists, err := s.current(ctx, files, call.SessionID, t, "edit")
 	if err != nil {
 		return fileChange{}, 0, err
 	}
 	if !exists {
-		return fileChange{}, 0, errors.New(missingMessage(ctx, t.Path))
+		return fileChange{}, 0, errors.New(missingMessage(ctx, t))
 	}
 	ch, n, err := replace(t, old, a)
 	if err != nil {
 		return fileChange{}, 0, err
 	}
-	if err := s.commit(ctx, files, call.SessionID, ch); err != nil {
+	if err := s.commit(ctx, files, call.SessionID, t, ch); err != nil {
 		return fileChange{}, 0, err
 	}
 	return ch, n, nil
@@ -243,7 +245,7 @@ func (s *server) load(ctx context.Context, files Files, t target, op string) (st
 }
 
 func (s *server) loadBytes(ctx context.Context, files Files, t target, op string) ([]byte, bool, time.Time, error) {
-	fi, err := files.Stat(ctx, t.Real)
+	fi, err := files.Stat(ctx, t)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, time.Time{}, nil
@@ -256,7 +258,7 @@ func (s *server) loadBytes(ctx context.Context, files Files, t target, op string
 	case fi.Size() > maxTrackedSize:
 		return nil, false, time.Time{}, fmt.Errorf("%s is %s, over the %s that %s handles", t, sizeString(fi.Size()), sizeString(maxTrackedSize), op)
 	}
-	f, err := files.Open(ctx, t.Real)
+	f, err := files.Open(ctx, t, fi)
 	if err != nil {
 		return nil, false, time.Time{}, fmt.Errorf("%s %s: %w", op, t, unwrapPathError(err))
 	}
@@ -271,14 +273,15 @@ func (s *server) loadBytes(ctx context.Context, files Files, t target, op string
 	return data, true, fi.ModTime(), nil
 }
 
-// commit writes the change and remembers its new contents as read by the
-// session, so that it may go on editing without reading again.
-func (s *server) commit(ctx context.Context, files Files, session string, ch fileChange) error {
-	if err := files.WriteFile(ctx, ch.Path, []byte(ch.NewText), 0o644); err != nil {
+// commit writes the change to t and remembers its new contents as read by
+// the session, so that it may go on editing without reading again.
+func (s *server) commit(ctx context.Context, files Files, session string, t target, ch fileChange) error {
+	if err := files.WriteFile(ctx, t, []byte(ch.NewText), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", quoteName(ch.Path), unwrapPathError(err))
 	}
+	t.id = nil // replaced: a new file, by design
 	mod := time.Now()
-	if fi, err := files.Stat(ctx, ch.Path); err == nil {
+	if fi, err := files.Stat(ctx, t); err == nil {
 		mod = fi.ModTime()
 	}
 	s.reads.record(session, ch.Path, recordOf([]byte(ch.NewText), mod))
