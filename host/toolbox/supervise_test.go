@@ -43,8 +43,9 @@ func (p leftProc) running() bool {
 	return len(f) > 19 && f[0] != "Z" && f[19] == p.start
 }
 
-// readLeft reads the spawner plugin's pid file, once written, and notes
-// each process's start time.
+// readLeft reads the spawner plugin's pid file, once written: the
+// plugin, its parent (its keeper, checked) and the three sleeps, each with
+// its start time.
 func readLeft(t testing.TB, path string) []leftProc {
 	t.Helper()
 	var b []byte
@@ -55,20 +56,24 @@ func readLeft(t testing.TB, path string) []leftProc {
 	})
 	var out []leftProc
 	for line := range strings.Lines(string(b)) {
-		what, n, _ := strings.Cut(strings.TrimSpace(line), " ")
-		pid, err := strconv.Atoi(n)
-		if err != nil {
+		f := strings.Fields(line)
+		if len(f) != 3 {
 			t.Fatalf("pid file line %q", line)
 		}
-		f := procStat(pid)
-		if len(f) < 20 || f[0] == "Z" {
-			t.Fatalf("%s %d is not running as the pid file is read", what, pid)
+		pid, err := strconv.Atoi(f[1])
+		if err != nil || f[2] == "?" {
+			t.Fatalf("pid file line %q", line)
 		}
-		out = append(out, leftProc{what: what, pid: pid, start: f[19]})
+		out = append(out, leftProc{what: f[0], pid: pid, start: f[2]})
 	}
-	if len(out) != 4 {
-		t.Fatalf("pid file holds %v, want the plugin, setsid, doublefork and child", out)
+	if len(out) != 5 || out[1].what != "parent" {
+		t.Fatalf("pid file holds %v, want the plugin, its parent, setsid, doublefork and child", out)
 	}
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(out[1].pid) + "/cmdline")
+	if out[1].pid == os.Getpid() || !strings.Contains(string(cmdline), "--harness-keeper-v1") {
+		t.Fatalf("plugin %d's parent is %d (%q), want a keeper", out[0].pid, out[1].pid, cmdline)
+	}
+	out[1].what = "keeper"
 	return out
 }
 
@@ -99,22 +104,6 @@ func noneLeft(t testing.TB, after string, procs []leftProc) {
 	}
 }
 
-// keeperOf returns the pid of pid's parent and checks it is a keeper
-// (host/keeper's hidden argument in its command line), not this process.
-func keeperOf(t testing.TB, pid int) int {
-	t.Helper()
-	f := procStat(pid)
-	if len(f) < 2 {
-		t.Fatalf("process %d is gone", pid)
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	cmdline, _ := os.ReadFile("/proc/" + f[1] + "/cmdline")
-	if ppid == os.Getpid() || !strings.Contains(string(cmdline), "--harness-keeper-v1") {
-		t.Fatalf("plugin %d's parent is %d (%q), want a keeper", pid, ppid, cmdline)
-	}
-	return ppid
-}
-
 // TestPluginKilledLeavesNothing: a plugin SIGKILLed mid-call, as the OOM
 // killer would, while the host lives: what it started — in a session of
 // its own, behind a double fork, a plain child — is killed by its keeper;
@@ -129,9 +118,6 @@ func TestPluginKilledLeavesNothing(t *testing.T) {
 	go func() { done <- call(tb, "spawn", fmt.Sprintf(`{"pidfile":%q,"hold":true}`, pidfile)) }()
 	procs := readLeft(t, pidfile)
 	plugin := procs[0].pid
-	kept := leftProc{what: "keeper", pid: keeperOf(t, plugin)}
-	kept.start = procStat(kept.pid)[19]
-	procs = append(procs, kept)
 	if listed := tool(t, tb, "spawn").Plugin.PID; listed != plugin {
 		t.Errorf("the tool list names pid %d, the plugin is %d", listed, plugin)
 	}
@@ -164,9 +150,6 @@ func TestPluginKilledLeavesNothing(t *testing.T) {
 	if procs[0].pid != res.Plugin.PID {
 		t.Errorf("the result names pid %d, the plugin is %d", res.Plugin.PID, procs[0].pid)
 	}
-	kept = leftProc{what: "keeper", pid: keeperOf(t, procs[0].pid)}
-	kept.start = procStat(kept.pid)[19]
-	procs = append(procs, kept)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	closed := make(chan error, 1)

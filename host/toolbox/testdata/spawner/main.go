@@ -3,8 +3,10 @@
 // — one in a session of its own (setsid), one behind a double fork (sh
 // runs it in the background and exits), one a plain child in the
 // plugin's process group — and writes the plugin's pid and theirs to the
-// file its pidfile argument names, one "what pid" a line (written whole,
-// by rename). With hold true it then writes "spawner: holding" to its
+// file its pidfile argument names, one "what pid start" a line (start:
+// the process's start time, field 22 of /proc/<pid>/stat, so that a test
+// never takes a pid reused since for it; written whole, by rename): the
+// plugin first, then its parent, then the three sleeps. With hold true it then writes "spawner: holding" to its
 // stderr and waits until the call is cancelled; the tests kill the host or
 // the plugin meanwhile.
 package main
@@ -15,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -43,7 +46,10 @@ func spawn(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) 
 	if err := json.Unmarshal(call.Args, &a); err != nil {
 		return pluginapi.Result{}, err
 	}
-	lines := []string{fmt.Sprintf("plugin %d", os.Getpid())}
+	var lines []string
+	note := func(what string, pid int) { lines = append(lines, fmt.Sprintf("%s %d %s", what, pid, startTime(pid))) }
+	note("plugin", os.Getpid())
+	note("parent", os.Getppid())
 
 	// setsid sleep 1000: its own session (and process group).
 	setsid := exec.Command("sleep", "1000")
@@ -55,7 +61,7 @@ func spawn(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) 
 	if err := setsid.Start(); err != nil {
 		return pluginapi.Result{}, err
 	}
-	lines = append(lines, fmt.Sprintf("setsid %d", setsid.Process.Pid))
+	note("setsid", setsid.Process.Pid)
 
 	// A double fork: sh starts sleep in the background and exits, so the
 	// sleep is nobody's child here.
@@ -63,14 +69,18 @@ func spawn(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) 
 	if err != nil {
 		return pluginapi.Result{}, err
 	}
-	lines = append(lines, "doublefork "+strings.TrimSpace(string(out)))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return pluginapi.Result{}, fmt.Errorf("the double fork's pid: %w", err)
+	}
+	note("doublefork", pid)
 
 	// A plain child, in the plugin's own process group.
 	child := exec.Command("sleep", "1000")
 	if err := child.Start(); err != nil {
 		return pluginapi.Result{}, err
 	}
-	lines = append(lines, fmt.Sprintf("child %d", child.Process.Pid))
+	note("child", child.Process.Pid)
 
 	tmp := a.PIDFile + ".tmp"
 	if err := os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
@@ -87,4 +97,19 @@ func spawn(ctx context.Context, call *pluginapi.Call) (pluginapi.Result, error) 
 		return pluginapi.Result{Content: "cancelled while holding", IsError: true}, nil
 	}
 	return pluginapi.Result{Content: "spawned " + strings.Join(lines, ", ")}, nil
+}
+
+// startTime is field 22 of /proc/<pid>/stat: when the process started, in
+// clock ticks since boot ("?" if it cannot be read).
+func startTime(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "?"
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 {
+		return "?"
+	}
+	return f[19]
 }
