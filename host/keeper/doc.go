@@ -18,9 +18,9 @@
 // the host's toolbox, llmproc and mcpclient use it) as it would the
 // command, then calls [Kept.Started], which returns the kept process's
 // pid or exec's own error for it ("fork/exec /x: permission denied"). The
-// keeper's argv carries a [Request] (JSON): the host's pid and what to
-// run; a capability profile to apply before the exec is meant to be added
-// there. The keeper, on Linux:
+// keeper's argv carries a [Request]: the host's pid as JSON (a capability
+// profile to apply before the exec is meant to be added there), then the
+// binary and its argv as they are. The keeper, on Linux:
 //
 //   - becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans,
 //     setsid and double forks below it are reparented to it, never to init;

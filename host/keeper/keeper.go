@@ -14,12 +14,13 @@ import (
 )
 
 // arg is the hidden first argument of a keeper: argv is [name, arg,
-// request as JSON].
+// request as JSON, path, argv...].
 const arg = "--harness-keeper-v1"
 
 // Request is what the host asks of a keeper: what to run and for whom.
-// It travels as JSON in the keeper's argv (nothing secret is in it: the
-// environment, which may hold secrets, is the keeper's own). A capability
+// It travels in the keeper's argv — the binary and its argv as they are
+// (any bytes), the rest as JSON — and holds nothing secret: the
+// environment, which may, is the keeper's own. A capability
 // profile for the process (what it may read, write, reach) belongs here
 // too when there is one: the keeper applies it before it execs the
 // process.
@@ -27,9 +28,10 @@ type Request struct {
 	// HostPID is the host's pid: the keeper starts nothing once its
 	// parent is another process (the host died before it was told).
 	HostPID int `json:"hostPid"`
-	// Path is the binary to run, Args its argv (Args[0] its name).
-	Path string   `json:"path"`
-	Args []string `json:"args"`
+	// Path is the binary to run, Args its argv (Args[0] its name); they
+	// follow the JSON in argv.
+	Path string   `json:"-"`
+	Args []string `json:"-"`
 }
 
 // Grace is how long the keeper lets what the process left behind handle
@@ -50,17 +52,31 @@ var hooked atomic.Bool
 // TestMain in a test binary that starts kept processes).
 func Main(args []string) (code int, ok bool) {
 	if len(args) >= 2 && args[1] == arg {
-		if len(args) != 3 {
-			return 2, true
-		}
-		var req Request
-		if err := json.Unmarshal([]byte(args[2]), &req); err != nil || req.Path == "" || len(req.Args) == 0 {
+		req, err := parseRequest(args[2:])
+		if err != nil {
 			return 2, true
 		}
 		return run(req), true
 	}
 	hooked.Store(true)
 	return 0, false
+}
+
+// parseRequest reads the keeper's arguments after arg: a Request as JSON,
+// then the binary and its argv.
+func parseRequest(rest []string) (Request, error) {
+	var req Request
+	if len(rest) < 3 {
+		return req, fmt.Errorf("want a request, a binary and its argv, have %d arguments", len(rest))
+	}
+	if err := json.Unmarshal([]byte(rest[0]), &req); err != nil {
+		return req, fmt.Errorf("decode the request: %w", err)
+	}
+	req.Path, req.Args = rest[1], rest[2:]
+	if req.Path == "" {
+		return req, errors.New("the request names no binary")
+	}
+	return req, nil
 }
 
 // Kept is a command prepared to run under a keeper. It is what the host's
@@ -97,7 +113,7 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) {
 	}
 	k := &exec.Cmd{
 		Path:       "/proc/self/exe",
-		Args:       []string{name, arg, string(req)},
+		Args:       append([]string{name, arg, string(req), cmd.Path}, cmd.Args...),
 		Env:        cmd.Env,
 		Dir:        cmd.Dir,
 		ExtraFiles: []*os.File{w}, // reportFD
