@@ -133,7 +133,7 @@ func importRules() []importRule {
 		// MCP servers: the SDK's client, pluginapi's schema rules and
 		// pluginhost's launch environment.
 		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
-		// the process a stdio MCP server runs under: the standard library only.
+		// the keeper every plugin, harness-llm and stdio MCP server runs under: the standard library only.
 		{dir: "host/keeper"},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side

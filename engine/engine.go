@@ -472,6 +472,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		PluginEnv:   r.cfg.PluginEnv,
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
+		Supervisor:  Supervise,
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)

@@ -161,7 +161,7 @@ func sdkProvider(e func(string) string, log hclog.Logger, cfg llmproc.Config) (a
 	if err != nil {
 		return nil, err
 	}
-	return llmproc.New(llmproc.Options{Path: bin, Logger: log}).Provider(cfg), nil
+	return llmproc.New(llmproc.Options{Path: bin, Logger: log, Supervisor: Supervise}).Provider(cfg), nil
 }
 
 // apiKey returns the key from HARNESS_API_KEY, else from the provider's own

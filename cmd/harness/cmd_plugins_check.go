@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -38,7 +39,8 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 	if err != nil {
 		return exitUsage, err
 	}
-	opts := plugincheck.Options{Logger: log, LogLevel: c.LogLevel, StartTimeout: *startTimeout, HostVersion: versionString()}
+	opts := plugincheck.Options{Logger: log, LogLevel: c.LogLevel, StartTimeout: *startTimeout, HostVersion: versionString(),
+		Supervisor: engine.Supervise}
 
 	var failed []string
 	total := 0

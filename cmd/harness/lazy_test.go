@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// runningPlugins names the plugins the host process pid runs as children.
+// runningPlugins names the plugins the host process pid runs (under their
+// keepers).
 func runningPlugins(pid int, sums map[string]string) []string {
 	var names []string
-	for _, k := range childPIDs(pid) {
+	for _, k := range pluginPIDs(pid) {
 		names = append(names, procPlugin(k, sums))
 	}
 	slices.Sort(names)

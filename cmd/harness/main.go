@@ -20,8 +20,9 @@
 // # Trust boundary
 //
 // The very first thing main does is hand its arguments to keeper.Main:
-// the process may be harness run again as the keeper of a stdio MCP
-// server (host/keeper), which then does nothing else. Otherwise, on Linux,
+// the process may be harness run again as the keeper of a plugin,
+// harness-llm or a stdio MCP server (host/keeper), which then does
+// nothing else. Otherwise, on Linux,
 // main first makes the process non-dumpable (PR_SET_DUMPABLE 0):
 // /proc/<harness pid>/environ, mem and fd become readable by root only, so
 // a command run as the same user (by the model, through bash) cannot read
@@ -47,7 +48,8 @@ import (
 const signalGrace = 15 * time.Second
 
 func main() {
-	// harness run again as a stdio MCP server's keeper (host/keeper):
+	// harness run again as a plugin's, harness-llm's or a stdio MCP
+	// server's keeper (host/keeper):
 	// nothing else of harness runs in that process.
 	if code, ok := keeper.Main(os.Args); ok {
 		os.Exit(code)

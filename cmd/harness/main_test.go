@@ -38,8 +38,9 @@ var testTemp string
 var systemTemp = os.TempDir()
 
 func TestMain(m *testing.M) {
-	// the test binary is the keeper of the MCP servers the tests start in
-	// this process, as harness is of its own (host/keeper)
+	// the test binary is the keeper of the plugins, harness-llm and MCP
+	// servers the tests start in this process, as harness is of its own
+	// (host/keeper)
 	if code, ok := keeper.Main(os.Args); ok {
 		os.Exit(code)
 	}

@@ -33,6 +33,21 @@ func childPIDs(pid int) []int {
 	return out
 }
 
+// pluginPIDs returns the processes host runs as plugins: its children,
+// each keeper among them (host/keeper) replaced by the process it keeps.
+func pluginPIDs(host int) []int {
+	var out []int
+	for _, k := range childPIDs(host) {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(k) + "/cmdline")
+		if !strings.Contains(string(cmdline), "\x00--harness-keeper-v1\x00") {
+			out = append(out, k)
+			continue
+		}
+		out = append(out, childPIDs(k)...)
+	}
+	return out
+}
+
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -73,6 +88,8 @@ func TestHostKilledLeavesNoPlugins(t *testing.T) {
 	if len(plugins) < 2 {
 		t.Fatalf("harness has %d child processes, want the 2 plugins the model called", len(plugins))
 	}
+	// the plugins themselves too, below their keepers (the children)
+	plugins = append(plugins, pluginPIDs(cmd.Process.Pid)...)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -84,14 +84,14 @@ func procPlugin(pid int, sums map[string]string) string {
 }
 
 // pluginProcs waits up to 10 s for the host process pid to run exactly
-// the real plugins (bash, subagent, todo) as its child processes, one
-// each, and returns their pids; it fails with what it found otherwise.
+// the real plugins (bash, subagent, todo), one each under its keeper, and
+// returns their pids; it fails with what it found otherwise.
 func pluginProcs(tb testing.TB, pid int, sums map[string]string) []int {
 	tb.Helper()
 	var kids []int
 	var names []string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		kids, names = childPIDs(pid), nil
+		kids, names = pluginPIDs(pid), nil
 		for _, k := range kids {
 			names = append(names, procPlugin(k, sums))
 		}

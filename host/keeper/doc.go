@@ -1,20 +1,26 @@
-// Package keeper runs a stdio MCP server under a small keeper process so
-// that nothing the server starts outlives harness, even when harness is
-// SIGKILLed.
+// Package keeper is the supervisor every process the host starts and that
+// must not outlive it runs under: a tool plugin (built in or third party,
+// Go or not), harness-llm and a stdio MCP server. Nothing such a process
+// starts outlives it, nor harness, even when harness is SIGKILLed.
 //
 // Pdeathsig (pluginhost.StartProcess) kills only the direct child when the
-// host dies, and the process group is killed only on a clean shutdown: a
-// server's own children — npx's node, uvx's python, a daemon it forked
-// with setsid — would otherwise outlive a SIGKILLed host. The keeper is
-// the host's binary run again (/proc/self/exe) with a hidden first
-// argument that the binary's main hands to [Main] before anything else.
+// host dies, and the process group is killed only on a clean stop: a
+// process's own children — npx's node, a plugin's helper, a daemon it
+// forked with setsid, a double fork — would otherwise outlive it, and a
+// SIGKILLed host. The keeper is the host's binary run again
+// (/proc/self/exe) with a hidden first argument that the binary's main
+// hands to [Main] before anything else.
 //
 // # Contract
 //
-// [Wrap] turns the server's command into the keeper's; the host starts that
-// with pluginhost.StartProcess as it would the server, then calls
-// [Kept.Started], which returns the server's pid or exec's own error for
-// it ("fork/exec /x: permission denied"). The keeper, on Linux:
+// [Wrap] turns a command into the keeper's; the host starts that with
+// pluginhost.StartProcess (pluginhost.StartSupervised does all of this:
+// the host's toolbox, llmproc and mcpclient use it) as it would the
+// command, then calls [Kept.Started], which returns the kept process's
+// pid or exec's own error for it ("fork/exec /x: permission denied"). The
+// keeper's argv carries a [Request]: the host's pid as JSON (a capability
+// profile to apply before the exec is meant to be added there), then the
+// binary and its argv as they are. The keeper, on Linux:
 //
 //   - becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans,
 //     setsid and double forks below it are reparented to it, never to init;
@@ -23,30 +29,35 @@
 //     fork. (A prctl of the keeper's own would set it only for the thread
 //     it ran on — the parent-death signal is per thread, and the kernel
 //     sends each thread's — so a keeper whose goroutine was not on the
-//     main thread was SIGKILLed with the host and left the server's
+//     main thread was SIGKILLed with the host and left the process's
 //     children running.) It checks that its parent is still the host;
-//   - starts the server with its own stdin, stdout and stderr (the host's
-//     pipes: the host talks to the server directly), its working directory
-//     and environment, in its process group, with Pdeathsig SIGKILL; then
-//     points its own stdio at /dev/null, so that it holds no copy of the
-//     pipes and the server sees EOF when the host closes its stdin;
-//   - forwards SIGTERM and SIGINT to the server;
-//   - when the server ends, sends SIGTERM to every descendant left, SIGKILL
-//     [Grace] later, and once none is left exits as the server did: the
-//     same exit status, or killed by the same signal — so the host's crash
-//     handling and its messages (about the server's command) do not change;
-//   - on SIGHUP — the host died (Pdeathsig), or [Stop] asked — SIGKILLs
-//     every descendant at once, then exits the same way.
+//   - starts the process with its own stdin, stdout and stderr (the host's
+//     pipes: the host talks to the process directly — go-plugin's
+//     handshake on stdout, the stdin whose EOF tells a plugin the host
+//     died), its working directory and environment, in a process group of
+//     its own, with Pdeathsig SIGKILL; then points its own stdio at
+//     /dev/null, so that it holds no copy of the pipes and the process
+//     sees EOF when the host closes its stdin;
+//   - forwards SIGTERM and SIGINT to the process;
+//   - when the process ends — it exits, crashes, is SIGKILLed by the OOM
+//     killer or by the host (which kills the process's group to stop it,
+//     never the keeper's) — sends SIGTERM to every descendant left,
+//     SIGKILL [Grace] later, and once none is left exits as the process
+//     did: the same exit status, or killed by the same signal — so the
+//     host's crash handling and its messages (about the process) do not
+//     change;
+//   - on SIGHUP — the host died (Pdeathsig), or [Kept.Stop] asked —
+//     SIGKILLs every descendant at once, then exits the same way.
 //
-// The keeper adds one process per stdio server (its cost is the host
-// binary's start: a few MB of resident memory, a few milliseconds).
-// Elsewhere than Linux, and in a binary whose main does not call [Main],
-// [Wrap] leaves the command as it is and the server runs directly, as
-// before: Main marks the binary as able to act as a keeper, so that a
-// program embedding the engine is never run again with an argument it
-// does not know.
+// The keeper adds one process per kept process (its cost is the host
+// binary's start: a few MB of resident memory, a few milliseconds; see
+// the README's performance table). Elsewhere than Linux, and in a binary
+// whose main does not call [Main], [Wrap] leaves the command as it is and
+// the process runs directly, as before: Main marks the binary as able to
+// act as a keeper, so that a program embedding the engine is never run
+// again with an argument it does not know.
 //
-// The bash plugin's fallback init (plugins/bash/init_linux.go) is the same
-// kind of subreaper, written again on purpose: a plugin imports only the
-// SDK, never the host, and the SDK is no place for a process keeper.
+// The bash plugin's per-command init (plugins/bash/init_linux.go) is the
+// same kind of subreaper, written again on purpose: a plugin imports only
+// the SDK, never the host, and the SDK is no place for a process keeper.
 package keeper

@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,16 +13,33 @@ import (
 	"time"
 )
 
-// arg is the hidden first argument of a keeper: argv is
-// [name, arg, host pid, server path, server argv...].
-const arg = "--harness-mcp-keeper-v1"
+// arg is the hidden first argument of a keeper: argv is [name, arg,
+// request as JSON, path, argv...].
+const arg = "--harness-keeper-v1"
 
-// Grace is how long the keeper lets what the server left behind handle
+// Request is what the host asks of a keeper: what to run and for whom.
+// It travels in the keeper's argv — the binary and its argv as they are
+// (any bytes), the rest as JSON — and holds nothing secret: the
+// environment, which may, is the keeper's own. A capability
+// profile for the process (what it may read, write, reach) belongs here
+// too when there is one: the keeper applies it before it execs the
+// process.
+type Request struct {
+	// HostPID is the host's pid: the keeper starts nothing once its
+	// parent is another process (the host died before it was told).
+	HostPID int `json:"hostPid"`
+	// Path is the binary to run, Args its argv (Args[0] its name); they
+	// follow the JSON in argv.
+	Path string   `json:"-"`
+	Args []string `json:"-"`
+}
+
+// Grace is how long the keeper lets what the process left behind handle
 // SIGTERM before it SIGKILLs it.
 const Grace = time.Second
 
-// reportFD is the keeper's fd 3: it writes "ok PID" once the server runs,
-// or "error WHY", then closes it.
+// reportFD is the keeper's fd 3: it writes "ok PID" once the process
+// runs, or "error WHY", then closes it.
 const reportFD = 3
 
 // hooked is set once Main has run in this binary: it can act as a keeper.
@@ -31,19 +49,41 @@ var hooked atomic.Bool
 // returns its exit status and true; the caller exits with it. Otherwise
 // it returns false at once, and from then on [Wrap] may run this binary as
 // a keeper. main calls it first, before anything else (and so does
-// TestMain in a test binary that starts MCP servers).
+// TestMain in a test binary that starts kept processes).
 func Main(args []string) (code int, ok bool) {
-	if len(args) >= 5 && args[1] == arg {
-		return run(args), true
+	if len(args) >= 2 && args[1] == arg {
+		req, err := parseRequest(args[2:])
+		if err != nil {
+			return 2, true
+		}
+		return run(req), true
 	}
 	hooked.Store(true)
 	return 0, false
 }
 
-// Kept is a server's command prepared to run under a keeper.
+// parseRequest reads the keeper's arguments after arg: a Request as JSON,
+// then the binary and its argv.
+func parseRequest(rest []string) (Request, error) {
+	var req Request
+	if len(rest) < 3 {
+		return req, fmt.Errorf("want a request, a binary and its argv, have %d arguments", len(rest))
+	}
+	if err := json.Unmarshal([]byte(rest[0]), &req); err != nil {
+		return req, fmt.Errorf("decode the request: %w", err)
+	}
+	req.Path, req.Args = rest[1], rest[2:]
+	if req.Path == "" {
+		return req, errors.New("the request names no binary")
+	}
+	return req, nil
+}
+
+// Kept is a command prepared to run under a keeper. It is what the host's
+// launcher (pluginhost.StartSupervised) calls a Supervised.
 type Kept struct {
-	// Cmd is what to start in place of the server's command: the keeper,
-	// or the server's command itself where no keeper runs.
+	// Cmd is what to start in place of the command: the keeper, or the
+	// command itself where no keeper runs.
 	Cmd *exec.Cmd
 
 	report, reportW *os.File // the keeper's report pipe; nil without a keeper
@@ -59,6 +99,10 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) {
 	if !supported || !hooked.Load() || cmd.Err != nil {
 		return &Kept{Cmd: cmd}, nil
 	}
+	req, err := json.Marshal(Request{HostPID: os.Getpid(), Path: cmd.Path, Args: cmd.Args})
+	if err != nil {
+		return nil, fmt.Errorf("encode the keeper's request: %w", err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("make the keeper's pipe: %w", err)
@@ -69,7 +113,7 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) {
 	}
 	k := &exec.Cmd{
 		Path:       "/proc/self/exe",
-		Args:       append([]string{name, arg, strconv.Itoa(os.Getpid()), cmd.Path}, cmd.Args...),
+		Args:       append([]string{name, arg, string(req), cmd.Path}, cmd.Args...),
 		Env:        cmd.Env,
 		Dir:        cmd.Dir,
 		ExtraFiles: []*os.File{w}, // reportFD
@@ -82,8 +126,11 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) {
 	return &Kept{Cmd: k, report: r, reportW: w}, nil
 }
 
-// Started waits until the keeper has started the server and returns the
-// server's pid, or exec's error for it. Without a keeper it returns the
+// Command is Kept.Cmd: what to start.
+func (k *Kept) Command() *exec.Cmd { return k.Cmd }
+
+// Started waits until the keeper has started the process and returns the
+// process's pid, or exec's error for it. Without a keeper it returns the
 // started command's pid. It releases what Wrap made; call it once.
 func (k *Kept) Started() (pid int, err error) {
 	if k.report == nil {
@@ -93,7 +140,7 @@ func (k *Kept) Started() (pid int, err error) {
 	defer k.report.Close()
 	b, err := io.ReadAll(io.LimitReader(k.report, 4096))
 	if err != nil {
-		return 0, fmt.Errorf("read the MCP keeper's report: %w", err)
+		return 0, fmt.Errorf("read the keeper's report: %w", err)
 	}
 	line := strings.TrimSpace(string(b))
 	switch {
@@ -104,9 +151,9 @@ func (k *Kept) Started() (pid int, err error) {
 	case strings.HasPrefix(line, "error "):
 		return 0, errors.New(line[6:])
 	case line == "":
-		return 0, errors.New("the MCP keeper ended before it started the server")
+		return 0, fmt.Errorf("the keeper ended before it started %s", k.Cmd.Args[0])
 	}
-	return 0, fmt.Errorf("the MCP keeper said %q", line)
+	return 0, fmt.Errorf("the keeper said %q", line)
 }
 
 // Close releases what Wrap made, when Kept.Cmd failed to start.
@@ -117,8 +164,22 @@ func (k *Kept) Close() {
 	}
 }
 
-// Stop asks the keeper whose pid is pid to SIGKILL the server and
-// everything below it at once, and then to exit as the server did. It is
-// for a server that would not stop when its stdin closed; the caller
-// still kills the keeper's process group when it does not exit.
+// Stop asks the started keeper to SIGKILL the process and everything
+// below it at once, and then to exit as the process did; it returns at
+// once. It does nothing without a keeper, or once the keeper has been
+// reaped (the signal goes through its os.Process, never to a pid reused
+// since).
+func (k *Kept) Stop() error {
+	if k.report == nil || k.Cmd.Process == nil {
+		return nil
+	}
+	if err := k.Cmd.Process.Signal(stopSignal); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stop the keeper %d: %w", k.Cmd.Process.Pid, err)
+	}
+	return nil
+}
+
+// Stop asks the keeper whose pid is pid to SIGKILL the process and
+// everything below it at once, and then to exit as the process did. It is
+// for a keeper started without a [Kept] at hand; prefer [Kept.Stop].
 func Stop(pid int) error { return stop(pid) }

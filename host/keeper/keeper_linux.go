@@ -16,6 +16,10 @@ import (
 // supported: Linux has child subreapers and parent-death signals.
 const supported = true
 
+// stopSignal asks a keeper to SIGKILL everything below it at once: the
+// signal it gets when the host dies.
+const stopSignal = syscall.SIGHUP
+
 // hangupOnHostDeath has the kernel send the keeper SIGHUP when the host
 // dies (pluginhost.StartProcess takes a SysProcAttr holding only this).
 func hangupOnHostDeath() *syscall.SysProcAttr {
@@ -41,11 +45,9 @@ func prctl(option, arg uintptr) error {
 	return nil
 }
 
-// run is the keeper: args are [name, arg, host pid, server path, server
-// argv...]. See the package doc.
-func run(args []string) int {
-	hostPID, _ := strconv.Atoi(args[2])
-	path, argv := args[3], args[4:]
+// run is the keeper of req's process. See the package doc.
+func run(req Request) int {
+	path, argv := req.Path, req.Args
 	report := os.NewFile(reportFD, "report")
 	syscall.CloseOnExec(reportFD)
 	fail := func(format string, a ...any) int {
@@ -54,34 +56,36 @@ func run(args []string) int {
 		}
 		return 1
 	}
-	// The server's Pdeathsig follows the thread that forks it, and raise
+	// The kept process's Pdeathsig follows the thread that forks it, and raise
 	// signals this thread: it is this goroutine's until the keeper exits.
 	runtime.LockOSThread()
-	// Its environment is the server's, secrets included.
+	// Its environment is the process's, secrets included.
 	_ = prctl(prSetDumpable, 0)
 
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if err := prctl(prSetChildSubreaper, 1); err != nil {
-		return fail("MCP keeper: become a child subreaper: %v", err)
+		return fail("keeper: become a child subreaper: %v", err)
 	}
 	// SIGHUP is the leader thread's parent-death signal already (Wrap);
 	// this thread's too, so that no thread of the keeper has SIGKILL.
 	if err := prctl(prSetPdeathsig, uintptr(syscall.SIGHUP)); err != nil {
-		return fail("MCP keeper: set the parent-death signal: %v", err)
+		return fail("keeper: set the parent-death signal: %v", err)
 	}
-	if os.Getppid() != hostPID { // the host died before the signal was set
-		return fail("MCP keeper: the host is gone")
+	if os.Getppid() != req.HostPID { // the host died before the signal was set
+		return fail("keeper: the host is gone")
 	}
-	server, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+	kept, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		// Its own process group: the host SIGKILLs that group to stop
+		// it, and the keeper, outside it, then kills what it left.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		return fail("fork/exec %s: %v", path, err) // exec.Cmd's words
 	}
-	_, _ = fmt.Fprintf(report, "ok %d\n", server)
+	_, _ = fmt.Fprintf(report, "ok %d\n", kept)
 	_ = report.Close()
 	releaseStdio()
 
@@ -120,13 +124,13 @@ func run(args []string) int {
 				continue
 			}
 			if running {
-				_ = syscall.Kill(server, sig)
+				_ = syscall.Kill(kept, sig)
 			}
 		case ev := <-events:
 			if ev.none {
 				return exitAs(status)
 			}
-			if ev.pid == server {
+			if ev.pid == kept {
 				status, running = ev.ws, false
 				killAll(syscall.SIGTERM)
 				if grace == nil {
@@ -141,7 +145,7 @@ func run(args []string) int {
 }
 
 // releaseStdio points the keeper's stdin, stdout and stderr at /dev/null:
-// the server's pipes are the host's and the server's alone.
+// the process's pipes are the host's and the process's alone.
 func releaseStdio() {
 	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -153,7 +157,7 @@ func releaseStdio() {
 	_ = syscall.Close(null)
 }
 
-// exitAs ends the keeper as the server ended: killed by the same signal,
+// exitAs ends the keeper as the kept process ended: killed by the same signal,
 // or with the same exit status (returned).
 func exitAs(ws syscall.WaitStatus) int {
 	if !ws.Signaled() {
@@ -216,7 +220,7 @@ func descendants(root int) []int {
 
 func stop(pid int) error {
 	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil && err != syscall.ESRCH {
-		return fmt.Errorf("stop the MCP keeper %d: %w", pid, err)
+		return fmt.Errorf("stop the keeper %d: %w", pid, err)
 	}
 	return nil
 }

@@ -7,7 +7,10 @@ import "syscall"
 // supported: only Linux has child subreapers and parent-death signals.
 const supported = false
 
-func run([]string) int { return 2 }
+// stopSignal: no keeper runs here to be stopped.
+const stopSignal = syscall.SIGHUP
+
+func run(Request) int { return 2 }
 
 func stop(int) error { return nil }
 

@@ -267,7 +267,7 @@ func (sv *server) connectLocked() error {
 			return sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
 		}
 		transport = &mcp.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}
-		prov.Command, prov.PID = sv.cfg.Command, p.serverPID
+		prov.Command, prov.PID = sv.cfg.Command, p.PID()
 	case HTTP:
 		transport = &mcp.StreamableClientTransport{Endpoint: sv.cfg.URL, HTTPClient: sv.httpClient(), MaxRetries: -1}
 		prov.URL = sv.cfg.where()

@@ -30,20 +30,22 @@
 // # Processes
 //
 // A stdio server runs as the plugins do, started by
-// pluginhost.StartProcess: in the session's folder, in its own process
+// pluginhost.StartSupervised: in the session's folder, in its own process
 // group, with the allow-listed part of the host's environment
 // (pluginhost.PluginEnv with the host's --plugin-env names) plus the env
 // its configuration gives it — never the host's other variables, so never
 // the host's API keys. Its stdin and stdout are the MCP pipe (the host's own
 // never reach it); its stderr goes to the host's log line by line. On
-// Linux it runs under a keeper (package host/keeper: the host's binary run
-// again, when its main hands os.Args to keeper.Main first), a child
+// Linux it runs under a keeper, as the plugins and harness-llm do
+// (package host/keeper: the host's binary run again, when its main hands
+// os.Args to keeper.Main first), a child
 // subreaper on the same pipes that ends as the server does and, when the
 // server ends, kills what it left — in another session or behind a double
 // fork too; when the host dies, even by SIGKILL, the keeper SIGKILLs the
 // server and all below it. Provenance names the server's command and pid,
 // not the keeper's. [Set.Close] closes its stdin, gives it two seconds,
-// then has the keeper kill all below it and kills the process group.
+// then kills the server's process group and has the keeper kill all else
+// below it.
 // Without a keeper (not Linux, or a main that does not call keeper.Main)
 // the server is the host's child: on Linux the kernel SIGKILLs it when the
 // host dies (Pdeathsig), and what it started is killed, with its process

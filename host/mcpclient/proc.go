@@ -11,22 +11,22 @@ import (
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
-// proc is a stdio server's process, a [pluginhost.Process]: its own
-// process group, Pdeathsig on Linux, its stdin and stdout the MCP pipe (the
-// host's own stdin and stdout never reach it), its stderr read line by line
-// into the host's log. On Linux the process is the server's keeper
-// (host/keeper), which runs the server on those same pipes and ends as it
-// does.
+// proc is a stdio server's process, a [pluginhost.Process] started by
+// pluginhost.StartSupervised: its own process group, Pdeathsig on Linux,
+// its stdin and stdout the MCP pipe (the host's own stdin and stdout
+// never reach it), its stderr read line by line into the host's log. On
+// Linux it runs under host/keeper, as the plugins and harness-llm do: the
+// keeper runs the server on those same pipes and ends as it does; PID is
+// the server's.
 type proc struct {
 	*pluginhost.Process
-	// serverPID is the server's pid (the keeper's child, or the process
-	// itself where no keeper runs).
-	serverPID int
-	// kept: the process is a keeper.
-	kept bool
 	// stderrDone is closed once its stderr has been read to the end.
 	stderrDone chan struct{}
 }
+
+// supervise is host/keeper's supervisor, the one engine.Supervise names
+// (this package may not import engine).
+func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 
 // startProc starts argv in dir with env (under a keeper where there is
 // one); every line the server writes to stderr goes to stderrLine. An
@@ -35,22 +35,11 @@ func startProc(argv []string, dir string, env []string, stderrLine func(string))
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	k, err := keeper.Wrap(cmd)
+	pp, err := pluginhost.StartSupervised(cmd, supervise)
 	if err != nil {
 		return nil, err
 	}
-	pp, err := pluginhost.StartProcess(k.Cmd)
-	if err != nil {
-		k.Close()
-		return nil, err
-	}
-	serverPID, err := k.Started()
-	if err != nil {
-		_ = pp.KillGroup()
-		<-pp.Exited()
-		return nil, err
-	}
-	p := &proc{Process: pp, serverPID: serverPID, kept: k.Cmd != cmd, stderrDone: make(chan struct{})}
+	p := &proc{Process: pp, stderrDone: make(chan struct{})}
 	go func() {
 		defer close(p.stderrDone)
 		readLines(pp.Stderr(), stderrLine)
@@ -59,25 +48,14 @@ func startProc(argv []string, dir string, env []string, stderrLine func(string))
 }
 
 // stop closes the server's stdin (the MCP way to ask a stdio server to
-// exit), gives it grace to exit, then has its keeper SIGKILL everything
-// below it and kills its process group, so that nothing it started is
-// left.
+// exit), gives it grace to exit, then kills its process group — its
+// keeper then SIGKILLs everything else below it — so that nothing it
+// started is left.
 func (p *proc) stop(grace time.Duration) {
 	p.CloseStdin()
 	select {
 	case <-p.Exited():
 	case <-time.After(grace):
-	}
-	select {
-	case <-p.Exited():
-	default:
-		if p.kept {
-			_ = keeper.Stop(p.PID())
-			select {
-			case <-p.Exited():
-			case <-time.After(2 * time.Second): // the group's SIGKILL below ends it
-			}
-		}
 	}
 	_ = p.KillGroup()
 	<-p.Exited()

@@ -50,6 +50,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// HostVersion is told to the plugin at Configure.
 	HostVersion string
+	// Supervisor runs the plugin checked under the host's supervisor
+	// (pluginhost.LaunchConfig.Supervisor), as the toolbox runs plugins.
+	Supervisor pluginhost.Supervisor
 }
 
 // report prints a check run, one line per check as it ends.
@@ -153,6 +156,7 @@ func Binary(ctx context.Context, path string, w io.Writer, opts Options) bool {
 		Env:          []string{pluginapi.EnvLogLevel + "=" + opts.LogLevel},
 		StartTimeout: opts.StartTimeout,
 		StopTimeout:  pluginhost.DefaultStopTimeout,
+		Supervisor:   opts.Supervisor,
 	})
 	if err != nil {
 		r.line("FAIL", "launch", time.Since(begin), err.Error())

@@ -48,7 +48,11 @@
 // minimal environment of pluginhost.PluginEnv — the allow-list of
 // pluginhost.DefaultPassEnv plus the names of Config.PluginEnv — never the
 // host's whole environment, so the host's API keys stay out of every
-// plugin and of what it starts.
+// plugin and of what it starts. With Config.Supervisor (the engine passes
+// host/keeper's) every plugin process runs under that supervisor, which
+// kills what the plugin left when it ends — stopped, crashed, SIGKILLed —
+// and everything below it when the host dies; crash results, restarts
+// and the pid a call records are the plugin's, as without it.
 //
 // # Start on first use
 //

@@ -15,6 +15,7 @@ import (
 
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // lazyConfig is testConfig with plugins started on first use; cache is the
@@ -298,10 +299,23 @@ func TestCachedDescription(t *testing.T) {
 // Describe, Configure, then the call) next to a call to the running
 // process, in the same run; first-call-extra-p50 is the difference of the
 // medians (budget: one plugin start, ≤ 15 ms). The process is stopped
-// between first calls by a 1 ms idle time, untimed.
+// between first calls by a 1 ms idle time, untimed. keeper runs the plugin
+// under host/keeper, as harness does (the keeper is this test binary run
+// again); direct starts it as the host's own child, as before.
 func BenchmarkFirstCall(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		sup  pluginhost.Supervisor
+	}{{"keeper", supervise}, {"direct", nil}} {
+		b.Run(bc.name, func(b *testing.B) { benchmarkFirstCall(b, bc.sup) })
+	}
+}
+
+func benchmarkFirstCall(b *testing.B, sup pluginhost.Supervisor) {
 	cache := filepath.Join(b.TempDir(), "cache")
-	tb := open(b, lazyConfig(b, cache, time.Millisecond, pluginDir(b, "todo")))
+	cfg := lazyConfig(b, cache, time.Millisecond, pluginDir(b, "todo"))
+	cfg.Supervisor = sup
+	tb := open(b, cfg)
 	ctx := context.Background()
 	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs}
 	var first, warm []time.Duration

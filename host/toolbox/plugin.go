@@ -329,6 +329,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		PassEnv:      tb.cfg.PluginEnv,
 		StartTimeout: tb.cfg.StartTimeout,
 		StopTimeout:  tb.cfg.StopTimeout,
+		Supervisor:   tb.cfg.Supervisor,
 	})
 	if err != nil {
 		return nil, desc, &failedStage{StageStart, startFailure(err)}

@@ -18,6 +18,7 @@ import (
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/plugincache"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // Config configures a Toolbox. Dirs and CacheDir are required; the zero
@@ -48,6 +49,11 @@ type Config struct {
 	PluginEnv []string
 	// Services are the host services plugins may call back.
 	Services pluginapi.HostServices
+	// Supervisor runs every plugin process under a supervisor that kills
+	// what the plugin left when it ends and everything when the host dies
+	// (engine passes host/keeper's; pluginhost.LaunchConfig.Supervisor).
+	// Default: none, the plugin is the host's child.
+	Supervisor pluginhost.Supervisor
 	// StartTimeout bounds one start: launch, Describe, Configure
 	// (default 10 s).
 	StartTimeout time.Duration

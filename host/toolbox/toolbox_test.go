@@ -23,8 +23,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // bin is the dir holding the plugin binaries TestMain built: the real
@@ -32,6 +34,11 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	// the test binary is the keeper of the plugins the tests start, as
+	// harness is of its own (host/keeper; testConfig's Supervisor)
+	if code, ok := keeper.Main(os.Args); ok {
+		os.Exit(code)
+	}
 	code, err := run(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toolbox tests:", err)
@@ -182,8 +189,13 @@ func testConfig(t testing.TB, dirs ...string) toolbox.Config {
 		Logger:         hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}),
 		HostVersion:    "test",
 		RestartBackoff: 5 * time.Millisecond,
+		Supervisor:     supervise,
 	}
 }
+
+// supervise is the supervisor harness runs plugins under (engine.Supervise):
+// every test here runs its plugins under host/keeper.
+func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 
 func open(t testing.TB, cfg toolbox.Config) *toolbox.Toolbox {
 	t.Helper()

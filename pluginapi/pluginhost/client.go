@@ -67,6 +67,11 @@ type LaunchConfig struct {
 	// StopTimeout bounds Close's graceful stop before the process group is
 	// killed; default DefaultStopTimeout.
 	StopTimeout time.Duration
+	// Supervisor, if set, runs the plugin under a supervisor process that
+	// kills what the plugin left when it ends and everything when the host
+	// dies (the host passes host/keeper's); see [StartSupervised]. The
+	// Client's PID stays the plugin's own.
+	Supervisor Supervisor
 }
 
 // Client is the host's handle on one running plugin process (or on a
@@ -126,6 +131,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 	named := cfg.Logger.Named(cfg.Name)
 	tail := &LineTail{}
 	r := newProcRunner(cfg.Name, cfg.Path)
+	r.SetSupervisor(cfg.Supervisor)
 	var base []string
 	if !cfg.SkipHostEnv {
 		var dropped []string

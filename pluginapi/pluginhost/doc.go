@@ -17,7 +17,14 @@
 // Pdeathsig SIGKILL from a goroutine locked to its OS thread for the
 // child's lifetime (another signal when the command asks for it, for a
 // child that cleans up first: host/keeper), and reaping as soon as it
-// exits. [ProcessRunner] is
+// exits. [StartSupervised] starts one under a [Supervisor], a process
+// that kills what the child left when it ends and everything below it
+// when the host dies, even by SIGKILL: this module cannot import the
+// host's (host/keeper), so the host hands it in — [LaunchConfig].Supervisor
+// for plugins, [ProcessRunner.SetSupervisor] for harness-llm, and
+// mcpclient for MCP servers; go-plugin's handshake on stdout and the
+// stdin EOF pipe pass through it unchanged, and PIDs stay the supervised
+// process's. [ProcessRunner] is
 // the go-plugin runner over it (Launch and llmproc use it), and
 // [LineTail] keeps a child's last stderr lines for the message about its
 // death.
@@ -43,7 +50,8 @@
 // folder removed on Close. AutoMTLS is off (it costs ~30 ms a start; the
 // 0700 folder keeps other users out). Messages may be up to 64 MiB each way.
 // [Client.Close] asks the plugin to shut down, waits at most StopTimeout,
-// then kills the whole process group. Start failures are [*StartError]s of
+// then kills the whole process group (and, under a supervisor, the
+// supervisor kills what is left below it). Start failures are [*StartError]s of
 // one line each; a plugin that dies during a call gives an [*ExitError]
 // carrying its last stderr lines.
 //

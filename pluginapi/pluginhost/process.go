@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Process is a child process the host owns and that must never outlive it:
@@ -25,16 +26,24 @@ import (
 //     and that thread is kept until the child exits, because Pdeathsig
 //     fires when the starting thread ends, not the host;
 //   - it is reaped as soon as it exits, whoever still holds its pipes, so
-//     [Process.Exited] is exact.
+//     [Process.Exited] is exact;
+//   - started by [StartSupervised], it runs under a supervisor (the host's
+//     is host/keeper): the supervisor is the child above, on the same
+//     pipes, and ends as the supervised process does once nothing it left
+//     is running; PID is the supervised process's.
 //
 // Its methods may be called from any goroutine.
 type Process struct {
-	pid    int
+	pid    int        // the process the command names (the supervised one, under a supervisor)
+	leader int        // the direct child, which leads its process group
+	sup    Supervised // nil unless started under a supervisor (StartSupervised)
 	stdout *os.File
 	stderr *os.File
 
 	mu    sync.Mutex
 	stdin *os.File // nil once closed
+
+	fallback sync.Once // KillGroup's last resort on the supervisor, armed once
 
 	exited  chan struct{} // closed once the process is reaped
 	waitErr error         // set before exited closes
@@ -104,12 +113,23 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 		closeAll(inW, outR, errR)
 		return nil, err // exec's own error names the binary: "fork/exec /x: no such file or directory"
 	}
-	p.pid = cmd.Process.Pid
+	p.pid, p.leader = cmd.Process.Pid, cmd.Process.Pid
 	return p, nil
 }
 
-// PID is the child's process id (and its process group's).
+// PID is the child's process id (and its process group's). Under a
+// supervisor ([StartSupervised]) it is the supervised process's, not the
+// supervisor's.
 func (p *Process) PID() int { return p.pid }
+
+// SupervisorPID is the supervisor's process id, or 0 when the process
+// runs under none.
+func (p *Process) SupervisorPID() int {
+	if p.sup == nil {
+		return 0
+	}
+	return p.leader
+}
 
 // Stdin is the write end of the child's stdin, or nil once [Process.CloseStdin]
 // has closed it.
@@ -164,12 +184,40 @@ func (p *Process) State() string {
 
 // KillGroup SIGKILLs the child's process group — the child and everything
 // it started that stayed in its group — and closes its stdin (where there
-// are no process groups, it kills the child alone). It may be called any
-// number of times, also after the child has exited.
+// are no process groups, it kills the child alone). Under a supervisor it
+// SIGKILLs the supervised process's group and has the supervisor SIGKILL
+// everything else below it (setsid'd, double-forked) and exit; should the
+// supervisor still be there supervisorGrace later, its own group is
+// SIGKILLed. It returns at once; Exited tells when all is gone. It may be
+// called any number of times, also after the child has exited.
 func (p *Process) KillGroup() error {
 	p.CloseStdin()
-	if err := killGroup(p.pid); err != nil {
-		return fmt.Errorf("kill process group %d: %w", p.pid, err)
+	if p.sup == nil {
+		if err := killGroup(p.pid); err != nil {
+			return fmt.Errorf("kill process group %d: %w", p.pid, err)
+		}
+		return nil
 	}
-	return nil
+	select {
+	case <-p.exited: // a supervisor exits once nothing is left below it
+		return nil
+	default:
+	}
+	var errs []error
+	if err := killGroup(p.pid); err != nil {
+		errs = append(errs, fmt.Errorf("kill process group %d: %w", p.pid, err))
+	}
+	if err := p.sup.Stop(); err != nil {
+		errs = append(errs, err)
+	}
+	p.fallback.Do(func() {
+		go func() {
+			select {
+			case <-p.exited:
+			case <-time.After(supervisorGrace):
+				_ = killGroup(p.leader)
+			}
+		}()
+	})
+	return errors.Join(errs...)
 }

@@ -13,15 +13,17 @@ import (
 // ProcessRunner is a go-plugin runner.Runner (for
 // plugin.ClientConfig.RunnerFunc) that starts a binary as a [Process], so a
 // go-plugin process gets Process's whole contract: stdin only the host
-// holds, its own process group, Pdeathsig on Linux, reaped at once. Launch
-// starts tool plugins through one; host/llm/llmproc starts harness-llm
-// through one. Kill may come before, during or after Start.
+// holds, its own process group, Pdeathsig on Linux, reaped at once — and,
+// given a [Supervisor], runs it under that supervisor ([StartSupervised]).
+// Launch starts tool plugins through one; host/llm/llmproc starts
+// harness-llm through one. Kill may come before, during or after Start.
 type ProcessRunner struct {
 	name string
 	path string
 
 	mu     sync.Mutex
 	env    []string
+	sup    Supervisor
 	proc   *Process // nil until Start
 	killed bool
 
@@ -44,13 +46,22 @@ func (r *ProcessRunner) SetEnv(env []string) {
 	r.env = env
 }
 
-// Start starts the process.
+// SetSupervisor has Start run the process under the supervisor sup makes
+// (nil: none). Call it before Start.
+func (r *ProcessRunner) SetSupervisor(sup Supervisor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sup = sup
+}
+
+// Start starts the process (under its supervisor, if it has one).
 func (r *ProcessRunner) Start(context.Context) error {
 	r.mu.Lock()
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
+	sup := r.sup
 	r.mu.Unlock()
-	p, err := StartProcess(cmd)
+	p, err := StartSupervised(cmd, sup)
 	if err != nil {
 		return err
 	}
@@ -96,8 +107,10 @@ func (r *ProcessRunner) Wait(ctx context.Context) error {
 	return p.Wait(context.WithoutCancel(ctx))
 }
 
-// Kill SIGKILLs the process group and closes stdin. It may be called any
-// number of times, before or after Start.
+// Kill SIGKILLs the process group and closes stdin (under a supervisor,
+// the supervisor then kills what is left below it: see
+// [Process.KillGroup]). It may be called any number of times, before or
+// after Start.
 func (r *ProcessRunner) Kill(context.Context) error {
 	r.mu.Lock()
 	r.killed = true
@@ -109,7 +122,8 @@ func (r *ProcessRunner) Kill(context.Context) error {
 	return p.KillGroup()
 }
 
-// PID is the process id, or 0 before Start.
+// PID is the process id, or 0 before Start; under a supervisor, the
+// supervised process's, not the supervisor's.
 func (r *ProcessRunner) PID() int {
 	if p := r.Process(); p != nil {
 		return p.PID()

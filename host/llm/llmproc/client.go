@@ -73,6 +73,10 @@ type Options struct {
 	// Logger receives the process's log lines (its stderr) and start and
 	// stop events. Default: discard.
 	Logger hclog.Logger
+	// Supervisor runs the process under a supervisor that kills what it
+	// left when it ends and everything when the host dies (engine passes
+	// host/keeper's; see pluginhost.StartSupervised). Default: none.
+	Supervisor pluginhost.Supervisor
 }
 
 // Proc is the harness-llm process, as the host sees it: started on the
@@ -84,6 +88,7 @@ type Proc struct {
 	path string
 	idle time.Duration
 	log  hclog.Logger
+	sup  pluginhost.Supervisor
 
 	mu       sync.Mutex
 	cur      *child
@@ -127,7 +132,7 @@ const stopGrace = time.Second
 
 // New returns a Proc that runs opts.Path; it starts nothing.
 func New(opts Options) *Proc {
-	p := &Proc{path: opts.Path, idle: opts.Idle, log: opts.Logger}
+	p := &Proc{path: opts.Path, idle: opts.Idle, log: opts.Logger, sup: opts.Supervisor}
 	if p.idle == 0 {
 		p.idle = DefaultIdle
 	}
@@ -227,6 +232,7 @@ func (p *Proc) start(ctx context.Context) (*child, error) {
 	begun := time.Now()
 	tail := pluginhost.NewLineTail(tailLines)
 	r := newProcRunner(p.path)
+	r.SetSupervisor(p.sup)
 	env := childEnv(os.Environ())
 	env = append(env, "HARNESS_LLM_LOG_LEVEL="+levelName(p.log.GetLevel()))
 	pc := plugin.NewClient(&plugin.ClientConfig{

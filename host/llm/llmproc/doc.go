@@ -19,7 +19,9 @@
 // started as tool plugins are, by pluginhost.ProcessRunner: its own
 // process group, stdin a pipe only the host holds (it exits on EOF), on
 // Linux Pdeathsig SIGKILL from a thread kept for its lifetime, so it dies
-// with the host even on SIGKILL.
+// with the host even on SIGKILL; and, with Options.Supervisor (the engine
+// passes host/keeper's), under a supervisor that kills whatever it left
+// when it ends, and all of it when the host dies. PID is harness-llm's.
 // Its stderr (JSON log lines) is relayed to the host's logger, never to
 // stdout. Its environment is what tool plugins get (pluginhost's
 // PluginEnv) plus the proxy variables, with no *_API_KEY, HARNESS_* or

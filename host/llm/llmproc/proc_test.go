@@ -22,10 +22,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/anthropic"
 	"github.com/harness-dev/harness/host/llm/llmproc"
 	"github.com/harness-dev/harness/host/llm/responses"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 // testDir holds what the tests build; TestMain removes it.
@@ -36,6 +38,11 @@ const testKey = "sk-llmproc-test-secret-4f1d"
 // TestMain removes what the tests built. Run with LLMPROC_TEST_HOST set,
 // the test binary plays a host instead (see TestHostKilled).
 func TestMain(m *testing.M) {
+	// the test binary is the keeper of the processes the tests start, as
+	// harness is of harness-llm (host/keeper; the Supervisor of newProc)
+	if code, ok := keeper.Main(os.Args); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("LLMPROC_TEST_HOST") != "" {
 		os.Exit(playHost())
 	}
@@ -77,10 +84,14 @@ func harnessLLM(t testing.TB) string {
 	return built.bin
 }
 
+// supervise is the supervisor harness runs harness-llm under
+// (engine.Supervise): every test here runs the process under host/keeper.
+func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
+
 // playHost is a host that starts a stream that hangs and prints the
 // process's pid, then waits to be killed.
 func playHost() int {
-	p := llmproc.New(llmproc.Options{Path: os.Getenv("LLMPROC_TEST_HOST")})
+	p := llmproc.New(llmproc.Options{Path: os.Getenv("LLMPROC_TEST_HOST"), Supervisor: supervise})
 	prov := p.Provider(llmproc.Config{Provider: "anthropic", BaseURL: os.Getenv("LLMPROC_TEST_URL"), APIKey: testKey})
 	go func() {
 		for range prov.Stream(context.Background(), simple) {
@@ -168,7 +179,8 @@ func (f *fakeAPI) requests() [][]byte {
 }
 
 func newProc(t *testing.T, idle time.Duration) *llmproc.Proc {
-	p := llmproc.New(llmproc.Options{Path: harnessLLM(t), Idle: idle, Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard})})
+	p := llmproc.New(llmproc.Options{Path: harnessLLM(t), Idle: idle, Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard}),
+		Supervisor: supervise})
 	t.Cleanup(func() { p.Close() })
 	return p
 }
@@ -409,7 +421,8 @@ func TestIdleStop(t *testing.T) {
 	}
 }
 
-// TestHostKilled: a host killed with SIGKILL takes the process with it.
+// TestHostKilled: harness-llm runs under a keeper (its parent is not the
+// host), and a host killed with SIGKILL takes both with it.
 func TestHostKilled(t *testing.T) {
 	fp := newFake(t, "anthropic", reply{body: "event: ping\ndata: {\"type\":\"ping\"}\n\n", hang: true})
 	exe, err := os.Executable()
@@ -435,18 +448,40 @@ func TestHostKilled(t *testing.T) {
 	if err != nil || syscall.Kill(pid, 0) != nil {
 		t.Fatalf("pid %q is not a running process (%v)", line, err)
 	}
+	keeperPID := parentOf(pid)
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", keeperPID))
+	if keeperPID == host.Process.Pid || !strings.Contains(string(cmdline), "--harness-keeper-v1") {
+		t.Errorf("harness-llm's parent %d is %q, want a keeper", keeperPID, cmdline)
+	}
 	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = host.Wait()
-	deadline := time.Now().Add(3 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("harness-llm %d outlived its host", pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range []int{pid, keeperPID} {
+		for alive(p) {
+			if time.Now().After(deadline) {
+				syscall.Kill(p, syscall.SIGKILL)
+				t.Fatalf("process %d (harness-llm %d, its keeper %d) outlived its host", p, pid, keeperPID)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// parentOf is pid's parent, from /proc (0 if unknown).
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // alive: the process exists and is not a zombie.
