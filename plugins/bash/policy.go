@@ -133,7 +133,7 @@ func (c *sandboxConfig) removeTemps(session string, all bool) {
 
 // refusedRE matches what a refused write or connection prints.
 var refusedRE = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|network is unreachable|` +
-	`connection refused|could not resolve|name resolution|resource temporarily unavailable|cannot fork`)
+	`connection refused|resource busy|could not resolve|name resolution|resource temporarily unavailable|cannot fork`)
 
 // sandboxNote is the line added to the result of a command that failed
 // in a sandbox printing what a refusal prints (a refused write, fork or

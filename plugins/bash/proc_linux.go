@@ -222,7 +222,8 @@ func (s *launcher) pidsCgroup(p sandbox.Policy) *sandbox.PidsCgroup {
 	if s.cgParent == "" {
 		return nil
 	}
-	name := fmt.Sprintf("harness-bash-%d-%d", os.Getpid(), s.cgSeq.Add(1))
+	// Unique across the plugins of one process (tests serve several).
+	name := fmt.Sprintf("harness-bash-%d-%p-%d", os.Getpid(), s, s.cgSeq.Add(1))
 	cg, err := sandbox.NewPidsCgroup(s.cgParent, name, p.Pids())
 	if err != nil {
 		return nil

