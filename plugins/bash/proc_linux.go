@@ -214,7 +214,11 @@ func (s *launcher) pidsCgroup(p sandbox.Policy) *sandbox.PidsCgroup {
 	s.cgOnce.Do(func() {
 		parent, err := sandbox.PidsCgroupParent()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "bash: no pids cgroup for commands (%v): the pids limit is RLIMIT_NPROC, which does not bind root\n", err)
+			why := "RLIMIT_NPROC"
+			if s.uid == 0 {
+				why = "none: RLIMIT_NPROC does not bind root"
+			}
+			fmt.Fprintf(os.Stderr, "bash: no pids cgroup for commands (%v); their pids limit is %s\n", err, why)
 			return
 		}
 		s.cgParent = parent
