@@ -200,6 +200,15 @@ var gitProtected = []string{"hooks", "config", "info"}
 // DenyRead holds by default.
 var credentialStores = []string{".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".docker/config.json", ".kube"}
 
+// escapeSockets are Unix sockets whose daemons run what they are asked
+// outside any sandbox (a container with the host's / mounted): DenyRead
+// holds them by default. Landlock (before ABI 9's resolve-unix right)
+// does not refuse connecting to a socket by its path.
+var escapeSockets = []string{
+	"/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock",
+	"/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
+}
+
 // Setup is what a policy is built from.
 type Setup struct {
 	Mode    Mode
@@ -208,6 +217,10 @@ type Setup struct {
 	AddDirs []string // more writable folders the user added
 	TempDir string   // the command's private temp folder (writable in every mode)
 	Home    string   // the user's home folder: its credential stores are hidden
+	// RuntimeDir is $XDG_RUNTIME_DIR: its D-Bus and systemd sockets
+	// (systemd-run --user starts anything outside the sandbox) and
+	// rootless docker's and podman's are hidden.
+	RuntimeDir string
 	// Harness are harness's own files and folders (config, rules,
 	// mcp.json, state): hidden from reads and never writable.
 	Harness []string
@@ -277,6 +290,15 @@ func Build(s Setup) Policy {
 	if s.Home != "" {
 		for _, c := range credentialStores {
 			add(&p.DenyRead, filepath.Join(s.Home, c))
+		}
+	}
+	add(&p.DenyRead, escapeSockets...)
+	if s.Home != "" {
+		add(&p.DenyRead, filepath.Join(s.Home, ".docker/run/docker.sock"))
+	}
+	if s.RuntimeDir != "" {
+		for _, n := range []string{"bus", "systemd", "docker.sock", "podman"} {
+			add(&p.DenyRead, filepath.Join(s.RuntimeDir, n))
 		}
 	}
 	add(&p.DenyRead, s.Harness...)

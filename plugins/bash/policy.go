@@ -29,6 +29,7 @@ type sandboxConfig struct {
 	mode      sandbox.Mode
 	network   sandbox.Network
 	home      string // its credential stores are hidden
+	runtime   string // $XDG_RUNTIME_DIR: its D-Bus, systemd and container sockets are hidden
 	configDir string // harness's config folder: hidden, never writable
 	pidsLimit int    // 0: sandbox.DefaultPidsLimit
 
@@ -64,6 +65,7 @@ func newSandboxConfig(environ []string) *sandboxConfig {
 		fmt.Fprintf(os.Stderr, "bash: %s: unknown network %q (want off or on); the network stays off\n", envSandboxNetwork, v)
 	}
 	c.home = get("HOME")
+	c.runtime = get("XDG_RUNTIME_DIR")
 	if x := get("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		c.configDir = filepath.Join(x, "harness")
 	} else if filepath.IsAbs(c.home) {
@@ -86,7 +88,7 @@ func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandb
 		return sandbox.Policy{}, err
 	}
 	s := sandbox.Setup{
-		Mode: c.mode, Network: c.network, Cwd: cwd, TempDir: temp, Home: c.home,
+		Mode: c.mode, Network: c.network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
 		Harness: []string{c.configDir, call.StateDir}, Show: []string{call.SessionDir()},
 		PidsLimit: c.pidsLimit,
 	}

@@ -321,6 +321,16 @@ func TestSandboxWorks(t *testing.T) {
 				if got := s.sh(t, line).Content; got != "a\nb\n2\n" {
 					t.Errorf("got %q, want a, b and 2 commits", got)
 				}
+				// The spill file of a cut output is read with grep, as
+				// bash's description says, though harness's state is
+				// hidden: the session's folder is shown, read-only.
+				spill := spillIn(t, s.sh(t, "seq 1 20000").Content)
+				if got := s.sh(t, "grep -c . "+spill+" && echo x >> "+spill).Content; !strings.HasPrefix(got, "20000\n") {
+					t.Errorf("grep on the spill file: %q", got)
+				}
+				if n := strings.Count(read(spill), "\n"); n != 20000+map[bool]int{true: 1}[mode == sandbox.Off] {
+					t.Errorf("the spill file has %d lines after a write to it", n)
+				}
 			})
 		}
 	}
