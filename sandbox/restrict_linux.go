@@ -66,6 +66,15 @@ func Restrict(p Policy, netns bool) (Applied, error) {
 	return a, nil
 }
 
+// LandlockABI is this kernel's Landlock ABI version; 0 without Landlock.
+func LandlockABI() int {
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 0 {
+		return 0
+	}
+	return abi
+}
+
 // landlockThread enforces p's Landlock ruleset on the calling thread
 // (best effort: what the kernel's ABI offers) and returns the ABI; 0
 // without Landlock.

@@ -93,7 +93,8 @@ func (s *launcher) warn(why error) {
 		fmt.Fprintf(os.Stderr, "bash: commands run without their own PID namespace (%v); "+
 			"falling back to a subreaper init: processes still die with the command and the plugin, "+
 			"but a command can see other processes and read the /proc/<pid>/environ of this user's processes "+
-			"that do not protect it\n", why)
+			"that do not protect it; its sandbox keeps Landlock's and seccomp's refusals (writes outside the roots, "+
+			"the network) but neither the read-only protected paths inside the roots nor the hidden credential stores\n", why)
 	})
 }
 
@@ -212,6 +213,9 @@ func (s *launcher) pidsCgroup(p sandbox.Policy) *sandbox.PidsCgroup {
 		return nil
 	}
 	s.cgOnce.Do(func() {
+		if sandbox.LandlockABI() == 0 {
+			fmt.Fprintf(os.Stderr, "bash: this kernel has no Landlock: the sandbox (%s) cannot refuse commands' writes outside their roots\n", p)
+		}
 		parent, err := sandbox.PidsCgroupParent()
 		if err != nil {
 			why := "RLIMIT_NPROC"

@@ -344,3 +344,23 @@ func BenchmarkTrueSandboxed(b *testing.B) {
 	b.Run("workspace-write", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=workspace-write") })
 	b.Run("off", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=off") })
 }
+
+// TestSandboxBackground: a background task runs in the sandbox too: its
+// write beside the project and its hook are refused; with the sandbox
+// off both land.
+func TestSandboxBackground(t *testing.T) {
+	t.Parallel()
+	const line = `sleep 0.2; echo x > ../outside/bg; echo x > .git/hooks/pre-commit; echo done`
+	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.WorkspaceWrite} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			s := newSandboxed(t, mode, 0)
+			id, _ := s.startTask(t, "", line)
+			s.waitStatus(t, id, "exited with code 0")
+			got := created(filepath.Join(s.outside, "bg")) + created(filepath.Join(s.cwd, ".git/hooks/pre-commit"))
+			if escaped := got != ""; escaped != (mode == sandbox.Off) {
+				t.Errorf("sandbox %s: %q escaped", mode, got)
+			}
+		})
+	}
+}
