@@ -184,18 +184,23 @@ func tryChild(dir string) error {
 // PidsCgroup is one command's pids cgroup.
 type PidsCgroup struct{ dir string }
 
-// NewPidsCgroup makes the cgroup name under parent (PidsCgroupParent)
-// with pids.max at limit.
-func NewPidsCgroup(parent, name string, limit int) (*PidsCgroup, error) {
+// NewPidsCgroup makes the cgroup name under parent (PidsCgroupParent),
+// without a limit until SetLimit.
+func NewPidsCgroup(parent, name string) (*PidsCgroup, error) {
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make pids cgroup: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(limit)), 0); err != nil {
-		_ = os.Remove(dir)
-		return nil, fmt.Errorf("set pids.max: %w", err)
-	}
 	return &PidsCgroup{dir: dir}, nil
+}
+
+// SetLimit sets pids.max: forks past limit processes (threads count) in
+// the cgroup fail with EAGAIN.
+func (c *PidsCgroup) SetLimit(limit int) error {
+	if err := os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(strconv.Itoa(limit)), 0); err != nil {
+		return fmt.Errorf("set pids.max: %w", err)
+	}
+	return nil
 }
 
 // Add moves process pid (all its threads) into the cgroup; its children

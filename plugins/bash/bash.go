@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // The model-facing description and the wire schema of bash.
@@ -79,6 +80,9 @@ const defaultSpillCap = 256 << 20
 // start from (the plugin's own), tmpDir the system's temporary folder.
 func newPlugin(environ []string, tmpDir string) *bashPlugin {
 	bash, err := exec.LookPath("bash")
+	sbx := newSandboxConfig(environ)
+	sb := newLauncher(environ)
+	sb.sandboxed(sbx.mode != sandbox.Off)
 	return &bashPlugin{
 		bash:    bash,
 		bashErr: err,
@@ -86,8 +90,8 @@ func newPlugin(environ []string, tmpDir string) *bashPlugin {
 		tmpDir:  filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid())),
 		groups:  newGroups(),
 		tasks:   newTaskTable(),
-		sb:      newLauncher(environ),
-		sbx:     newSandboxConfig(environ),
+		sb:      sb,
+		sbx:     sbx,
 
 		spillCap: defaultSpillCap,
 		spills:   map[string]*spillQuota{},

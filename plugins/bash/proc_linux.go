@@ -55,8 +55,10 @@ type launcher struct {
 	filling chan struct{}
 	closed  bool
 
-	// cgOnce finds cgParent, where commands' pids cgroups are made ("":
-	// none); cgSeq numbers them.
+	// cgroups: commands are sandboxed, each init gets a pids cgroup.
+	// cgOnce finds cgParent, where they are made ("": none); cgSeq
+	// numbers them.
+	cgroups  bool
 	cgOnce   sync.Once
 	cgParent string
 	cgSeq    atomic.Int64
@@ -73,6 +75,10 @@ func newLauncher(environ []string) *launcher {
 	}
 	return s
 }
+
+// sandboxed says whether commands run sandboxed: then each init gets a
+// pids cgroup.
+func (s *launcher) sandboxed(on bool) { s.cgroups = on }
 
 // harden is for the plugin's process (not a test's): no other process of
 // the user may read its memory or /proc/<pid>/environ (PR_SET_DUMPABLE 0),
@@ -129,7 +135,7 @@ func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 		var l *leader
 		var out *os.File
 		if err == nil {
-			l, out, err = w.run(c, s.pidsCgroup(c.policy))
+			l, out, err = w.run(c)
 		}
 		var refused errNoNamespace
 		if ns && errors.As(err, &refused) {
@@ -153,16 +159,17 @@ type waitingInit struct {
 	control *os.File // the write end of its control pipe
 	bash    string
 	env     []string
-	net     bool // in a network namespace of its own
+	net     bool                // in a network namespace of its own
+	cg      *sandbox.PidsCgroup // its pids cgroup; nil: none
 }
 
 // netOff reports whether a command of policy p runs in a network
 // namespace of its own (when namespaces are in use).
 func netOff(p sandbox.Policy) bool { return p.Enabled() && p.Network == sandbox.NetworkOff }
 
-// run gives w its command — in the pids cgroup cg when not nil — and
-// waits until bash runs.
-func (w *waitingInit) run(c command, cg *sandbox.PidsCgroup) (*leader, *os.File, error) {
+// run gives w its command and waits until bash runs. A sandboxed
+// command's limit is set on the init's pids cgroup first.
+func (w *waitingInit) run(c command) (*leader, *os.File, error) {
 	var pj []byte
 	if c.policy.Enabled() {
 		var err error
@@ -170,16 +177,11 @@ func (w *waitingInit) run(c command, cg *sandbox.PidsCgroup) (*leader, *os.File,
 			w.discard()
 			return nil, nil, fmt.Errorf("sandbox policy: %w", err)
 		}
-	}
-	if cg != nil {
-		if err := cg.Add(w.l.pid); err != nil {
-			_ = cg.Remove()
-			cg = nil
-		} else {
-			go func() { // once the command is gone
-				<-w.l.reaped
-				removeCgroup(cg)
-			}()
+		if w.cg != nil {
+			if err := w.cg.SetLimit(c.policy.Pids()); err != nil {
+				w.discard()
+				return nil, nil, err
+			}
 		}
 	}
 	msg := append(pj, 0)
@@ -193,7 +195,7 @@ func (w *waitingInit) run(c command, cg *sandbox.PidsCgroup) (*leader, *os.File,
 	return nil, nil, w.failed(first)
 }
 
-// removeCgroup removes a command's pids cgroup once its last process is
+// removeCgroup removes an init's pids cgroup once its last process is
 // gone (its processes die with the init, but the kernel may take a
 // moment to free them), trying for up to 10 s.
 func removeCgroup(cg *sandbox.PidsCgroup) {
@@ -205,16 +207,19 @@ func removeCgroup(cg *sandbox.PidsCgroup) {
 	}
 }
 
-// pidsCgroup makes the pids cgroup of a command of policy p: nil when
-// the policy is off or no writable pids cgroup was found (then
-// RLIMIT_NPROC is the limit).
-func (s *launcher) pidsCgroup(p sandbox.Policy) *sandbox.PidsCgroup {
-	if !p.Enabled() {
+// joinCgroup puts the init pid, just started, in a pids cgroup of its own
+// (no limit until its command's policy sets one), removed once it is
+// reaped; nil when commands are not sandboxed or no writable pids cgroup
+// was found (then RLIMIT_NPROC is the limit). Moving a process into a
+// cgroup v1 takes milliseconds (an RCU grace period): the init waiting
+// for the next command pays it before it is needed.
+func (s *launcher) joinCgroup(pid int, reaped <-chan struct{}) *sandbox.PidsCgroup {
+	if !s.cgroups {
 		return nil
 	}
 	s.cgOnce.Do(func() {
 		if sandbox.LandlockABI() == 0 {
-			fmt.Fprintf(os.Stderr, "bash: this kernel has no Landlock: the sandbox (%s) cannot refuse commands' writes outside their roots\n", p)
+			fmt.Fprintf(os.Stderr, "bash: this kernel has no Landlock: the sandbox cannot refuse commands' writes outside their roots\n")
 		}
 		parent, err := sandbox.PidsCgroupParent()
 		if err != nil {
@@ -232,10 +237,18 @@ func (s *launcher) pidsCgroup(p sandbox.Policy) *sandbox.PidsCgroup {
 	}
 	// Unique across the plugins of one process (tests serve several).
 	name := fmt.Sprintf("harness-bash-%d-%p-%d", os.Getpid(), s, s.cgSeq.Add(1))
-	cg, err := sandbox.NewPidsCgroup(s.cgParent, name, p.Pids())
+	cg, err := sandbox.NewPidsCgroup(s.cgParent, name)
 	if err != nil {
 		return nil
 	}
+	if err := cg.Add(pid); err != nil {
+		_ = cg.Remove()
+		return nil
+	}
+	go func() {
+		<-reaped
+		removeCgroup(cg)
+	}()
 	return cg
 }
 
@@ -377,6 +390,7 @@ func (s *launcher) startInit(bash string, env []string, ns, net bool) (*waitingI
 	}
 	l.status, l.statusFile = bufio.NewReader(status.r), status.r
 	w := &waitingInit{l: l, out: out.r, control: control.w, bash: bash, env: env, net: net}
+	w.cg = s.joinCgroup(l.pid, l.reaped)
 	if first := readStatus(l.status); first != "ready" {
 		_ = w.control.Close()
 		return nil, w.failed(first)

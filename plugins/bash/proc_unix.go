@@ -16,6 +16,7 @@ type launcher struct{}
 func newLauncher([]string) *launcher { return &launcher{} }
 
 func (s *launcher) harden()             {}
+func (s *launcher) sandboxed(bool)      {}
 func (s *launcher) hold() func()        { return func() {} }
 func (s *launcher) sweep(*groups, bool) {}
 func (s *launcher) close()              {}

@@ -336,13 +336,17 @@ func TestSandboxWorks(t *testing.T) {
 	}
 }
 
-// BenchmarkTrueSandboxed is BenchmarkTrue's spaced calls with every
-// command in the default sandbox (workspace-write, network off: a
-// network namespace, mounts, Landlock, seccomp, a pids cgroup as root),
-// beside the same with the sandbox off.
+// BenchmarkTrueSandboxed is BenchmarkTrue's spaced calls in the default
+// sandbox (workspace-write, network off: a network namespace, mounts,
+// Landlock, seccomp, a pids cgroup as root) and with the sandbox off, in
+// a namespace and in the fallback (no init started ahead there).
 func BenchmarkTrueSandboxed(b *testing.B) {
-	b.Run("workspace-write", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=workspace-write") })
-	b.Run("off", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, envSandbox+"=off") })
+	for _, m := range modes {
+		b.Run(m.name+"/workspace-write", func(b *testing.B) {
+			benchTrue(b, 20*time.Millisecond, append(m.env, envSandbox+"=workspace-write")...)
+		})
+		b.Run(m.name+"/off", func(b *testing.B) { benchTrue(b, 20*time.Millisecond, append(m.env, envSandbox+"=off")...) })
+	}
 }
 
 // TestSandboxBackground: a background task runs in the sandbox too: its
