@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -303,6 +304,11 @@ func Build(s Setup) Policy {
 	}
 	add(&p.DenyRead, s.Harness...)
 	add(&p.DenyRead, s.DenyRead...)
+	// A hidden folder holding a writable root would hide the root (a
+	// session started in ~/.config/harness): the user chose it.
+	p.DenyRead = slices.DeleteFunc(p.DenyRead, func(d string) bool {
+		return slices.ContainsFunc(p.Writable(), func(r string) bool { return within(r, []string{d}) })
+	})
 	return p
 }
 

