@@ -256,6 +256,7 @@ func workdir(cwd, dir string) (string, error) {
 func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
 	dir, dirErr := b.spillDir(call)
 	out := newOutput(dir, "bash-"+fileName(call.CallID, "call"), dirErr, true, b.quota(call.SessionID))
+	missing := missingProtected(c.policy)
 	p, err := start(c, out, b.groups, b.sb)
 	if err != nil {
 		return pluginapi.ErrorResult("start bash: %v", err)
@@ -287,6 +288,9 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 				markers = append(markers, note)
 			}
 		}
+	}
+	if note := createdNote(missing); note != "" {
+		markers = append(markers, note)
 	}
 	trailer := strings.Join(markers, "\n")
 	if aborted {

@@ -157,3 +157,40 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
 		". Work within those limits; only the user can run harness with another sandbox setting.]"
 }
+
+// missingProtected lists the protected paths of p that do not exist: a
+// command can create them, as the sandbox binds only what exists (it
+// makes no placeholder in the project).
+func missingProtected(p sandbox.Policy) []string {
+	if !p.Enabled() {
+		return nil
+	}
+	var out []string
+	for _, ro := range p.ReadOnly {
+		switch filepath.Base(ro) {
+		case ".vscode", ".idea", ".zed", ".mcp.json": // git's own hooks and info the sandbox makes
+		default:
+			continue
+		}
+		if _, err := os.Lstat(ro); err != nil {
+			out = append(out, ro)
+		}
+	}
+	return out
+}
+
+// createdNote is the result's line naming the protected paths of missing
+// that exist now; "" when none does.
+func createdNote(missing []string) string {
+	var made []string
+	for _, m := range missing {
+		if _, err := os.Lstat(m); err == nil {
+			made = append(made, m)
+		}
+	}
+	if len(made) == 0 {
+		return ""
+	}
+	return "[this command created " + strings.Join(made, ", ") + ": protected paths (they steer editors, git or harness) " +
+		"the sandbox could not keep read-only because they did not exist; the user should review them]"
+}
