@@ -42,7 +42,8 @@
 // command starts (.vscode, .idea, .zed, .mcp.json) cannot be bound: the
 // sandbox creates no placeholder in the user's project (it would show in
 // every `git status`); only .git's hooks and info folders, git's own, are
-// created empty when missing. Enforceable lists this too.
+// created empty when missing. Enforceable lists this too (the bash plugin
+// names, in a command's result, the protected names it created).
 //
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
 // the process that applies it. Decode refuses unknown fields, an unknown

@@ -66,7 +66,7 @@ func (k Kernel) Enforceable(p Policy) []Row {
 		add("protected paths inside the roots", k.MountNS,
 			"read-only binds in a mount namespace (.git's hooks, config, info; .vscode, .idea, .zed, .mcp.json where they exist)",
 			"needs a mount namespace: "+k.why("mount namespace"))
-		add("protected names created later", false, "", ".vscode, .idea, .zed, .mcp.json missing when a command starts are not covered (no placeholder is made in the project)")
+		add("protected names created later", false, "", ".vscode, .idea, .zed, .mcp.json missing when a command starts are not covered (no placeholder is made in the project); the bash plugin names the ones a command created in its result")
 	}
 	add("credential stores and harness's files hidden", k.MountNS, "empty read-only tmpfs or /dev/null bound over them",
 		"readable: needs a mount namespace: "+k.why("mount namespace"))
