@@ -1,12 +1,10 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -253,9 +251,3 @@ func nativeOnly() error {
 
 // seccompSupported reports whether seccomp filters can be loaded.
 func seccompSupported() bool { return seccomp.Supported() }
-
-// isRefusal reports whether err is a kernel's refusal.
-func isRefusal(err error) bool {
-	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EINVAL) ||
-		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.ENOSYS)
-}
