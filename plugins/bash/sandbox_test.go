@@ -287,6 +287,10 @@ func TestSandboxNetwork(t *testing.T) {
 // other tests' processes would blur.
 func TestSandboxPids(t *testing.T) {
 	const spawn = `for i in $(seq 200); do sleep 30 & done 2>&1; echo started $(jobs -p | wc -l); kill $(jobs -p) 2>/dev/null`
+	if _, err := sandbox.PidsCgroupParent(); err != nil && os.Getuid() == 0 {
+		// Enforceable says so; a fork bomb would have no bound.
+		t.Skipf("as root without a writable pids cgroup there is no pids limit (%v)", err)
+	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			s := newSandboxed(t, sandbox.WorkspaceWrite, 64, m.env...)
