@@ -28,6 +28,17 @@ const writeAccess = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSRemov
 	ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
 	ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate)
 
+// writeRights are the rights handled and granted at Landlock ABI abi:
+// without refer before ABI 2, where go-landlock's best effort would
+// otherwise fall back to enforcing nothing at all (ABI 1 refuses every
+// rename or link across folders anyway).
+func writeRights(abi int) landlock.AccessFSSet {
+	if abi < 2 {
+		return writeAccess &^ landlock.AccessFSSet(ll.AccessFSRefer)
+	}
+	return writeAccess
+}
+
 // devWritable are the device files every command may write.
 var devWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
@@ -81,17 +92,18 @@ func landlockThread(p Policy) (int, error) {
 	if err != nil || abi <= 0 {
 		return 0, nil
 	}
+	rights := writeRights(abi)
 	cfg := landlock.Config{
-		HandledAccessFS: writeAccess,
+		HandledAccessFS: rights,
 		// From ABI 6: no abstract Unix socket (the host's D-Bus, X11)
 		// nor signal outside the sandbox.
 		Scoped: landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal),
 	}.BestEffort()
 	rules := []landlock.Rule{
-		landlock.PathAccess(writeAccess&landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate), devWritable...).IgnoreIfMissing(),
+		landlock.PathAccess(rights&landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate), devWritable...).IgnoreIfMissing(),
 	}
 	if roots := p.Writable(); len(roots) > 0 {
-		rules = append(rules, landlock.PathAccess(writeAccess, roots...).IgnoreIfMissing())
+		rules = append(rules, landlock.PathAccess(rights, roots...).IgnoreIfMissing())
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // The test binary re-executed as a sandboxed child: it applies the
@@ -216,5 +219,18 @@ func TestMounts(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, ".vscode/settings.json")); string(b) != "ORIGINAL" {
 		t.Errorf(".vscode/settings.json holds %q", b)
+	}
+}
+
+// TestWriteRightsABI1: at ABI 1 the rules ask no refer right, which
+// go-landlock's best effort would meet by enforcing nothing (its
+// FSRule.downgrade); from ABI 2 they do.
+func TestWriteRightsABI1(t *testing.T) {
+	t.Parallel()
+	if r := writeRights(1); r&landlock.AccessFSSet(ll.AccessFSRefer) != 0 || r&landlock.AccessFSSet(ll.AccessFSWriteFile) == 0 {
+		t.Errorf("ABI 1 rights %v", r)
+	}
+	if r := writeRights(7); r&landlock.AccessFSSet(ll.AccessFSRefer) == 0 {
+		t.Errorf("ABI 7 rights %v lack refer: renames inside the roots would be refused", r)
 	}
 }
