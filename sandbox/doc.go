@@ -4,7 +4,7 @@
 // here, row by row), and the building blocks a freshly started process
 // applies to itself before it execs the command, in this order:
 //
-//   - Mounts (in a mount namespace of its own): the protected paths inside
+//   - Mounts (in a mount namespace of its own): a private /dev/shm; the protected paths inside
 //     the writable roots (ReadOnly: .git/hooks, .git/config, .git/info,
 //     .vscode, .idea, .zed, .mcp.json, harness's files) are bound
 //     read-only over themselves where they exist; the DenyRead paths
@@ -17,7 +17,8 @@
 //     forks the command from it; Go's other threads stay as they were):
 //     no_new_privs; Landlock (github.com/landlock-lsm/go-landlock, best
 //     effort on the kernel's ABI) allowing writes only beneath
-//     WritableRoots (and to /dev/null, /dev/zero, /dev/full, /dev/tty),
+//     WritableRoots and TempDir (and to /dev/null, /dev/zero, /dev/full,
+//     /dev/tty, /dev/ptmx, /dev/pts, and the private /dev/shm),
 //     and, from ABI 6, no abstract Unix socket nor signal outside the
 //     sandbox; RLIMIT_NPROC at PidsLimit (it binds a non-root user; root
 //     needs the cgroup below); a seccomp filter

@@ -15,7 +15,8 @@ import (
 
 // Mounts applies p's mounts in the caller's mount namespace, which must
 // be its own with private propagation (the caller holds CAP_SYS_ADMIN in
-// it): every DenyRead path that exists is hidden — an empty read-only
+// it): a private tmpfs on /dev/shm (the machine's is shared by every
+// process; Python's multiprocessing needs one); every DenyRead path that exists is hidden — an empty read-only
 // tmpfs over a folder, /dev/null over a file — with the ReadOnly paths
 // inside it shown again, read-only; then every other ReadOnly path that
 // exists is bound read-only over itself. A missing hooks or info folder
@@ -25,6 +26,11 @@ import (
 func Mounts(p Policy) error {
 	if !p.Enabled() {
 		return nil
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=50%"); err != nil {
+			return fmt.Errorf("mount a private /dev/shm: %w", err)
+		}
 	}
 	hidden := existing(p.DenyRead)
 	// A hidden path inside another hidden one is hidden with it.

@@ -42,16 +42,25 @@ func writeRights(abi int) landlock.AccessFSSet {
 // devWritable are the device files every command may write.
 var devWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
+// Namespaces says which namespaces of its own the confined thread is
+// in.
+type Namespaces struct {
+	// Mount: Mounts ran there (a private /dev/shm among them).
+	Mount bool
+	// Net: a network namespace of its own (loopback only).
+	Net bool
+}
+
 // Restrict confines the calling OS thread, and every process it starts
 // from now on, to p: no_new_privs, Landlock (writes beneath
-// p.WritableRoots only), RLIMIT_NPROC, and the seccomp filters. netns
-// says the thread is in a network namespace of its own: otherwise, with
-// the network off, the filter refuses AF_INET, AF_INET6 and AF_PACKET
-// sockets. The caller must have locked its goroutine to the thread
+// p.WritableRoots and the temp folder only, the usual devices, the
+// private /dev/shm of a mount namespace), RLIMIT_NPROC, and the seccomp
+// filters. Without a network namespace of its own and with the network
+// off, the filter refuses AF_INET, AF_INET6 and AF_PACKET sockets. The caller must have locked its goroutine to the thread
 // (runtime.LockOSThread) and must start the command from it: the other
 // threads of the process are not confined. It is irreversible. Mode off
 // changes nothing.
-func Restrict(p Policy, netns bool) (Applied, error) {
+func Restrict(p Policy, in Namespaces) (Applied, error) {
 	var a Applied
 	if !p.Enabled() {
 		return a, nil
@@ -59,7 +68,7 @@ func Restrict(p Policy, netns bool) (Applied, error) {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return a, fmt.Errorf("set no_new_privs: %w", err)
 	}
-	abi, err := landlockThread(p)
+	abi, err := landlockThread(p, in.Mount)
 	if err != nil {
 		return a, err
 	}
@@ -67,7 +76,7 @@ func Restrict(p Policy, netns bool) (Applied, error) {
 	if err := limitProcs(p.Pids()); err != nil {
 		return a, err
 	}
-	refuse := p.Network == NetworkOff && !netns
+	refuse := p.Network == NetworkOff && !in.Net
 	if err := loadFilter(refuse); err != nil {
 		return a, err
 	}
@@ -87,7 +96,7 @@ func LandlockABI() int {
 // landlockThread enforces p's Landlock ruleset on the calling thread
 // (best effort: what the kernel's ABI offers) and returns the ABI; 0
 // without Landlock.
-func landlockThread(p Policy) (int, error) {
+func landlockThread(p Policy, privateShm bool) (int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi <= 0 {
 		return 0, nil
@@ -102,9 +111,15 @@ func landlockThread(p Policy) (int, error) {
 	rules := []landlock.Rule{
 		landlock.PathAccess(rights&landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate), devWritable...).IgnoreIfMissing(),
 	}
-	if roots := p.Writable(); len(roots) > 0 {
+	roots := p.Writable()
+	if privateShm {
+		roots = append(slicesClone(roots), "/dev/shm")
+	}
+	if len(roots) > 0 {
 		rules = append(rules, landlock.PathAccess(rights, roots...).IgnoreIfMissing())
 	}
+	// Terminals a command opens itself (script, expect, a pty).
+	rules = append(rules, landlock.PathAccess(rights&landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate), "/dev/pts", "/dev/ptmx").IgnoreIfMissing())
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return 0, fmt.Errorf("make the Landlock ruleset: %w", err)

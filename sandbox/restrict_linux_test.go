@@ -48,7 +48,7 @@ func child() int {
 			return 100
 		}
 	}
-	if _, err := Restrict(p, false); err != nil {
+	if _, err := Restrict(p, Namespaces{Mount: os.Getenv(envMounts) != ""}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 100
 	}

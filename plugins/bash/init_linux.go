@@ -128,7 +128,7 @@ func runInit(args []string) int {
 		return 1
 	}
 	// This thread, which forks bash, and so bash and all it starts.
-	if _, err := sandbox.Restrict(policy, mode == modeNSNet); err != nil {
+	if _, err := sandbox.Restrict(policy, sandbox.Namespaces{Mount: mode != modeReaper, Net: mode == modeNSNet}); err != nil {
 		report("error sandbox: %v", err)
 		return 1
 	}

@@ -329,6 +329,18 @@ func TestSandboxWorks(t *testing.T) {
 				if got := s.sh(t, line).Content; got != "a\nb\n2\n" {
 					t.Errorf("got %q, want a, b and 2 commits", got)
 				}
+				if m.env == nil && mode == sandbox.WorkspaceWrite {
+					// A private /dev/shm: shared memory works, nothing
+					// reaches the machine's.
+					name := fmt.Sprintf("/dev/shm/harness-sandbox-test-%d", os.Getpid())
+					if got := s.sh(t, "echo shm > "+name+" && cat "+name).Content; got != "shm\n" {
+						t.Errorf("/dev/shm: %q", got)
+					}
+					if exists(name) {
+						_ = os.Remove(name)
+						t.Errorf("the command's /dev/shm is the machine's")
+					}
+				}
 				// The spill file of a cut output is read with grep, as
 				// bash's description says, though harness's state is
 				// hidden: the session's folder is shown, read-only.
