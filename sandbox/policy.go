@@ -329,8 +329,11 @@ func within(path string, roots []string) bool {
 type gitDir struct{ dir, common string }
 
 // gitDirs finds the git folder of the repository that dir is in: the
-// nearest .git folder, or the folder a .git file names, in dir or a
-// parent; the zero gitDir when there is none.
+// nearest .git folder, or the folder a linked worktree's .git file names
+// (when that folder names the .git file back), in dir or a parent; the
+// zero gitDir when there is none, or a .git file that is not a linked
+// worktree's (a submodule's: committing inside one needs the
+// superproject's folder added).
 func gitDirs(dir string) gitDir {
 	for d := dir; ; d = filepath.Dir(d) {
 		dot := filepath.Join(d, ".git")
@@ -352,6 +355,14 @@ func gitDirs(dir string) gitDir {
 				target = filepath.Join(d, target)
 			}
 			g := gitDir{dir: filepath.Clean(target), common: filepath.Clean(target)}
+			// A command may write a .git file in its cwd: its folder
+			// would become writable. Only a linked worktree's folder,
+			// whose gitdir file (outside the roots, git's) names this
+			// .git file back, is taken.
+			back, err := os.ReadFile(filepath.Join(g.dir, "gitdir"))
+			if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != dot {
+				return gitDir{}
+			}
 			if c, err := os.ReadFile(filepath.Join(g.dir, "commondir")); err == nil {
 				common := strings.TrimSpace(string(c))
 				if !filepath.IsAbs(common) {

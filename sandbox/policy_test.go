@@ -111,6 +111,15 @@ func TestBuild(t *testing.T) {
 	}
 	_ = os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+wtGit+"\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(wtGit, "commondir"), []byte("../..\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(wtGit, "gitdir"), []byte(filepath.Join(wt, ".git")+"\n"), 0o644)
+	// A .git file a command wrote, naming the home folder: not taken.
+	forged := filepath.Join(root, "forged")
+	_ = os.MkdirAll(forged, 0o755)
+	_ = os.WriteFile(filepath.Join(forged, ".git"), []byte("gitdir: /home/u\n"), 0o644)
+	// One naming a real worktree's folder, which does not name it back.
+	stolen := filepath.Join(root, "stolen")
+	_ = os.MkdirAll(stolen, 0o755)
+	_ = os.WriteFile(filepath.Join(stolen, ".git"), []byte("gitdir: "+wtGit+"\n"), 0o644)
 	git := filepath.Join(project, ".git")
 	home := "/home/u"
 	tests := []struct {
@@ -134,6 +143,8 @@ func TestBuild(t *testing.T) {
 			roots: []string{sub, git}, readOnly: []string{git + "/hooks", git + "/config", sub + "/.vscode"}},
 		{name: "linked worktree", setup: Setup{Mode: WorkspaceWrite, Cwd: wt},
 			roots: []string{wt, wtGit, git}, readOnly: []string{git + "/hooks", git + "/config", wtGit + "/config"}},
+		{name: "forged .git file", setup: Setup{Mode: WorkspaceWrite, Cwd: forged}, roots: []string{forged}, notWritable: []string{"/home/u"}},
+		{name: "a worktree's folder named from elsewhere", setup: Setup{Mode: WorkspaceWrite, Cwd: stolen}, roots: []string{stolen}, notWritable: []string{wtGit, git}},
 		{name: "no repository", setup: Setup{Mode: WorkspaceWrite, Cwd: plain, AddDirs: []string{"/data", "rel"}},
 			roots: []string{plain, "/data"}, readOnly: []string{plain + "/.idea", "/data/.zed"}, notWritable: []string{"rel"}},
 		{name: "read-only", setup: Setup{Mode: ReadOnly, Cwd: project, TempDir: "/tmp/x", Home: home},

@@ -417,3 +417,25 @@ func TestSandboxCreatedProtected(t *testing.T) {
 		t.Errorf("the next command could write the new .mcp.json:\n%s", got)
 	}
 }
+
+// TestSandboxForgedGitFile: a command cannot widen the next command's
+// roots by leaving a .git file that names another folder (the home
+// folder) as its git folder.
+func TestSandboxForgedGitFile(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandboxed(t, sandbox.WorkspaceWrite, 0, m.env...)
+			s.sh(t, `rm -rf sub; mkdir sub && printf 'gitdir: %s\n' "$HOME" > sub/.git; mv .git .git-old 2>/dev/null; printf 'gitdir: %s\n' "$HOME" > .git`)
+			if !exists(filepath.Join(s.cwd, "sub", ".git")) {
+				t.Fatal("the forged .git file was not written; the test tests nothing")
+			}
+			s.sh(t, `echo evil >> ~/.bashrc`)
+			s.exec(t, call{args: map[string]any{"command": `echo evil >> ~/.bashrc`, "workdir": "sub"}})
+			if got := changed(filepath.Join(s.home, ".bashrc")); got != "" {
+				t.Errorf("escaped through a forged .git file: %s", got)
+			}
+		})
+	}
+}
