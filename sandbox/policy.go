@@ -205,9 +205,12 @@ var credentialStores = []string{".ssh", ".aws", ".gnupg", ".config/gh", ".netrc"
 // outside any sandbox (a container with the host's / mounted): DenyRead
 // holds them by default. Landlock (before ABI 9's resolve-unix right)
 // does not refuse connecting to a socket by its path.
+// The X server's sockets are hidden too: a client can type into the
+// user's terminals.
 var escapeSockets = []string{
 	"/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock",
 	"/run/containerd/containerd.sock", "/var/run/containerd/containerd.sock",
+	"/tmp/.X11-unix",
 }
 
 // Setup is what a policy is built from.
@@ -218,9 +221,10 @@ type Setup struct {
 	AddDirs []string // more writable folders the user added
 	TempDir string   // the command's private temp folder (writable in every mode)
 	Home    string   // the user's home folder: its credential stores are hidden
-	// RuntimeDir is $XDG_RUNTIME_DIR: its D-Bus and systemd sockets
-	// (systemd-run --user starts anything outside the sandbox) and
-	// rootless docker's and podman's are hidden.
+	// RuntimeDir is $XDG_RUNTIME_DIR, hidden whole: the sockets of the
+	// user's daemons — D-Bus and systemd (systemd-run --user starts
+	// anything outside the sandbox), the keyring, gpg-agent, Wayland,
+	// rootless docker and podman.
 	RuntimeDir string
 	// Harness are harness's own files and folders (config, rules,
 	// mcp.json, state): hidden from reads and never writable.
@@ -297,11 +301,7 @@ func Build(s Setup) Policy {
 	if s.Home != "" {
 		add(&p.DenyRead, filepath.Join(s.Home, ".docker/run/docker.sock"))
 	}
-	if s.RuntimeDir != "" {
-		for _, n := range []string{"bus", "systemd", "docker.sock", "podman"} {
-			add(&p.DenyRead, filepath.Join(s.RuntimeDir, n))
-		}
-	}
+	add(&p.DenyRead, s.RuntimeDir)
 	add(&p.DenyRead, s.Harness...)
 	add(&p.DenyRead, s.DenyRead...)
 	// A hidden folder holding a writable root would hide the root (a

@@ -137,7 +137,7 @@ func TestBuild(t *testing.T) {
 			roots:    []string{project},
 			readOnly: []string{git + "/hooks", git + "/config", git + "/info", project + "/.vscode", project + "/.mcp.json", "/home/u/.config/harness"},
 			denyRead: []string{"/home/u/.ssh", "/home/u/.aws", "/home/u/.gnupg", "/home/u/.config/gh", "/home/u/.netrc", "/home/u/.docker/config.json", "/home/u/.kube",
-				"/home/u/.config/harness", "/var/run/docker.sock", "/run/user/1000/bus", "/run/user/1000/systemd"},
+				"/home/u/.config/harness", "/var/run/docker.sock", "/tmp/.X11-unix", "/run/user/1000"},
 			wantTemp: "/tmp/x"},
 		{name: "subfolder of a repository", setup: Setup{Mode: WorkspaceWrite, Cwd: sub},
 			roots: []string{sub, git}, readOnly: []string{git + "/hooks", git + "/config", sub + "/.vscode"}},

@@ -190,13 +190,16 @@ func TestMounts(t *testing.T) {
 	write(filepath.Join(home, "state/sessions/s1/spill.log"), "shown")
 	write(filepath.Join(home, "state/sessions/s2.jsonl"), "planted")
 	write(filepath.Join(root, ".vscode/settings.json"), "ORIGINAL")
+	runtimeDir := filepath.Join(home, "run")
+	write(filepath.Join(runtimeDir, "bus"), "planted")
 	write(filepath.Join(root, ".git/HEAD"), "ref: refs/heads/main\n")
 	_ = os.MkdirAll(filepath.Join(root, ".git/objects"), 0o755)
-	p := Build(Setup{Mode: WorkspaceWrite, Cwd: root, Home: home,
+	p := Build(Setup{Mode: WorkspaceWrite, Cwd: root, Home: home, RuntimeDir: runtimeDir,
 		Harness: []string{filepath.Join(home, "state")}, Show: []string{filepath.Join(home, "state/sessions/s1")}})
 	script := strings.Join([]string{
 		"cat " + home + "/.ssh/id " + home + "/.netrc " + home + "/state/sessions/s2.jsonl 2>&1",
-		"ls -A " + home + "/.ssh",
+		"ls -A " + home + "/.ssh " + runtimeDir,
+		"cat " + runtimeDir + "/bus 2>&1",
 		"cat " + home + "/state/sessions/s1/spill.log",
 		"echo x > " + home + "/state/sessions/s1/spill.log 2>/dev/null && echo WROTE-SPILL",
 		"echo x > " + root + "/.vscode/settings.json 2>/dev/null && echo WROTE-VSCODE",
