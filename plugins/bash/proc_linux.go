@@ -161,6 +161,7 @@ type waitingInit struct {
 	env     []string
 	net     bool                // in a network namespace of its own
 	cg      *sandbox.PidsCgroup // its pids cgroup; nil: none
+	cgReady chan struct{}       // closed once cg is set
 }
 
 // netOff reports whether a command of policy p runs in a network
@@ -177,6 +178,7 @@ func (w *waitingInit) run(c command) (*leader, *os.File, error) {
 			w.discard()
 			return nil, nil, fmt.Errorf("sandbox policy: %w", err)
 		}
+		<-w.cgReady
 		if w.cg != nil {
 			if err := w.cg.SetLimit(c.policy.Pids()); err != nil {
 				w.discard()
@@ -390,7 +392,13 @@ func (s *launcher) startInit(bash string, env []string, ns, net bool) (*waitingI
 	}
 	l.status, l.statusFile = bufio.NewReader(status.r), status.r
 	w := &waitingInit{l: l, out: out.r, control: control.w, bash: bash, env: env, net: net}
-	w.cg = s.joinCgroup(l.pid, l.reaped)
+	// The move into the cgroup overlaps the init's start; its command
+	// waits for it (run).
+	w.cgReady = make(chan struct{})
+	go func() {
+		w.cg = s.joinCgroup(l.pid, l.reaped)
+		close(w.cgReady)
+	}()
 	if first := readStatus(l.status); first != "ready" {
 		_ = w.control.Close()
 		return nil, w.failed(first)
