@@ -3,16 +3,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	seccomp "github.com/elastic/go-seccomp-bpf"
+
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 	"github.com/harness-dev/harness/sandbox"
 )
@@ -34,6 +42,17 @@ const original = "ORIGINAL\n"
 // newSandboxed makes the fixture; extra is more of the plugin's
 // environment (HARNESS_BASH_NO_NAMESPACE for the fallback).
 func newSandboxed(t *testing.T, mode sandbox.Mode, pids int, extra ...string) sandboxed {
+	t.Helper()
+	s, environ := plantSandboxed(t, mode)
+	b := newPlugin(append(environ, extra...), t.TempDir())
+	b.sbx.pidsLimit = pids
+	s.c = plugintest.Start(t, b.plugin(), plugintest.WithStateDir(s.state))
+	return s
+}
+
+// plantSandboxed makes the fixture's folders and files, and the plugin's
+// environment, but no plugin.
+func plantSandboxed(t *testing.T, mode sandbox.Mode) (sandboxed, []string) {
 	t.Helper()
 	root := t.TempDir()
 	s := sandboxed{home: filepath.Join(root, "home"), outside: filepath.Join(root, "outside")}
@@ -67,15 +86,12 @@ func newSandboxed(t *testing.T, mode sandbox.Mode, pids int, extra ...string) sa
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	// git init made .git/config; the tests compare it after.
-	environ := append([]string{
+	environ := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + s.home, "LANG=C.UTF-8",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		envSandbox + "=" + string(mode),
-	}, extra...)
-	b := newPlugin(environ, t.TempDir())
-	b.sbx.pidsLimit = pids
-	s.c = plugintest.Start(t, b.plugin(), plugintest.WithStateDir(s.state))
-	return s
+	}
+	return s, environ
 }
 
 // read is a file's content, "" when it does not exist.
@@ -435,6 +451,80 @@ func TestSandboxForgedGitFile(t *testing.T) {
 			s.exec(t, call{args: map[string]any{"command": `echo evil >> ~/.bashrc`, "workdir": "sub"}})
 			if got := changed(filepath.Join(s.home, ".bashrc")); got != "" {
 				t.Errorf("escaped through a forged .git file: %s", got)
+			}
+		})
+	}
+}
+
+// envRefuseNamespaces names the plugin binary the test binary execs
+// after loading a seccomp filter that refuses every new namespace
+// (unshare, setns, clone with a namespace flag; clone3 ENOSYS), as a
+// kernel without unprivileged user namespaces would, for the plugin and
+// all it starts.
+const envRefuseNamespaces = "BASH_TEST_REFUSE_NAMESPACES"
+
+// refuseNamespaces loads that filter and execs plugin.
+func refuseNamespaces(plugin string) int {
+	runtime.LockOSThread()
+	var clone []seccomp.NameWithConditions
+	for _, f := range []uint64{syscall.CLONE_NEWNS, syscall.CLONE_NEWUTS, syscall.CLONE_NEWIPC, syscall.CLONE_NEWUSER,
+		syscall.CLONE_NEWPID, syscall.CLONE_NEWNET, syscall.CLONE_NEWCGROUP} {
+		clone = append(clone, seccomp.NameWithConditions{Name: "clone", Conditions: seccomp.ArgumentConditions{
+			{Argument: 0, Operation: seccomp.BitsSet, Value: f}}})
+	}
+	err := seccomp.LoadFilter(seccomp.Filter{NoNewPrivs: true, Flag: seccomp.FilterFlagTSync, Policy: seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Names: []string{"unshare", "setns"}, Action: seccomp.ActionErrno},
+			{NamesWithCondtions: clone, Action: seccomp.ActionErrno},
+			{Names: []string{"clone3"}, Action: seccomp.ActionErrno | seccomp.Action(syscall.ENOSYS)},
+		},
+	}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, envRefuseNamespaces+"=") })
+	fmt.Fprintln(os.Stderr, syscall.Exec(plugin, []string{plugin}, env))
+	return 1
+}
+
+// TestSandboxNamespacesRefused: the real plugin run where the kernel
+// refuses every namespace (a seccomp filter on it): it falls back, and
+// Landlock and seccomp alone hold the writes outside the roots and the
+// network; the same commands get through with the sandbox off.
+func TestSandboxNamespacesRefused(t *testing.T) {
+	t.Parallel()
+	port, accepted := listener(t)
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
+	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.WorkspaceWrite} {
+		t.Run(string(mode), func(t *testing.T) {
+			s, environ := plantSandboxed(t, mode)
+			c, err := pluginhost.Launch(context.Background(), pluginhost.LaunchConfig{
+				Path: os.Args[0], SkipHostEnv: true, Env: append(environ, envRefuseNamespaces+"="+binary),
+			})
+			if err != nil {
+				t.Fatalf("launch: %v", err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			if err := c.Configure(t.Context(), pluginapi.ConfigureRequest{HostVersion: "test", StateDir: s.state}); err != nil {
+				t.Fatal(err)
+			}
+			s.c = c
+			checkMode(t, s.fixture, false) // the kernel refused: the fallback
+			before := accepted.Load()
+			got := s.sh(t, connect).Content
+			if connected := accepted.Load() > before; connected != (mode == sandbox.Off) {
+				t.Errorf("sandbox %s: connected %v:\n%s", mode, connected, got)
+			}
+			for _, e := range escapes {
+				if e.mountNS || strings.Contains(e.line, "python3") && !exists("/usr/bin/python3") {
+					continue
+				}
+				res := s.sh(t, e.line)
+				if got := e.escaped(s); (got != "") != (mode == sandbox.Off) {
+					t.Errorf("sandbox %s, %s: escaped %q\n%s", mode, e.name, got, res.Content)
+				}
 			}
 		})
 	}
