@@ -135,7 +135,7 @@ func (b *bashPlugin) plugin() pluginapi.Plugin {
 		Tools: []pluginapi.Tool{
 			pluginapi.Typed(pluginapi.ToolSpec{
 				Name:            toolBash,
-				Description:     b.description(),
+				Description:     strings.TrimSpace(description),
 				Schema:          schema,
 				NeedsPermission: true,
 				Kind:            pluginapi.KindExecute,
@@ -159,16 +159,6 @@ func (b *bashPlugin) plugin() pluginapi.Plugin {
 		HoldsState:    b.tasks.holds,
 		OnExit:        b.exit,
 	}
-}
-
-// description is bash's description: description.md, and on Linux what
-// the commands' sandbox allows.
-func (b *bashPlugin) description() string {
-	d := strings.TrimSpace(description)
-	if extra := b.sbx.describe(); extra != "" && runtime.GOOS == "linux" {
-		d += "\n\n" + extra
-	}
-	return d
 }
 
 type bashArgs struct {

@@ -194,27 +194,3 @@ func createdNote(missing []string) string {
 	return "[this command created " + strings.Join(made, ", ") + ": protected paths (they steer editors, git or harness) " +
 		"the sandbox could not keep read-only because they did not exist; the user should review them]"
 }
-
-// describe is the paragraph bash's description gets, for the model, when
-// commands run sandboxed; "" when they do not.
-func (c *sandboxConfig) describe() string {
-	if c.mode == sandbox.Off {
-		return ""
-	}
-	writes := "Writes succeed only in the session's working directory (and its repository's git folder) and in $TMPDIR, a private folder (/tmp itself is not writable): put temporary files in $TMPDIR."
-	if c.mode == sandbox.ReadOnly {
-		writes = "Writes succeed only in $TMPDIR, a private folder: put temporary files there; nothing else is writable."
-	}
-	network := "There is no network but loopback: downloads, package installs and git fetch or push fail."
-	if c.network == sandbox.NetworkOn {
-		network = "The network is open."
-	}
-	pids := c.pidsLimit
-	if pids <= 0 {
-		pids = sandbox.DefaultPidsLimit
-	}
-	return fmt.Sprintf("Sandbox (%s, network %s): %s .git's hooks, config and info, .vscode, .idea, .zed and .mcp.json are read-only; "+
-		"~/.ssh, ~/.aws and other credential stores read as empty. %s At most %d processes. "+
-		"A refusal shows as `Permission denied`, `Read-only file system`, `Operation not permitted` or a failed connection: "+
-		"do not try to get around it; tell the user what the task needs.", c.mode, c.network, writes, network, pids)
-}

@@ -529,22 +529,3 @@ func TestSandboxNamespacesRefused(t *testing.T) {
 		})
 	}
 }
-
-// TestSandboxDescribed: the model reads in bash's description what the
-// sandbox allows; with it off, nothing.
-func TestSandboxDescribed(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		env  []string
-		want string
-	}{
-		{nil, "Sandbox (workspace-write, network off): Writes succeed only in the session's working directory"},
-		{[]string{envSandbox + "=read-only", envSandboxNetwork + "=on"}, "Sandbox (read-only, network on): Writes succeed only in $TMPDIR"},
-		{[]string{envSandbox + "=off"}, ""},
-	} {
-		d := newPlugin(append(env(), tt.env...), t.TempDir()).description()
-		if got := strings.Contains(d, "Sandbox ("); got != (tt.want != "") || !strings.Contains(d, tt.want) {
-			t.Errorf("%v: description ends %q, want %q", tt.env, d[max(len(d)-400, 0):], tt.want)
-		}
-	}
-}
