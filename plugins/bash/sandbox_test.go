@@ -260,6 +260,17 @@ func listener(t *testing.T) (port int, accepted *atomic.Int64) {
 	return l.Addr().(*net.TCPAddr).Port, accepted
 }
 
+// settled waits up to d for accepted to reach want, and returns it (the
+// listener accepts in its own goroutine: a command can end before it
+// counts the connection).
+func settled(accepted *atomic.Int64, want int64, d time.Duration) int64 {
+	deadline := time.Now().Add(d)
+	for accepted.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return accepted.Load()
+}
+
 // TestSandboxNetwork: with the network off a connection to a listener
 // the test runs on 127.0.0.1 fails — a network namespace of its own, or
 // seccomp's refusal in the fallback — through bash's /dev/tcp and
@@ -279,12 +290,12 @@ func TestSandboxNetwork(t *testing.T) {
 					line = fmt.Sprintf(`/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', %d), 5); print('connected')"`, port)
 				}
 				off := newSandboxed(t, sandbox.Off, 0, m.env...)
-				if got := off.sh(t, line).Content; !strings.Contains(got, "connected") || accepted.Load() != 1 {
+				if got := off.sh(t, line).Content; !strings.Contains(got, "connected") || settled(accepted, 1, 5*time.Second) != 1 {
 					t.Fatalf("with the sandbox off it did not connect (%d accepted); the row tests nothing:\n%s", accepted.Load(), got)
 				}
 				s := newSandboxed(t, sandbox.WorkspaceWrite, 0, m.env...)
 				got := s.sh(t, line).Content
-				if strings.Contains(got, "connected\n") || accepted.Load() != 1 {
+				if strings.Contains(got, "connected\n") || settled(accepted, 2, 500*time.Millisecond) != 1 {
 					t.Errorf("connected from the sandbox (%d accepted):\n%s", accepted.Load(), got)
 				}
 				if !strings.Contains(got, "no network but loopback") {
@@ -514,7 +525,11 @@ func TestSandboxNamespacesRefused(t *testing.T) {
 			checkMode(t, s.fixture, false) // the kernel refused: the fallback
 			before := accepted.Load()
 			got := s.sh(t, connect).Content
-			if connected := accepted.Load() > before; connected != (mode == sandbox.Off) {
+			wait := 500 * time.Millisecond
+			if mode == sandbox.Off {
+				wait = 5 * time.Second
+			}
+			if connected := settled(accepted, before+1, wait) > before; connected != (mode == sandbox.Off) {
 				t.Errorf("sandbox %s: connected %v:\n%s", mode, connected, got)
 			}
 			for _, e := range escapes {
