@@ -147,8 +147,11 @@ func importRules() []importRule {
 		// internal rule keeps them out of pluginapi/internal); their tests
 		// may use plugintest and pluginhost.
 		// plugins/fs's vetted matchers and diff (see its package doc).
-		{dir: "plugins", allowInternal: []string{"pluginapi"}, deny: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}, allowModules: []string{
+		{dir: "plugins", allowInternal: []string{"pluginapi", "sandbox"}, deny: []string{"pluginapi/pluginhost", "pluginapi/plugintest"}, allowModules: []string{
 			"github.com/bmatcuk/doublestar/v4", "github.com/go-git/go-git/v5/plumbing/format/gitignore", "github.com/aymanbagabas/go-udiff"}},
+		// the kernel-enforced sandbox: a leaf the plugins (and later the
+		// host) build on; Landlock, seccomp and x/sys only.
+		{dir: "sandbox", allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		// the terminal front end, as acpbridge is the editor's.
 		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},

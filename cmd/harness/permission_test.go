@@ -14,8 +14,8 @@ import (
 
 // permissionRun runs one turn whose scripted model calls the real bash
 // plugin once per command line, with the rules in rules, and returns the
-// session's permission decisions by call id.
-func permissionRun(t *testing.T, rules string, extra []string, lines []string) map[string]event.Permission {
+// session's permission decisions by call id, and its log's text.
+func permissionRun(t *testing.T, rules string, extra []string, lines []string) (map[string]event.Permission, string) {
 	t.Helper()
 	state := t.TempDir()
 	rulesFile := filepath.Join(t.TempDir(), "permissions.json")
@@ -47,6 +47,10 @@ func permissionRun(t *testing.T, rules string, extra []string, lines []string) m
 		t.Fatal(err)
 	}
 	defer s.Close()
+	text, err := os.ReadFile(filepath.Join(state, "sessions", list[0].ID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]event.Permission{}
 	for _, e := range s.Events() {
 		if e.Type == event.TypePermission {
@@ -57,17 +61,18 @@ func permissionRun(t *testing.T, rules string, extra []string, lines []string) m
 			out[p.(event.Permission).CallID] = p.(event.Permission)
 		}
 	}
-	return out
+	return out, string(text)
 }
 
 // TestDenyRuleRealBash: with --yes and a deny rule for "rm ", the model
 // tries many spellings of rm through the real bash plugin; the file stays,
-// and a harmless call in the same turn runs (the calls do reach bash).
+// and a harmless call in the same turn runs (the calls do reach bash: its
+// output, computed, is in the log; the victim's folder is outside the
+// sandbox's writable roots, so the control writes nothing there).
 func TestDenyRuleRealBash(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
-	marker := filepath.Join(dir, "marker")
 	if err := os.WriteFile(victim, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -80,15 +85,15 @@ func TestDenyRuleRealBash(t *testing.T) {
 		"nohup rm " + v, "timeout 5 rm " + v, "time rm " + v, "nice -n 5 rm " + v, "xargs rm <<< " + v,
 		"eval rm " + v, `"rm" ` + v, `r\m ` + v, "cat <(rm " + v + ")", "rm " + v + " &", "/usr/bin/env rm " + v,
 		"$(echo rm) " + v, "echo 'rm " + v + "' | bash", "find " + dir + " -name victim -exec rm {} \\;",
-		"touch " + marker, // control: allowed by --yes
+		"echo control-$((40+2))", // control: allowed by --yes
 	}
 	rules := `{"rules":[{"tool":"bash","prefix":"rm ","action":"deny"}]}`
-	d := permissionRun(t, rules, []string{"--yes"}, forms)
+	d, log := permissionRun(t, rules, []string{"--yes"}, forms)
 	if _, err := os.Stat(victim); err != nil {
 		t.Errorf("the victim is gone: %v", err)
 	}
-	if _, err := os.Stat(marker); err != nil {
-		t.Errorf("the control call did not run: %v", err)
+	if !strings.Contains(log, "control-42") {
+		t.Errorf("the control call did not run: its output is not in the log")
 	}
 	for i, f := range forms {
 		p, ok := d[fmt.Sprintf("c%d", i)]
@@ -112,7 +117,7 @@ func TestAllowRuleRealBash(t *testing.T) {
 		"git status", // allowed: runs (git reports what it reports)
 	}
 	rules := `{"rules":[{"tool":"bash","prefix":"git status","action":"allow"}]}`
-	d := permissionRun(t, rules, nil, lines)
+	d, _ := permissionRun(t, rules, nil, lines)
 	if _, err := os.Stat(x); err == nil {
 		t.Errorf("a chained command ran: %s exists", x)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // The model-facing description and the wire schema of bash.
@@ -60,7 +62,8 @@ type bashPlugin struct {
 	tmpDir  string   // spill folders when the host gave no state dir
 	groups  *groups
 	tasks   *taskTable
-	sb      *sandbox
+	sb      *launcher
+	sbx     *sandboxConfig // the commands' sandbox (Linux)
 
 	privateOnce sync.Once
 	privateErr  error
@@ -77,6 +80,9 @@ const defaultSpillCap = 256 << 20
 // start from (the plugin's own), tmpDir the system's temporary folder.
 func newPlugin(environ []string, tmpDir string) *bashPlugin {
 	bash, err := exec.LookPath("bash")
+	sbx := newSandboxConfig(environ)
+	sb := newLauncher(environ)
+	sb.sandboxed(sbx.mode != sandbox.Off)
 	return &bashPlugin{
 		bash:    bash,
 		bashErr: err,
@@ -84,7 +90,8 @@ func newPlugin(environ []string, tmpDir string) *bashPlugin {
 		tmpDir:  filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid())),
 		groups:  newGroups(),
 		tasks:   newTaskTable(),
-		sb:      newSandbox(environ),
+		sb:      sb,
+		sbx:     sbx,
 
 		spillCap: defaultSpillCap,
 		spills:   map[string]*spillQuota{},
@@ -197,6 +204,15 @@ func (b *bashPlugin) runBash(ctx context.Context, call *pluginapi.Call, a bashAr
 		return pluginapi.ErrorResult("command aborted"), nil
 	}
 	c := command{bash: b.bash, line: a.Command, dir: dir, env: b.env}
+	if runtime.GOOS == "linux" {
+		base, err := workdir(call.Cwd, "")
+		if err == nil {
+			c.policy, err = b.sbx.policy(call, base, b.tmpDir)
+		}
+		if err != nil {
+			return pluginapi.ErrorResult("set up the sandbox: %v", err), nil
+		}
+	}
 	if a.RunInBackground {
 		if a.TimeoutMs == nil {
 			timeout = 0 // a background task runs until it ends or is killed
@@ -240,6 +256,7 @@ func workdir(cwd, dir string) (string, error) {
 func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c command, timeout time.Duration) pluginapi.Result {
 	dir, dirErr := b.spillDir(call)
 	out := newOutput(dir, "bash-"+fileName(call.CallID, "call"), dirErr, true, b.quota(call.SessionID))
+	missing := missingProtected(c.policy)
 	p, err := start(c, out, b.groups, b.sb)
 	if err != nil {
 		return pluginapi.ErrorResult("start bash: %v", err)
@@ -266,6 +283,14 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 	out.close()
 	if m := exitMarker(p.exitState()); m != "" {
 		markers = append(markers, m)
+		if st := p.exitState(); c.policy.Enabled() && !aborted && st != nil && st.code != 0 {
+			if note := sandboxNote(c.policy, out.tail()); note != "" {
+				markers = append(markers, note)
+			}
+		}
+	}
+	if note := createdNote(missing); note != "" {
+		markers = append(markers, note)
 	}
 	trailer := strings.Join(markers, "\n")
 	if aborted {
@@ -326,6 +351,7 @@ func (b *bashPlugin) killTask(ctx context.Context, call *pluginapi.Call, a taskA
 func (b *bashPlugin) sessionClosed(ctx context.Context, session string) {
 	b.tasks.closeSession(ctx, session)
 	b.removeSpills(session, false)
+	b.sbx.removeTemps(session, false)
 	b.sb.sweep(b.groups, false)
 }
 
@@ -337,6 +363,7 @@ func (b *bashPlugin) exit() {
 	b.groups.killAll()
 	b.sb.sweep(b.groups, true)
 	b.removeSpills("", true)
+	b.sbx.removeTemps("", true)
 }
 
 // spillDir is where the call's spill files go: its session's folder when

@@ -7,11 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // initArg is the hidden argument that makes the plugin's binary run as a
@@ -23,6 +26,9 @@ const initArg = "--harness-bash-init-v2"
 const (
 	// modeNS: pid 1 of a fresh PID and mount namespace, with its own /proc.
 	modeNS = "ns"
+	// modeNSNet: modeNS in a network namespace of its own too (the
+	// sandbox's network off): loopback only.
+	modeNSNet = "ns+net"
 	// modeReaper: no namespace; a child subreaper that kills every
 	// descendant when bash ends, and everything when the plugin dies.
 	modeReaper = "reaper"
@@ -35,7 +41,8 @@ const (
 const statusFD = 3
 
 // The control pipe, fd 4: after "ready" the init reads its command from
-// it — the working directory, a NUL, the command line — up to EOF. EOF
+// it — the sandbox policy's JSON (empty: none), a NUL, the working
+// directory, a NUL, the command line — up to EOF. EOF
 // with nothing read means the plugin no longer needs it: it exits 0.
 // An init can so be started ahead of its command (proc_linux.go keeps one
 // waiting), and a command does not wait for the init's own start.
@@ -68,14 +75,16 @@ func runInit(args []string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGHUP)
 	k := killer{mode: mode}
 	switch mode {
-	case modeNS:
+	case modeNS, modeNSNet:
 		if err := setupNS(); err != nil {
 			report("nsfail %v", err)
 			return 1
 		}
-		if err := dropCapabilities(); err != nil {
-			report("nsfail %v", err)
-			return 1
+		if mode == modeNSNet {
+			if err := sandbox.LoopbackUp(); err != nil {
+				report("nsfail %v", err)
+				return 1
+			}
 		}
 	case modeReaper:
 		if os.Getppid() != ppid { // the plugin died before we could notice
@@ -90,7 +99,7 @@ func runInit(args []string) int {
 		return 1
 	}
 	report("ready")
-	dir, line, ok, err := readCommand(control)
+	policy, dir, line, ok, err := readCommand(control)
 	switch {
 	case err != nil:
 		report("error read the command: %v", err)
@@ -98,12 +107,33 @@ func runInit(args []string) int {
 	case !ok: // not needed after all
 		return 0
 	}
+	env := os.Environ()
+	if policy.Enabled() && policy.TempDir != "" {
+		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+policy.TempDir)
+	}
+	if k.mode != modeReaper {
+		// The sandbox's mounts need the namespace's CAP_SYS_ADMIN, which
+		// goes right after.
+		if err := sandbox.Mounts(policy); err != nil {
+			report("error sandbox: %v", err)
+			return 1
+		}
+		if err := dropCapabilities(); err != nil {
+			report("error %v", err)
+			return 1
+		}
+	}
 	if err := os.Chdir(dir); err != nil {
 		report("error %v", err)
 		return 1
 	}
+	// This thread, which forks bash, and so bash and all it starts.
+	if _, err := sandbox.Restrict(policy, sandbox.Namespaces{Mount: mode != modeReaper, Net: mode == modeNSNet}); err != nil {
+		report("error sandbox: %v", err)
+		return 1
+	}
 	bashPid, err := syscall.ForkExec(bash, []string{"bash", "-c", line}, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
@@ -237,19 +267,32 @@ func releaseOutput() {
 	_ = syscall.Close(null)
 }
 
-// readCommand reads the command from the control pipe: the working
-// directory and the line; ok is false at EOF with nothing read.
-func readCommand(control *os.File) (dir, line string, ok bool, err error) {
+// readCommand reads the command from the control pipe: the sandbox
+// policy (Mode off when its JSON is empty), the working directory and the
+// line; ok is false at EOF with nothing read.
+func readCommand(control *os.File) (p sandbox.Policy, dir, line string, ok bool, err error) {
 	b, err := io.ReadAll(control)
 	_ = control.Close()
 	if err != nil || len(b) == 0 {
-		return "", "", false, err
+		return p, "", "", false, err
 	}
-	dir, line, ok = strings.Cut(string(b), "\x00")
-	if !ok {
-		return "", "", false, errors.New("no working directory")
+	return parseCommand(b)
+}
+
+// parseCommand splits a control message.
+func parseCommand(b []byte) (p sandbox.Policy, dir, line string, ok bool, err error) {
+	pj, rest, ok1 := strings.Cut(string(b), "\x00")
+	dir, line, ok2 := strings.Cut(rest, "\x00")
+	if !ok1 || !ok2 {
+		return p, "", "", false, errors.New("no working directory")
 	}
-	return dir, line, true, nil
+	p = sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}
+	if pj != "" {
+		if p, err = sandbox.Decode([]byte(pj)); err != nil {
+			return p, "", "", false, err
+		}
+	}
+	return p, dir, line, true, nil
 }
 
 // setupNS makes the mount namespace's mounts private, so nothing mounted
@@ -272,7 +315,7 @@ type killer struct{ mode string }
 // kill(-1) reaches every process in it but the init; as a subreaper, every
 // descendant (they cannot leave the subtree: orphans come back to us).
 func (k killer) killAll(sig syscall.Signal) {
-	if k.mode == modeNS {
+	if k.mode != modeReaper {
 		_ = syscall.Kill(-1, sig)
 		return
 	}
@@ -354,6 +397,7 @@ const (
 
 	capSysModule = 16
 	capSysRawIO  = 17
+	capNetAdmin  = 12
 	capSysAdmin  = 21
 	capPerfmon   = 38
 	capBPF       = 39

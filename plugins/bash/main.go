@@ -49,6 +49,28 @@
 // the plugin's included; a process that daemonizes away from the tree
 // before the init sees it (ptrace tricks) is not contained.
 //
+// Sandbox (Linux, policy.go, package sandbox). Every command runs under
+// a sandbox.Policy the plugin builds per call: workspace-write (writes
+// only in the session's cwd — and its repository's git folder — and a
+// private $TMPDIR per session), network off, unless HARNESS_SANDBOX
+// (workspace-write | read-only | off) and HARNESS_SANDBOX_NETWORK (off |
+// on) in the plugin's environment say otherwise. The policy's JSON goes
+// to the init on its control pipe, before the cwd and the line. In a
+// namespace the init binds the protected paths inside the roots
+// read-only, hides the credential stores and harness's config and state
+// (the session's folder, with its spill files, shown read-only), drops
+// its capabilities, then confines the thread that forks bash: Landlock,
+// RLIMIT_NPROC, seccomp. With the network off the init is started in a
+// network namespace of its own (lo up); the init started ahead is made
+// for the previous command's network, and replaced when the next one
+// differs. The plugin puts each init in a pids cgroup of its own
+// (PidsLimit, 1,024) where it can make one, removed once the init is
+// gone. In the fallback there are no mounts and no network namespace:
+// Landlock holds the writes outside the roots, seccomp refuses AF_INET,
+// AF_INET6 and AF_PACKET sockets. A command that fails printing what a
+// refusal prints gets a line naming the sandbox and what it allows.
+// Mode off is the plugin as it was.
+//
 // At start the plugin calls prctl(PR_SET_DUMPABLE, 0): a process of the
 // same non-root user can then neither read its memory nor its
 // /proc/<pid>/environ (it is dumpable for the instant a user namespace's

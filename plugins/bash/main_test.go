@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if isInit(os.Args) { // the in-process plugins re-execute the test binary
 		os.Exit(runInit(os.Args))
 	}
+	if plugin := os.Getenv(envRefuseNamespaces); plugin != "" { // sandbox_test.go
+		os.Exit(refuseNamespaces(plugin))
+	}
 	os.Exit(run(m))
 }
 

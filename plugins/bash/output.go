@@ -275,6 +275,19 @@ func (o *output) text(lead, empty, trailer string) string {
 	return s
 }
 
+// tail is the last of the output kept in memory (at most its last
+// two thirds), to look for what a refusal prints.
+func (o *output) tail() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tail := make([]rune, 0, o.ringLen)
+	tail = append(tail, o.ring[o.ringAt:min(o.ringAt+o.ringLen, len(o.ring))]...)
+	if wrap := o.ringAt + o.ringLen - len(o.ring); wrap > 0 {
+		tail = append(tail, o.ring[:wrap]...)
+	}
+	return string(o.head) + string(tail)
+}
+
 // take renders what arrived since the last take, as text does, and
 // forgets it. The spill file, if any, is kept: it holds the whole output.
 func (o *output) take(empty, trailer string) string {

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // envNoNamespace, set to a non-empty value in the plugin's environment,
@@ -19,13 +22,13 @@ import (
 // Tests use it to cover both paths.
 const envNoNamespace = "HARNESS_BASH_NO_NAMESPACE"
 
-// sandbox starts every command under an init, a re-exec of the plugin's
+// launcher starts every command under an init, a re-exec of the plugin's
 // own binary (/proc/self/exe: the binary that runs, even if its file was
 // replaced since) — see init_linux.go. It prefers a PID and mount
 // namespace; where the kernel refuses one it falls back, once and for
 // good, to an init that is a child subreaper, and says so on stderr (the
 // host's log).
-type sandbox struct {
+type launcher struct {
 	ns       atomic.Bool // namespaces are in use
 	uid, gid int
 	warnOnce sync.Once
@@ -51,10 +54,18 @@ type sandbox struct {
 	warm    *waitingInit
 	filling chan struct{}
 	closed  bool
+
+	// cgroups: commands are sandboxed, each init gets a pids cgroup.
+	// cgOnce finds cgParent, where they are made ("": none); cgSeq
+	// numbers them.
+	cgroups  bool
+	cgOnce   sync.Once
+	cgParent string
+	cgSeq    atomic.Int64
 }
 
-func newSandbox(environ []string) *sandbox {
-	s := &sandbox{uid: os.Getuid(), gid: os.Getgid()}
+func newLauncher(environ []string) *launcher {
+	s := &launcher{uid: os.Getuid(), gid: os.Getgid()}
 	s.ns.Store(true)
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, envNoNamespace+"="); ok && v != "" {
@@ -65,11 +76,15 @@ func newSandbox(environ []string) *sandbox {
 	return s
 }
 
+// sandboxed says whether commands run sandboxed: then each init gets a
+// pids cgroup.
+func (s *launcher) sandboxed(on bool) { s.cgroups = on }
+
 // harden is for the plugin's process (not a test's): no other process of
 // the user may read its memory or /proc/<pid>/environ (PR_SET_DUMPABLE 0),
 // and it becomes a child subreaper, so that a command's process orphaned
 // by a killed init comes back to it to be killed (sweep).
-func (s *sandbox) harden() {
+func (s *launcher) harden() {
 	if prctl(pr_SET_DUMPABLE, 0) == nil {
 		s.hard.Store(true)
 	}
@@ -79,18 +94,19 @@ func (s *sandbox) harden() {
 }
 
 // warn says once, on stderr, that commands run without a namespace.
-func (s *sandbox) warn(why error) {
+func (s *launcher) warn(why error) {
 	s.warnOnce.Do(func() {
 		fmt.Fprintf(os.Stderr, "bash: commands run without their own PID namespace (%v); "+
 			"falling back to a subreaper init: processes still die with the command and the plugin, "+
 			"but a command can see other processes and read the /proc/<pid>/environ of this user's processes "+
-			"that do not protect it\n", why)
+			"that do not protect it; its sandbox keeps Landlock's and seccomp's refusals (writes outside the roots, "+
+			"the network) but neither the read-only protected paths inside the roots nor the hidden credential stores\n", why)
 	})
 }
 
 // hold keeps sweep away while a command starts; call the result once
 // its leader is in groups.
-func (s *sandbox) hold() func() {
+func (s *launcher) hold() func() {
 	s.spawning.RLock()
 	return s.spawning.RUnlock
 }
@@ -105,7 +121,7 @@ func (e errNoNamespace) Error() string { return "create the namespace: " + e.err
 // (stdout and stderr). In a namespace it takes the init waiting for a
 // command when there is one (see waitingInit), and has the next one
 // started.
-func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
+func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 	for {
 		ns := s.ns.Load()
 		var w *waitingInit
@@ -114,7 +130,7 @@ func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
 		}
 		var err error
 		if w == nil {
-			w, err = s.startInit(c.bash, c.env, ns)
+			w, err = s.startInit(c.bash, c.env, ns, ns && netOff(c.policy))
 		}
 		var l *leader
 		var out *os.File
@@ -128,7 +144,7 @@ func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
 			continue
 		}
 		if ns && err == nil {
-			s.refill(c.bash, c.env)
+			s.refill(c.bash, c.env, netOff(c.policy))
 		}
 		return l, out, err
 	}
@@ -143,17 +159,99 @@ type waitingInit struct {
 	control *os.File // the write end of its control pipe
 	bash    string
 	env     []string
+	net     bool                // in a network namespace of its own
+	cg      *sandbox.PidsCgroup // its pids cgroup; nil: none
+	cgReady chan struct{}       // closed once cg is set
 }
 
-// run gives w its command and waits until bash runs.
+// netOff reports whether a command of policy p runs in a network
+// namespace of its own (when namespaces are in use).
+func netOff(p sandbox.Policy) bool { return p.Enabled() && p.Network == sandbox.NetworkOff }
+
+// run gives w its command and waits until bash runs. A sandboxed
+// command's limit is set on the init's pids cgroup first.
 func (w *waitingInit) run(c command) (*leader, *os.File, error) {
-	_, _ = w.control.Write([]byte(c.dir + "\x00" + c.line)) // EPIPE: the init died, its status says how
+	var pj []byte
+	if c.policy.Enabled() {
+		var err error
+		if pj, err = c.policy.Encode(); err != nil {
+			w.discard()
+			return nil, nil, fmt.Errorf("sandbox policy: %w", err)
+		}
+		<-w.cgReady
+		if w.cg != nil {
+			if err := w.cg.SetLimit(c.policy.Pids()); err != nil {
+				w.discard()
+				return nil, nil, err
+			}
+		}
+	}
+	msg := append(pj, 0)
+	msg = append(msg, c.dir+"\x00"+c.line...)
+	_, _ = w.control.Write(msg) // EPIPE: the init died, its status says how
 	_ = w.control.Close()
 	first := readStatus(w.l.status)
 	if first == "ok" {
 		return w.l, w.out, nil
 	}
 	return nil, nil, w.failed(first)
+}
+
+// removeCgroup removes an init's pids cgroup once its last process is
+// gone (its processes die with the init, but the kernel may take a
+// moment to free them), trying for up to 10 s.
+func removeCgroup(cg *sandbox.PidsCgroup) {
+	for range 100 {
+		if cg.Remove() == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// joinCgroup puts the init pid, just started, in a pids cgroup of its own
+// (no limit until its command's policy sets one), removed once it is
+// reaped; nil when commands are not sandboxed or no writable pids cgroup
+// was found (then RLIMIT_NPROC is the limit). Moving a process into a
+// cgroup v1 takes milliseconds (an RCU grace period): the init waiting
+// for the next command pays it before it is needed.
+func (s *launcher) joinCgroup(pid int, reaped <-chan struct{}) *sandbox.PidsCgroup {
+	if !s.cgroups {
+		return nil
+	}
+	s.cgOnce.Do(func() {
+		if sandbox.LandlockABI() == 0 {
+			fmt.Fprintf(os.Stderr, "bash: this kernel has no Landlock: the sandbox cannot refuse commands' writes outside their roots\n")
+		}
+		parent, err := sandbox.PidsCgroupParent()
+		if err != nil {
+			why := "RLIMIT_NPROC"
+			if s.uid == 0 {
+				why = "none: RLIMIT_NPROC does not bind root"
+			}
+			fmt.Fprintf(os.Stderr, "bash: no pids cgroup for commands (%v); their pids limit is %s\n", err, why)
+			return
+		}
+		s.cgParent = parent
+	})
+	if s.cgParent == "" {
+		return nil
+	}
+	// Unique across the plugins of one process (tests serve several).
+	name := fmt.Sprintf("harness-bash-%d-%p-%d", os.Getpid(), s, s.cgSeq.Add(1))
+	cg, err := sandbox.NewPidsCgroup(s.cgParent, name)
+	if err != nil {
+		return nil
+	}
+	if err := cg.Add(pid); err != nil {
+		_ = cg.Remove()
+		return nil
+	}
+	go func() {
+		<-reaped
+		removeCgroup(cg)
+	}()
+	return cg
 }
 
 // failed closes what w holds once it ended and turns the status line it
@@ -181,7 +279,7 @@ func (w *waitingInit) discard() {
 
 // take returns the waiting init for c, waiting for the one being started
 // if there is one (it is nearer than a new start), or nil.
-func (s *sandbox) take(c command) *waitingInit {
+func (s *launcher) take(c command) *waitingInit {
 	s.warmMu.Lock()
 	if s.warm == nil && s.filling != nil {
 		filled := s.filling
@@ -192,7 +290,7 @@ func (s *sandbox) take(c command) *waitingInit {
 	w := s.warm
 	s.warm = nil
 	s.warmMu.Unlock()
-	if w != nil && (w.bash != c.bash || !slices.Equal(w.env, c.env)) {
+	if w != nil && (w.bash != c.bash || !slices.Equal(w.env, c.env) || w.net != netOff(c.policy)) {
 		w.discard()
 		return nil
 	}
@@ -202,7 +300,7 @@ func (s *sandbox) take(c command) *waitingInit {
 // refill starts, in the background, the init the next command in a
 // namespace will take, unless one waits or is starting, or the plugin
 // is exiting.
-func (s *sandbox) refill(bash string, env []string) {
+func (s *launcher) refill(bash string, env []string, net bool) {
 	s.warmMu.Lock()
 	defer s.warmMu.Unlock()
 	if s.closed || s.warm != nil || s.filling != nil {
@@ -212,7 +310,7 @@ func (s *sandbox) refill(bash string, env []string) {
 	s.filling = filled
 	go func() {
 		// On an error the next command starts its own init and meets it.
-		w, err := s.startInit(bash, env, true)
+		w, err := s.startInit(bash, env, true, net)
 		s.warmMu.Lock()
 		keep := err == nil && !s.closed && s.ns.Load()
 		if keep {
@@ -228,7 +326,7 @@ func (s *sandbox) refill(bash string, env []string) {
 }
 
 // close ends the waiting init and starts no other: the plugin exits.
-func (s *sandbox) close() {
+func (s *launcher) close() {
 	s.warmMu.Lock()
 	s.closed = true
 	w := s.warm
@@ -239,9 +337,9 @@ func (s *sandbox) close() {
 	}
 }
 
-// startInit starts an init (in a namespace when ns) and waits until it is
-// ready for its command.
-func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, error) {
+// startInit starts an init (in a namespace when ns; a network namespace
+// too when net) and waits until it is ready for its command.
+func (s *launcher) startInit(bash string, env []string, ns, net bool) (*waitingInit, error) {
 	mode := modeReaper
 	// The init catches SIGHUP as its parent's death, kills everything
 	// and exits.
@@ -251,6 +349,10 @@ func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, e
 		// The kernel kills every process of the namespace when its init
 		// dies.
 		attr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
+		if net {
+			mode = modeNSNet
+			attr.Cloneflags |= syscall.CLONE_NEWNET
+		}
 		if s.uid != 0 {
 			attr.Cloneflags |= syscall.CLONE_NEWUSER
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.uid, HostID: s.uid, Size: 1}}
@@ -258,6 +360,9 @@ func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, e
 			// The init keeps CAP_SYS_ADMIN of its user namespace across
 			// exec, to mount; it clears it before starting bash.
 			attr.AmbientCaps = []uintptr{capSysAdmin}
+			if net {
+				attr.AmbientCaps = append(attr.AmbientCaps, capNetAdmin) // to bring lo up
+			}
 		}
 	}
 	pipes, err := newPipes(3)
@@ -286,7 +391,14 @@ func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, e
 		return nil, err
 	}
 	l.status, l.statusFile = bufio.NewReader(status.r), status.r
-	w := &waitingInit{l: l, out: out.r, control: control.w, bash: bash, env: env}
+	w := &waitingInit{l: l, out: out.r, control: control.w, bash: bash, env: env, net: net}
+	// The move into the cgroup overlaps the init's start; its command
+	// waits for it (run).
+	w.cgReady = make(chan struct{})
+	go func() {
+		w.cg = s.joinCgroup(l.pid, l.reaped)
+		close(w.cgReady)
+	}()
 	if first := readStatus(l.status); first != "ready" {
 		_ = w.control.Close()
 		return nil, w.failed(first)
@@ -299,7 +411,7 @@ func (s *sandbox) startInit(bash string, env []string, ns bool) (*waitingInit, e
 // into /proc/<child>, which a non-dumpable parent's child does not let a
 // non-root user open. No process that could read the plugin's environ
 // meanwhile is in the namespace.
-func (s *sandbox) startLocked(cmd *exec.Cmd, attr *syscall.SysProcAttr) (*leader, error) {
+func (s *launcher) startLocked(cmd *exec.Cmd, attr *syscall.SysProcAttr) (*leader, error) {
 	if attr.Cloneflags&syscall.CLONE_NEWUSER != 0 && s.hard.Load() {
 		s.dumpMu.Lock()
 		_ = prctl(pr_SET_DUMPABLE, 1)
@@ -334,7 +446,7 @@ func newPipes(n int) ([]pipe, error) {
 // command's init — processes orphaned when an init was SIGKILLed — and
 // reaps them; with all (the plugin's exit), every descendant. Only in a
 // hardened plugin: a test process has children of its own.
-func (s *sandbox) sweep(g *groups, all bool) {
+func (s *launcher) sweep(g *groups, all bool) {
 	if !s.sweeps.Load() || !all && s.ns.Load() { // nothing comes back from a namespace
 		return
 	}

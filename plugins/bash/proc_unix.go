@@ -9,21 +9,22 @@ import (
 	"syscall"
 )
 
-// sandbox starts bash directly: there is no PID namespace nor subreaper
+// launcher starts bash directly: there is no PID namespace nor subreaper
 // here, so only bash's process group is contained.
-type sandbox struct{}
+type launcher struct{}
 
-func newSandbox([]string) *sandbox { return &sandbox{} }
+func newLauncher([]string) *launcher { return &launcher{} }
 
-func (s *sandbox) harden()             {}
-func (s *sandbox) hold() func()        { return func() {} }
-func (s *sandbox) sweep(*groups, bool) {}
-func (s *sandbox) close()              {}
+func (s *launcher) harden()             {}
+func (s *launcher) sandboxed(bool)      {}
+func (s *launcher) hold() func()        { return func() {} }
+func (s *launcher) sweep(*groups, bool) {}
+func (s *launcher) close()              {}
 
 // spawn starts bash in its own session and process group, without a
 // controlling terminal (programs that open /dev/tty fail at once), and
 // returns it and the read end of its output (stdout and stderr).
-func (s *sandbox) spawn(c command) (*leader, *os.File, error) {
+func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("create pipe: %w", err)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // How a command's process group is ended.
@@ -36,6 +38,8 @@ type command struct {
 	line string   // the command line, for bash -c
 	dir  string   // the working directory, which exists
 	env  []string // the environment, already filtered
+	// policy is the sandbox it runs in (Linux; Mode off: none).
+	policy sandbox.Policy
 }
 
 // proc is one running command. On Linux its leader is an init (a re-exec
@@ -57,7 +61,7 @@ type proc struct {
 	state    *exitState // set before exited is closed
 	readDone chan struct{}
 	groups   *groups
-	sb       *sandbox
+	sb       *launcher
 }
 
 // leader is the process the plugin started for a command.
@@ -127,7 +131,7 @@ func parseStatus(line string) (*exitState, bool) {
 }
 
 // start spawns c, writing its output to out.
-func start(c command, out *output, g *groups, sb *sandbox) (*proc, error) {
+func start(c command, out *output, g *groups, sb *launcher) (*proc, error) {
 	release := sb.hold()
 	l, r, err := sb.spawn(c)
 	if err != nil {

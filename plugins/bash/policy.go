@@ -1,0 +1,196 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/sandbox"
+)
+
+// The plugin-level sandbox settings, read from the plugin's environment
+// (the host passes them; commands never see HARNESS_* variables):
+// HARNESS_SANDBOX is the mode (workspace-write, the default; read-only;
+// off), HARNESS_SANDBOX_NETWORK the network (off, the default; on).
+const (
+	envSandbox        = "HARNESS_SANDBOX"
+	envSandboxNetwork = "HARNESS_SANDBOX_NETWORK"
+)
+
+// sandboxConfig is what every command's policy is built from, besides
+// its call.
+type sandboxConfig struct {
+	mode      sandbox.Mode
+	network   sandbox.Network
+	home      string // its credential stores are hidden
+	runtime   string // $XDG_RUNTIME_DIR: its D-Bus, systemd and container sockets are hidden
+	configDir string // harness's config folder: hidden, never writable
+	pidsLimit int    // 0: sandbox.DefaultPidsLimit
+
+	tempMu sync.Mutex
+	temps  map[string]string // private temp folder by session
+}
+
+// newSandboxConfig reads the settings from environ. A value it does not
+// know is reported on stderr (the host's log) and the default, the
+// stricter, is kept.
+func newSandboxConfig(environ []string) *sandboxConfig {
+	c := &sandboxConfig{mode: sandbox.WorkspaceWrite, network: sandbox.NetworkOff, temps: map[string]string{}}
+	get := func(name string) string {
+		for _, kv := range environ {
+			if v, ok := strings.CutPrefix(kv, name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if v := get(envSandbox); v != "" {
+		if m, err := sandbox.ParseMode(v); err != nil {
+			fmt.Fprintf(os.Stderr, "bash: %s: %v; commands run in workspace-write\n", envSandbox, err)
+		} else {
+			c.mode = m
+		}
+	}
+	switch v := get(envSandboxNetwork); v {
+	case "", "off":
+	case "on":
+		c.network = sandbox.NetworkOn
+	default:
+		fmt.Fprintf(os.Stderr, "bash: %s: unknown network %q (want off or on); the network stays off\n", envSandboxNetwork, v)
+	}
+	c.home = get("HOME")
+	c.runtime = get("XDG_RUNTIME_DIR")
+	if x := get("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		c.configDir = filepath.Join(x, "harness")
+	} else if filepath.IsAbs(c.home) {
+		c.configDir = filepath.Join(c.home, ".config", "harness")
+	}
+	return c
+}
+
+// policy is the sandbox of a command the call runs: the session's cwd
+// writable (with its protected paths read-only), the session's private
+// temp folder under tmpRoot, the credential stores, harness's config and
+// state hidden — the session's own folder (its spill files) shown
+// read-only.
+func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandbox.Policy, error) {
+	if c.mode == sandbox.Off {
+		return sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}, nil
+	}
+	temp, err := c.tempDir(call.SessionID, tmpRoot)
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	s := sandbox.Setup{
+		Mode: c.mode, Network: c.network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
+		Harness: []string{c.configDir, call.StateDir}, Show: []string{call.SessionDir()},
+		PidsLimit: c.pidsLimit,
+	}
+	p := sandbox.Build(s)
+	if err := p.Validate(); err != nil {
+		return sandbox.Policy{}, fmt.Errorf("sandbox policy: %w", err)
+	}
+	return p, nil
+}
+
+// tempDir makes (once) the private temp folder of session under root,
+// which ensurePrivate made.
+func (c *sandboxConfig) tempDir(session, root string) (string, error) {
+	c.tempMu.Lock()
+	defer c.tempMu.Unlock()
+	if d := c.temps[session]; d != "" {
+		if _, err := os.Stat(d); err == nil {
+			return d, nil
+		}
+	}
+	if err := ensurePrivate(root); err != nil {
+		return "", err
+	}
+	d, err := os.MkdirTemp(root, "tmp-"+fileName(session, "no-session")+"-")
+	if err != nil {
+		return "", fmt.Errorf("make the command's temp folder: %w", err)
+	}
+	c.temps[session] = d
+	return d, nil
+}
+
+// removeTemps removes the temp folder of session, or of every session
+// when all.
+func (c *sandboxConfig) removeTemps(session string, all bool) {
+	c.tempMu.Lock()
+	defer c.tempMu.Unlock()
+	for s, d := range c.temps {
+		if all || s == session {
+			_ = os.RemoveAll(d)
+			delete(c.temps, s)
+		}
+	}
+}
+
+// refusedRE matches what a refused write or connection prints.
+var refusedRE = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|network is unreachable|` +
+	`connection refused|resource busy|could not resolve|name resolution|resource temporarily unavailable|cannot fork`)
+
+// sandboxNote is the line added to the result of a command that failed
+// in a sandbox printing what a refusal prints (a refused write, fork or
+// connection), so that the model knows what refused it; "" for another
+// failure (grep finding nothing is no news).
+func sandboxNote(p sandbox.Policy, output string) string {
+	if !refusedRE.MatchString(output) {
+		return ""
+	}
+	what := "writes go only to the working directory, the added folders and $TMPDIR" +
+		" (.git's hooks, config and info, .vscode, .idea, .zed, .mcp.json and harness's files stay read-only)"
+	if p.Mode == sandbox.ReadOnly {
+		what = "writes go only to $TMPDIR"
+	}
+	what += fmt.Sprintf("; credential stores (~/.ssh, ~/.aws, …) read as empty; at most %d processes", p.Pids())
+	if p.Network == sandbox.NetworkOff {
+		what += "; no network but loopback"
+	}
+	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
+		". Work within those limits; only the user can run harness with another sandbox setting.]"
+}
+
+// missingProtected lists the protected paths of p that do not exist: a
+// command can create them, as the sandbox binds only what exists (it
+// makes no placeholder in the project).
+func missingProtected(p sandbox.Policy) []string {
+	if !p.Enabled() {
+		return nil
+	}
+	var out []string
+	for _, ro := range p.ReadOnly {
+		switch filepath.Base(ro) {
+		case ".vscode", ".idea", ".zed", ".mcp.json": // git's own hooks and info the sandbox makes
+		default:
+			continue
+		}
+		if _, err := os.Lstat(ro); err != nil {
+			out = append(out, ro)
+		}
+	}
+	return out
+}
+
+// createdNote is the result's line naming the protected paths of missing
+// that exist now; "" when none does.
+func createdNote(missing []string) string {
+	var made []string
+	for _, m := range missing {
+		if _, err := os.Lstat(m); err == nil {
+			made = append(made, m)
+		}
+	}
+	if len(made) == 0 {
+		return ""
+	}
+	return "[this command created " + strings.Join(made, ", ") + ": protected paths (they steer editors, git or harness) " +
+		"the sandbox could not keep read-only because they did not exist; the user should review them]"
+}

@@ -1,0 +1,52 @@
+// Package sandbox is the kernel-enforced confinement of what a command
+// may touch: a Policy (what may be written, read and reached), Probe (what
+// this kernel offers) with Enforceable (what a policy will really get
+// here, row by row), and the building blocks a freshly started process
+// applies to itself before it execs the command, in this order:
+//
+//   - Mounts (in a mount namespace of its own): a private /dev/shm; the protected paths inside
+//     the writable roots (ReadOnly: .git/hooks, .git/config, .git/info,
+//     .vscode, .idea, .zed, .mcp.json, harness's files) are bound
+//     read-only over themselves where they exist; the DenyRead paths
+//     (credential stores, harness's config and state) are hidden under an
+//     empty read-only tmpfs (a folder) or /dev/null (a file); a ReadOnly
+//     path inside a hidden one is shown again, read-only.
+//   - LoopbackUp (in a network namespace of its own): lo is brought up, so
+//     that the command has 127.0.0.1 and nothing else.
+//   - Restrict, on the calling OS thread only (the caller locks it and
+//     forks the command from it; Go's other threads stay as they were):
+//     no_new_privs; Landlock (github.com/landlock-lsm/go-landlock, best
+//     effort on the kernel's ABI) allowing writes only beneath
+//     WritableRoots and TempDir (and to /dev/null, /dev/zero, /dev/full,
+//     /dev/tty, /dev/ptmx, /dev/pts, and the private /dev/shm),
+//     and, from ABI 6, no abstract Unix socket nor signal outside the
+//     sandbox; RLIMIT_NPROC at PidsLimit (it binds a non-root user; root
+//     needs the cgroup below); a seccomp filter
+//     (github.com/elastic/go-seccomp-bpf) refusing the escapes — unshare,
+//     setns, mount, umount2, pivot_root, chroot, ptrace,
+//     process_vm_readv/writev, keyctl, add_key, request_key, bpf,
+//     perf_event_open, userfaultfd, io_uring_*, open_by_handle_at, module
+//     and kexec calls, clone with a namespace flag (clone3 answers ENOSYS,
+//     so libc falls back to clone) — and, when the network is off and no
+//     network namespace could be had, socket(AF_INET, AF_INET6,
+//     AF_PACKET); a second filter refuses every system call of another
+//     architecture (the 32-bit ABI would bypass the first).
+//   - PidsCgroup, by the parent: a pids cgroup (v2 where delegated and
+//     writable, else the v1 pids hierarchy) capped at PidsLimit, that the
+//     started process joins; removed once the command is gone.
+//
+// Landlock cannot exempt a path beneath an allowed one, so the protected
+// paths inside the roots need the mount namespace: where none can be had
+// (unprivileged user namespaces refused), writes outside the roots and the
+// network stay refused, the protected paths inside the roots do not, and
+// Enforceable says so. A protected name that does not exist when the
+// command starts (.vscode, .idea, .zed, .mcp.json) cannot be bound: the
+// sandbox creates no placeholder in the user's project (it would show in
+// every `git status`); only .git's hooks and info folders, git's own, are
+// created empty when missing. Enforceable lists this too (the bash plugin
+// names, in a command's result, the protected names it created).
+//
+// Policy travels as JSON (Encode, Decode): from the host to a plugin to
+// the process that applies it. Decode refuses unknown fields, an unknown
+// mode or network, relative or unclean paths.
+package sandbox
