@@ -149,6 +149,13 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
+			// go-plugin made socketDir with os.MkdirTemp, which honours the
+			// umask: under 0277 it is 0500 and the plugin cannot make its
+			// socket in it. It is ours alone, so 0700 whatever the umask
+			// (this undoes the 0770 go-plugin gives it for UnixSocketConfig).
+			if err := os.Chmod(socketDir, 0o700); err != nil {
+				return nil, fmt.Errorf("chmod plugin socket folder: %w", err)
+			}
 			// spec.Env is go-plugin's own variables only (SkipHostEnv):
 			// the host's environment reaches the plugin through base alone.
 			r.SetEnv(slices.Concat(base, spec.Env, defaults, cfg.Env))
@@ -158,6 +165,11 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 			return r, nil
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		// Sockets are made under the umask too (under 0277, 0500: no one
+		// may connect); with a group, go-plugin makes every socket of
+		// both sides (the plugin's, the brokers') 0660 after listening.
+		// The user's own group, in a folder only the user may enter.
+		UnixSocketConfig: socketConfig(),
 		// go-plugin relays the plugin's stderr into Logger.Named(runner name).
 		Logger:          cfg.Logger,
 		Stderr:          tail,
@@ -201,6 +213,15 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*Client, error) {
 		return nil, fmt.Errorf("connect to plugin %s: %w", cfg.Name, err)
 	}
 	return c, nil
+}
+
+// socketConfig gives plugin sockets the user's own group (none where
+// there are no gids: Windows).
+func socketConfig() *plugin.UnixSocketConfig {
+	if gid := os.Getgid(); gid >= 0 {
+		return &plugin.UnixSocketConfig{Group: strconv.Itoa(gid)}
+	}
+	return nil
 }
 
 func levelName(l hclog.Level) string {

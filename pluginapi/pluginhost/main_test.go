@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if argv := os.Getenv("PLUGINAPI_TEST_PROCESS_PARENT"); argv != "" {
 		os.Exit(actAsProcessParent(argv))
 	}
+	if path := os.Getenv("PLUGINAPI_TEST_UMASK_HOST"); path != "" {
+		os.Exit(actAsUmaskHost(path))
+	}
 	if mark := os.Getenv("PLUGINAPI_TEST_HUP_CHILD"); mark != "" {
 		os.Exit(actAsHupChild(mark))
 	}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package pluginhost_test
+
+func actAsUmaskHost(string) int { return 1 }
