@@ -13,7 +13,8 @@
 // tool plugin, harness-llm (host/llm/llmproc), an MCP stdio server
 // (host/mcpclient) — is started by [StartProcess], the one implementation
 // of the rules: stdio pipes whose stdin write end only the host holds, its
-// own process group ([Process.KillGroup] kills all of it), on Linux
+// own session and process group ([Process.KillGroup] kills all of it; no
+// controlling terminal, so no /dev/tty past host/termsafe), on Linux
 // Pdeathsig SIGKILL from a goroutine locked to its OS thread for the
 // child's lifetime (another signal when the command asks for it, for a
 // child that cleans up first: host/keeper), and reaping as soon as it

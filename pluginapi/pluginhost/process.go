@@ -19,8 +19,9 @@ import (
 //   - its stdin, stdout and stderr are pipes: the host holds the write end
 //     of stdin (the host's own stdin never reaches the child, and EOF tells
 //     it the host died) and the read ends of stdout and stderr;
-//   - it leads its own process group, so [Process.KillGroup] reaches
-//     everything it started;
+//   - it leads its own session and process group, so [Process.KillGroup]
+//     reaches everything it started, and it has no controlling terminal
+//     (it cannot write to the user's terminal past host/termsafe);
 //   - on Linux the kernel SIGKILLs it when the host dies, even by SIGKILL
 //     (Pdeathsig): it is started from a goroutine locked to its OS thread,
 //     and that thread is kept until the child exits, because Pdeathsig

@@ -6,12 +6,14 @@ import (
 	"syscall"
 )
 
-// procAttr puts the child in its own process group, so KillGroup can kill it
-// with everything it started, and has the kernel SIGKILL it when the thread
+// procAttr puts the child in a session of its own, and so its own process
+// group, so KillGroup can kill it, and with no controlling terminal: it
+// cannot open /dev/tty and write to the user's terminal past the host's
+// filter; and has the kernel SIGKILL it when the thread
 // that started it dies (StartProcess keeps that thread for the child's
 // lifetime).
 func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // procAttrWith is procAttr with the caller's Pdeathsig, when its

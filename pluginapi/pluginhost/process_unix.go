@@ -7,11 +7,12 @@ import (
 	"syscall"
 )
 
-// procAttr puts the child in its own process group, so KillGroup can kill it
+// procAttr puts the child in a session of its own (its own process group,
+// no controlling terminal: see process_linux.go), so KillGroup can kill it
 // with everything it started. (No Pdeathsig outside Linux: the child
 // notices its host's death by EOF on stdin and by its parent changing.)
 func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setsid: true}
 }
 
 // procAttrWith is procAttr; a SysProcAttr of the caller's is refused.
