@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -238,11 +239,19 @@ func (p *Proc) start(ctx context.Context) (*child, error) {
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: handshake(),
 		Plugins:         plugin.PluginSet{pluginName: &grpcPlugin{}},
-		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, socketDir string) (runner.Runner, error) {
+			// os.MkdirTemp made socketDir under the umask (0500 under
+			// 0277: no socket can be made in it); it is ours alone.
+			if err := os.Chmod(socketDir, 0o700); err != nil {
+				return nil, fmt.Errorf("chmod socket folder: %w", err)
+			}
 			r.SetEnv(append(env, spec.Env...))
 			return r, nil
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		// The socket is made under the umask too; with a group, go-plugin
+		// makes it 0660 after listening (as pluginhost.Launch does).
+		UnixSocketConfig: socketConfig(),
 		Logger:           p.log, // go-plugin names it after the runner: harness-llm
 		Stderr:           tail,
 		StartTimeout:     startTimeout,
@@ -409,4 +418,13 @@ func (p *Provider) transportError(ctx context.Context, c *child, err error) erro
 		msg = "stream from " + Binary + " broke: " + msg
 	}
 	return &llm.Error{Kind: llm.ErrTransport, Provider: p.cfg.Provider, Message: msg, Err: err}
+}
+
+// socketConfig gives harness-llm's socket the user's own group (none
+// where there are no gids: Windows).
+func socketConfig() *plugin.UnixSocketConfig {
+	if gid := os.Getgid(); gid >= 0 {
+		return &plugin.UnixSocketConfig{Group: strconv.Itoa(gid)}
+	}
+	return nil
 }

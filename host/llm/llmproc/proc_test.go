@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	if code, ok := keeper.Main(os.Args); ok {
 		os.Exit(code)
 	}
+	if path := os.Getenv("LLMPROC_TEST_UMASK_HOST"); path != "" {
+		os.Exit(umaskHost(path))
+	}
 	if os.Getenv("LLMPROC_TEST_HOST") != "" {
 		os.Exit(playHost())
 	}

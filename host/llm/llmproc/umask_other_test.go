@@ -1,0 +1,5 @@
+//go:build !unix
+
+package llmproc_test
+
+func umaskHost(string) int { return 1 }
