@@ -238,8 +238,8 @@ func Open(root *os.Root, name string, want fs.FileInfo) (*os.File, fs.FileInfo, 
 }
 
 // WriteFile replaces the contents of the file name beneath root with
-// data, or creates it with mode perm and its missing folders (0755, less
-// the umask), following no symlink: a temporary file in the same folder,
+// data, or creates it with mode perm and its missing folders (0755), both
+// less the umask, following no symlink: a temporary file in the same folder,
 // written, synced, given the mode of the file it replaces (perm for a new
 // one) and renamed over name beneath that folder. A reader never sees a
 // half-written file; a hard link to the old file keeps the old contents.
@@ -254,19 +254,25 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error 
 	if base == "." {
 		return &fs.PathError{Op: "write", Path: name, Err: ErrNotRegular}
 	}
-	mode := perm
+	mode, exists := perm, false
 	switch fi, err := d.Lstat(base); {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return &fs.PathError{Op: "write", Path: name, Err: ErrSymlink}
 	case err == nil && !fi.Mode().IsRegular():
 		return &fs.PathError{Op: "write", Path: name, Err: ErrNotRegular}
 	case err == nil:
-		mode = fi.Mode().Perm()
+		mode, exists = fi.Mode().Perm(), true
 	case !errors.Is(err, fs.ErrNotExist):
 		return &fs.PathError{Op: "write", Path: name, Err: unwrap(err)}
 	}
 	tmp := "." + base + ".harness-" + strings.ToLower(rand.Text()[:10])
-	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// A new file is created with perm less the umask, as os.WriteFile
+	// would; a replaced one gets its old mode below.
+	createMode := perm
+	if exists {
+		createMode = 0o600
+	}
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, createMode)
 	if err != nil {
 		return &fs.PathError{Op: "create temporary file", Path: filepath.Join(filepath.Dir(name), tmp), Err: unwrap(err)}
 	}
@@ -280,8 +286,10 @@ func WriteFile(root *os.Root, name string, data []byte, perm fs.FileMode) error 
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Chmod(mode); err != nil {
-		return err
+	if exists {
+		if err := f.Chmod(mode); err != nil {
+			return err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return err
