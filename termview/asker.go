@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/event"
@@ -102,7 +103,7 @@ func (a *Asker) question(req permission.Request) string {
 	} else if len(req.Args) > 0 {
 		raw = req.Tool + " " + compactJSON(string(req.Args))
 	}
-	call := termsafe.Line(raw)
+	call := foldSpace(termsafe.Line(raw))
 	keys := "[y]es / [n]o: "
 	if always := req.AlwaysCovers(); always != "" {
 		keys = "[y]es / [n]o / [a]lways for " + termsafe.Line(always) + ": "
@@ -127,4 +128,36 @@ func (a *Asker) question(req permission.Request) string {
 		b.WriteString(v.style(bold, "Allow ") + call + v.style(bold, "? "+keys))
 	}
 	return b.String()
+}
+
+// foldSpace shows a run of more than 16 spaces (any Unicode space) as
+// "⟨N spaces⟩": thousands of them would push the start of a call (its
+// `rm -rf ~ #`) off the screen, above a harmless-looking tail.
+func foldSpace(s string) string {
+	const most = 16
+	var b strings.Builder
+	start, n := 0, 0 // the run: s[start:i], n characters
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if n == 0 {
+				start = i
+			}
+			n++
+			continue
+		}
+		foldRun(&b, s[start:i], n, most)
+		n = 0
+		b.WriteRune(r)
+	}
+	foldRun(&b, s[start:], n, most)
+	return b.String()
+}
+
+func foldRun(b *strings.Builder, run string, n, most int) {
+	switch {
+	case n > most:
+		fmt.Fprintf(b, "⟨%d spaces⟩", n)
+	case n > 0:
+		b.WriteString(run)
+	}
 }
