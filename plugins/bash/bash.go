@@ -384,7 +384,16 @@ func (b *bashPlugin) spillDir(call *pluginapi.Call) (string, error) {
 // that exists as anything else (another user's, a symbolic link, a folder
 // others may enter).
 func ensurePrivate(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	switch err := os.Mkdir(dir, 0o700); {
+	case err == nil:
+		// The umask may have taken the owner's bits (umask 0277 leaves
+		// 0500, a folder its owner cannot write in): the folder made here
+		// is set to 0700 whatever the umask. One that existed is checked,
+		// never changed.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	case !errors.Is(err, fs.ErrExist):
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	fi, err := os.Lstat(dir)
@@ -396,6 +405,30 @@ func ensurePrivate(dir string) error {
 		return fmt.Errorf("%s is not a private folder of this user", dir)
 	}
 	return nil
+}
+
+// mkdirPrivate makes dir and its missing parents 0700 whatever the umask
+// (os.MkdirAll's 0700 is 0500 under umask 0277: a folder its owner cannot
+// write in). Folders that exist are left as they are.
+func mkdirPrivate(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirPrivate(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return err
+	}
+	return os.Chmod(dir, 0o700)
 }
 
 // fileName makes s usable in a file name: letters, digits, '.', '_' and

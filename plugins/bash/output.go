@@ -167,7 +167,7 @@ func (o *output) openSpill() {
 		o.spillE = fmt.Errorf("this session's spill files reached their cap of %s", sizeName(o.quota.cap))
 		return
 	}
-	if err := os.MkdirAll(o.spillDir, 0o700); err != nil {
+	if err := mkdirPrivate(o.spillDir); err != nil {
 		o.spillE = fmt.Errorf("create spill folder: %w", err)
 		return
 	}

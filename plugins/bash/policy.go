@@ -116,6 +116,9 @@ func (c *sandboxConfig) tempDir(session, root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("make the command's temp folder: %w", err)
 	}
+	if err := os.Chmod(d, 0o700); err != nil { // whatever the umask (0277 leaves 0500)
+		return "", fmt.Errorf("make the command's temp folder: %w", err)
+	}
 	c.temps[session] = d
 	return d, nil
 }
