@@ -86,6 +86,11 @@ type Config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv.
 	PluginEnv []string
+	// Sandbox is the sandbox every bash command runs under (zero:
+	// workspace-write, network off). The plugins get it in their
+	// environment (HARNESS_SANDBOX, HARNESS_SANDBOX_NETWORK), set by the
+	// host whatever PluginEnv passes.
+	Sandbox Sandbox
 	// ContextWindow is the model's context window in tokens (0: unknown, no
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
@@ -470,6 +475,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
 		PluginEnv:   r.cfg.PluginEnv,
+		Env:         r.cfg.Sandbox.env(),
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
 		Supervisor:  Supervise,
