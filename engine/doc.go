@@ -44,7 +44,9 @@
 // workspace-write, network off): StartTools hands it to every plugin as
 // HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env, after
 // the allow-listed variables, so --plugin-env cannot override it), and
-// Runtime.Sandbox reports it for a front end's header. A Runtime writes
+// Runtime.Sandbox reports it for a front end's header. CreateSession logs
+// it (sandbox/policy, by host) and Run logs it again when a continued
+// session's last one differs. A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder
 // another user could write (host/ownership); CreateSession and StartTools
 // create a missing one 0700 whatever the umask.

@@ -273,6 +273,11 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	if err := r.logModel(s); err != nil {
 		return agent.Outcome{Reason: event.ReasonError, Err: err}
 	}
+	// A session continued under another sandbox setting logs it: the log
+	// tells what its commands could touch.
+	if err := r.logSandbox(s); err != nil {
+		return agent.Outcome{Reason: event.ReasonError, Err: err}
+	}
 	if loop == nil {
 		l, err := r.Loop(s.Cwd())
 		if err != nil {
@@ -383,6 +388,10 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 	// The log alone tells the mode: the configured one is its first event;
 	// and the model it starts on, which prices it in a listing.
 	if err := r.SetSessionMode(s, r.SessionMode(s), ModeByHost); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := r.logSandbox(s); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"fmt"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -54,3 +58,17 @@ func (s Sandbox) env() []string {
 
 // Sandbox is the sandbox setting the Runtime's bash commands run under.
 func (r *Runtime) Sandbox() Sandbox { return r.cfg.Sandbox.withDefaults() }
+
+// logSandbox logs the sandbox s's commands run under now, By host, unless
+// the log's last sandbox/policy says the same: at creation, and when a
+// session is continued under another setting.
+func (r *Runtime) logSandbox(s *session.Session) error {
+	sb := r.Sandbox()
+	if last := s.Sandbox(); last.Mode == string(sb.Mode) && last.Network == string(sb.Network) {
+		return nil
+	}
+	if _, err := s.Append(event.SandboxPolicy{Mode: string(sb.Mode), Network: string(sb.Network), By: ModeByHost}); err != nil {
+		return fmt.Errorf("log the sandbox of session %s: %w", s.ID(), err)
+	}
+	return nil
+}

@@ -215,8 +215,10 @@ func (c *config) check() error {
 			return fmt.Errorf("%s: %w", c.source(from), err)
 		}
 	}
-	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
-		return fmt.Errorf("%s: %w", c.source("sandbox"), err)
+	if c.Sandbox != "" { // "": the default (a config built as a literal)
+		if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
+			return fmt.Errorf("%s: %w", c.source("sandbox"), err)
+		}
 	}
 	if _, err := parseNetwork(c.SandboxNetwork); err != nil {
 		return fmt.Errorf("%s: %w", c.source("sandbox-network"), err)
@@ -247,7 +249,7 @@ func (c *config) check() error {
 
 // sandbox is the sandbox setting; check has validated it.
 func (c *config) sandbox() engine.Sandbox {
-	m, _ := sandbox.ParseMode(c.Sandbox)
+	m, _ := sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
 	n, _ := parseNetwork(c.SandboxNetwork)
 	return engine.Sandbox{Mode: m, Network: n}
 }

@@ -195,7 +195,7 @@ func TestRunScript(t *testing.T) {
 	evs, path := logtest.ReadLog(t, state)
 	// The session's permission mode and model first: the log alone tells
 	// them.
-	want := []string{"session", "permission/mode", "config/option", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
+	want := []string{"session", "permission/mode", "sandbox/policy", "config/option", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
 	if got := logtest.Types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("log types = %v, want %v", got, want)
 	}

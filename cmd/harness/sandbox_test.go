@@ -159,3 +159,62 @@ func TestSandboxCommand(t *testing.T) {
 		t.Errorf("bad --sandbox: %v, stderr %q; want exit 2 and one line naming the flag", err, errb.String())
 	}
 }
+
+// TestSandboxLoggedPerSession: a session is created with its sandbox
+// setting logged (sandbox/policy, by host, before the first turn); a
+// continued session under the same setting logs nothing more, and under
+// another setting logs the new one: the log alone tells what each
+// turn's commands could touch.
+func TestSandboxLoggedPerSession(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PROVIDER": "script", "HARNESS_PLUGIN_DIR": t.TempDir()}
+	policies := func() []string {
+		evs, _ := logtest.ReadLog(t, state)
+		var got []string
+		for _, e := range evs {
+			switch e["type"] {
+			case "sandbox/policy":
+				d := e["data"].(map[string]any)
+				got = append(got, d["mode"].(string)+"/"+d["network"].(string)+"/"+d["by"].(string))
+			case "turn/start":
+				got = append(got, "turn")
+			}
+		}
+		return got
+	}
+	steps := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{args: []string{"--sandbox", "read-only"}, want: "read-only/off/host turn"},
+		{env: map[string]string{"HARNESS_SANDBOX": "read-only"}, want: "read-only/off/host turn turn"},
+		{args: []string{"--sandbox", "off"}, want: "read-only/off/host turn turn off/on/host turn"},
+		{args: []string{"--sandbox-network", "on"}, want: "read-only/off/host turn turn off/on/host turn workspace-write/on/host turn"},
+	}
+	id := ""
+	for i, st := range steps {
+		e := map[string]string{"HARNESS_SCRIPT": writeScript(t, `{"text":"ok"}`)}
+		for k, v := range env {
+			e[k] = v
+		}
+		for k, v := range st.env {
+			e[k] = v
+		}
+		args := append([]string{"run"}, st.args...)
+		if id != "" {
+			args = append(args, "--session", id)
+		}
+		code, _, errOut := harness(t, e, append(args, "go")...)
+		if code != exitOK {
+			t.Fatalf("step %d: exit %d\n%s", i, code, errOut)
+		}
+		if id == "" {
+			id = strings.Fields(errOut[strings.Index(errOut, "session ")+len("session "):])[0]
+		}
+		if got := strings.Join(policies(), " "); got != st.want {
+			t.Errorf("step %d: sandbox events and turns = %q, want %q", i, got, st.want)
+		}
+	}
+}
