@@ -41,6 +41,8 @@ func TestRunSandboxSetting(t *testing.T) {
 		{name: "env read-only", env: []string{"HARNESS_SANDBOX=read-only", "HARNESS_SANDBOX_NETWORK=on"}, wantHeader: "sandbox read-only, network on"},
 		{name: "file read-only", file: "sandbox = \"read-only\"\n", wantHeader: "sandbox read-only, network off"},
 		{name: "flag beats env", args: []string{"--sandbox", "off"}, env: []string{"HARNESS_SANDBOX=read-only"}, wantWrite: true, wantHeader: "sandbox off"},
+		{name: "--plugin-env cannot override the host's", args: []string{"--plugin-env", "HARNESS_SANDBOX", "--sandbox", "read-only"},
+			env: []string{"HARNESS_SANDBOX=off"}, wantHeader: "sandbox read-only, network off"},
 		{name: "env beats file", env: []string{"HARNESS_SANDBOX=off"}, file: "sandbox = \"read-only\"\n", wantWrite: true, wantHeader: "sandbox off"},
 	}
 	for _, tc := range tests {
