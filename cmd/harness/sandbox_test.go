@@ -166,7 +166,7 @@ func TestSandboxCommand(t *testing.T) {
 // setting logged (sandbox/policy, by host, before the first turn); a
 // continued session under the same setting logs nothing more, and under
 // another setting logs the new one: the log alone tells what each
-// turn's commands could touch.
+// turn's commands could touch. harness sessions shows the last one.
 func TestSandboxLoggedPerSession(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
@@ -218,5 +218,10 @@ func TestSandboxLoggedPerSession(t *testing.T) {
 		if got := strings.Join(policies(), " "); got != st.want {
 			t.Errorf("step %d: sandbox events and turns = %q, want %q", i, got, st.want)
 		}
+	}
+	// harness sessions shows the last one.
+	code, out, errOut := harness(t, env, "sessions")
+	if code != exitOK || !strings.Contains(out, "SANDBOX") || !strings.Contains(out, "workspace-write +net") {
+		t.Errorf("sessions: exit %d, want the sandbox column with workspace-write +net:\n%s%s", code, out, errOut)
 	}
 }
