@@ -158,7 +158,7 @@ func importRules() []importRule {
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.
-		{dir: "engine", allowInternal: []string{"host", "pluginapi"}, allowExternal: true},
+		{dir: "engine", allowInternal: []string{"host", "pluginapi", "sandbox"}, allowExternal: true},
 		// the engine as an ACP agent: the adapter between the two.
 		{dir: "acpagent", allowInternal: []string{"acpbridge", "engine", "host"}, allowExternal: true},
 	}

@@ -39,7 +39,14 @@
 // (Config.Policy.Mode) as the session's first event, SessionMode reads it
 // from the log, SetSessionMode switches and logs it — also while a turn
 // runs, whose approver reads the mode at every decision. Close
-// waits for background work and stops the plugins. A Runtime writes
+// waits for background work and stops the plugins. Config.Sandbox is the
+// sandbox every bash command runs under (package sandbox; zero:
+// workspace-write, network off): StartTools hands it to every plugin as
+// HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env, after
+// the allow-listed variables, so --plugin-env cannot override it), and
+// Runtime.Sandbox reports it for a front end's header. CreateSession logs
+// it (sandbox/policy, by host) and Run logs it again when a continued
+// session's last one differs. A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder
 // another user could write (host/ownership); CreateSession and StartTools
 // create a missing one 0700 whatever the umask.

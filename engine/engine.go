@@ -86,6 +86,11 @@ type Config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv.
 	PluginEnv []string
+	// Sandbox is the sandbox every bash command runs under (zero:
+	// workspace-write, network off). The plugins get it in their
+	// environment (HARNESS_SANDBOX, HARNESS_SANDBOX_NETWORK), set by the
+	// host whatever PluginEnv passes.
+	Sandbox Sandbox
 	// ContextWindow is the model's context window in tokens (0: unknown, no
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
@@ -268,6 +273,11 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	if err := r.logModel(s); err != nil {
 		return agent.Outcome{Reason: event.ReasonError, Err: err}
 	}
+	// A session continued under another sandbox setting logs it: the log
+	// tells what its commands could touch.
+	if err := r.logSandbox(s); err != nil {
+		return agent.Outcome{Reason: event.ReasonError, Err: err}
+	}
 	if loop == nil {
 		l, err := r.Loop(s.Cwd())
 		if err != nil {
@@ -381,6 +391,10 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := r.logSandbox(s); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := r.logModel(s); err != nil {
 		s.Close()
 		return nil, err
@@ -470,6 +484,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
 		PluginEnv:   r.cfg.PluginEnv,
+		Env:         r.cfg.Sandbox.env(),
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
 		Supervisor:  Supervise,

@@ -203,6 +203,9 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 			if err := r.logModel(s); err != nil { // a child runs on the default model
 				r.log.Warn("subagent session: model not logged", "session", s.ID(), "err", err)
 			}
+			if err := r.logSandbox(s); err != nil { // its commands run in the same sandbox
+				r.log.Warn("subagent session: sandbox not logged", "session", s.ID(), "err", err)
+			}
 			unsetApprover := r.approvers.set(s.ID(), child)
 			ed, _ := r.editors.get(req.ParentSessionID)
 			unsetEditor := r.editors.set(s.ID(), ed)

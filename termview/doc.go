@@ -6,8 +6,9 @@
 // the user about a tool call on the terminal. Terminal runs a turn (or a
 // compaction) of an engine.Runtime with both and maps its outcome to the
 // exit status and one-line reason harness run documents (0 completed, 1
-// failed, 3 stopped early, 130 cancelled); Finish prints the turn's usage
-// line. It writes only to the writers it is given; cmd/harness parses the
+// failed, 3 stopped early, 130 cancelled); Header prints the line a turn
+// starts with (session, permission mode, sandbox — "sandbox off" stated
+// plainly), Finish the turn's usage line. It writes only to the writers it is given; cmd/harness parses the
 // flags and builds the runtime.
 //
 // Every string it shows that harness did not write itself — the model's

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/host/toolbox"
@@ -57,9 +58,9 @@ func cell(s string) string { return termsafe.Line(strings.Join(strings.Fields(s)
 // its parent; total, when set, renders a session's usage total column.
 func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tUPDATED\tTURNS\tCWD\tFIRST PROMPT\n"
+	head := "ID\tUPDATED\tTURNS\tSANDBOX\tCWD\tFIRST PROMPT\n"
 	if total != nil {
-		head = "ID\tUPDATED\tTURNS\tTOTAL\tCWD\tFIRST PROMPT\n"
+		head = "ID\tUPDATED\tTURNS\tTOTAL\tSANDBOX\tCWD\tFIRST PROMPT\n"
 	}
 	_, _ = io.WriteString(tw, head)
 	for _, row := range sessionTree(list) {
@@ -68,10 +69,24 @@ func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) s
 		if total != nil {
 			turns += "\t" + cell(total(s))
 		}
+		turns += "\t" + cell(sandboxCell(s.Sandbox))
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", row.depth), cell(s.ID),
 			s.UpdatedAt.Local().Format(time.DateTime), turns, cell(s.Cwd), Clip(cell(s.FirstPrompt), 60))
 	}
 	return tw.Flush()
+}
+
+// sandboxCell is a session's last sandbox setting in a few characters:
+// "workspace-write", "read-only +net" (the network on), "off", "-" when
+// its log names none (a log from before the setting was logged).
+func sandboxCell(p event.SandboxPolicy) string {
+	switch {
+	case p.Mode == "":
+		return "-"
+	case p.Mode != "off" && p.Network == "on":
+		return p.Mode + " +net"
+	}
+	return p.Mode
 }
 
 type sessionRow struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
@@ -68,6 +69,33 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 		return ExitFailed, out.Err
 	}
 	return ExitFailed, fmt.Errorf("the turn ended: %s", out.Reason)
+}
+
+// Header writes to t.Err the line a turn of s starts with: the session,
+// its permission mode and the sandbox its bash commands run under — "off"
+// stated plainly, and "not enforced" where the kernel has none (not
+// Linux). Dim on a terminal.
+func (t Terminal) Header(rt *engine.Runtime, s *session.Session) {
+	line := fmt.Sprintf("session %s · mode %s · %s", termsafe.Line(s.ID()), rt.SessionMode(s), SandboxLine(rt.Sandbox(), runtime.GOOS))
+	if t.Color && IsTerminal(t.Err) {
+		line = "\x1b[2m" + line + "\x1b[0m"
+	}
+	fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
+}
+
+// SandboxLine is the sandbox setting sb as the header shows it on
+// operating system goos: "sandbox workspace-write, network off";
+// "sandbox off: commands run with your rights"; with "(not enforced on
+// darwin)" where commands run unsandboxed.
+func SandboxLine(sb engine.Sandbox, goos string) string {
+	if sb.String() == "off" {
+		return "sandbox off: commands run with your rights"
+	}
+	line := "sandbox " + sb.String()
+	if goos != "linux" {
+		line += " (not enforced on " + goos + ")"
+	}
+	return line
 }
 
 // Compact compacts the history of s now with rt (harness run --compact),

@@ -36,7 +36,7 @@ type stdio struct {
 }
 
 // safeStdio returns std with stderr, and stdout of the commands that
-// style nothing of their own (sessions, models, plugins, dev), going
+// style nothing of their own (sessions, models, plugins, dev, sandbox), going
 // through host/termsafe: what plugins, servers, logs and errors say is
 // shown escaped, never interpreted by the terminal. run and demo render
 // through termview, so their stdout is theirs. acp keeps both: stdout
@@ -53,7 +53,7 @@ func safeStdio(std stdio, command string) (safe stdio, flush func()) {
 		safe.styled = std.styled
 	}
 	switch command {
-	case "sessions", "models", "plugins", "dev":
+	case "sessions", "models", "plugins", "dev", "sandbox":
 		outw := termsafe.NewWriter(std.out)
 		safe.out = outw
 		return safe, func() { outw.Flush(); errw.Flush() }
@@ -81,6 +81,7 @@ Usage:
   harness plugins check PATH...  run the plugin conformance checks on plugin binaries
   harness plugins pin [--dev]    pin the plugins' sha256 in DIR.lock next to each plugin dir
   harness dev [flags] [DIR...]   rebuild plugins from source as you edit them
+  harness sandbox [flags]        what this kernel enforces of the sandbox setting (--sandbox)
   harness version                print the version
 
 Flags go before PROMPT; every flag has an environment twin (see harness run -h)
@@ -118,6 +119,8 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdDev(ctx, args[1:], std, lookup)
 	case "plugins":
 		code, err = cmdPlugins(ctx, args[1:], std, lookup)
+	case "sandbox":
+		code, err = cmdSandbox(ctx, args[1:], std, lookup)
 	case "acp":
 		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":

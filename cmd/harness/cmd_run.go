@@ -61,6 +61,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	h.ConnectMCP(s, nil)
+	h.term.Header(h.Runtime, s)
 	from := int64(s.Len())
 	code, err := h.term.Turn(ctx, h.Runtime, s, text)
 	h.term.Finish(h.Runtime, s, from)

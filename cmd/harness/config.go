@@ -15,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // config is every setting of the harness command. Each is read one way
@@ -56,6 +57,11 @@ type config struct {
 	// PluginEnv names host environment variables the plugins get besides
 	// pluginhost.DefaultPassEnv (comma-separated; a trailing * is a prefix).
 	PluginEnv string
+	// Sandbox is what bash commands may touch: workspace-write |
+	// read-only | off; SandboxNetwork whether they reach the network: off
+	// | on (package sandbox).
+	Sandbox        string
+	SandboxNetwork string
 	// CompactAt is the percent of the context window a request may fill
 	// before compaction.
 	CompactAt int
@@ -110,6 +116,8 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "deprecated: use --mode")
 	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
+	s.String(&c.Sandbox, "sandbox", "HARNESS_SANDBOX", string(sandbox.WorkspaceWrite), "what bash commands may write, enforced by the kernel: workspace-write (the session's folder and a private temp folder) | read-only | off (the user's rights); see harness sandbox")
+	s.String(&c.SandboxNetwork, "sandbox-network", "HARNESS_SANDBOX_NETWORK", string(sandbox.NetworkOff), "whether sandboxed bash commands reach the network: off (loopback only) | on")
 	s.Bool(&c.MCPProject, "mcp-project", "HARNESS_MCP_PROJECT", false, "start the MCP servers of the project's .mcp.json too (they run commands from the repository)")
 	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
 	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --mode allow-all)")
@@ -207,6 +215,14 @@ func (c *config) check() error {
 			return fmt.Errorf("%s: %w", c.source(from), err)
 		}
 	}
+	if c.Sandbox != "" { // "": the default (a config built as a literal)
+		if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
+			return fmt.Errorf("%s: %w", c.source("sandbox"), err)
+		}
+	}
+	if _, err := parseNetwork(c.SandboxNetwork); err != nil {
+		return fmt.Errorf("%s: %w", c.source("sandbox-network"), err)
+	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
 	}
@@ -229,6 +245,24 @@ func (c *config) check() error {
 		}
 	}
 	return nil
+}
+
+// sandbox is the sandbox setting; check has validated it.
+func (c *config) sandbox() engine.Sandbox {
+	m, _ := sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
+	n, _ := parseNetwork(c.SandboxNetwork)
+	return engine.Sandbox{Mode: m, Network: n}
+}
+
+// parseNetwork reads the sandbox-network setting.
+func parseNetwork(s string) (sandbox.Network, error) {
+	switch n := sandbox.Network(s); n {
+	case sandbox.NetworkOff, sandbox.NetworkOn:
+		return n, nil
+	case "":
+		return sandbox.NetworkOff, nil
+	}
+	return "", fmt.Errorf("unknown sandbox network %q (want off or on)", s)
 }
 
 // pluginEnv returns the names of --plugin-env.

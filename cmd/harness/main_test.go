@@ -195,7 +195,7 @@ func TestRunScript(t *testing.T) {
 	evs, path := logtest.ReadLog(t, state)
 	// The session's permission mode and model first: the log alone tells
 	// them.
-	want := []string{"session", "permission/mode", "config/option", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
+	want := []string{"session", "permission/mode", "sandbox/policy", "config/option", "turn/start", "user/message", "step/start", "assistant/message", "step/end", "turn/end"}
 	if got := logtest.Types(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("log types = %v, want %v", got, want)
 	}
@@ -295,6 +295,15 @@ func TestRunErrors(t *testing.T) {
 		"bad log level names its source": {
 			env:  map[string]string{"HARNESS_LOG_LEVEL": "loud"},
 			args: []string{"run", "hi"}, wantCode: exitUsage, wantErr: `HARNESS_LOG_LEVEL: unknown log level "loud"`,
+		},
+		"bad sandbox names its source": {
+			env:  map[string]string{"HARNESS_SANDBOX": "bogus"},
+			args: []string{"run", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: HARNESS_SANDBOX: unknown sandbox mode "bogus" (want workspace-write, read-only or off)`,
+		},
+		"bad sandbox network flag": {
+			args: []string{"run", "--sandbox-network", "maybe", "hi"}, wantCode: exitUsage, oneLine: true,
+			wantErr: `harness: --sandbox-network: unknown sandbox network "maybe" (want off or on)`,
 		},
 		"bad log level flag names its source": {
 			args: []string{"plugins", "check", "--log-level", "loud", "x"}, wantCode: exitUsage, wantErr: `--log-level: unknown log level "loud"`,

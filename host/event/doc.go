@@ -34,9 +34,10 @@
 //
 // Every event sits inside an open turn: between a turn/start and its turn/end.
 // Steps (step/start, step/end) nest inside turns and are numbered from 1.
-// Two session settings are the exceptions and may come anywhere, between
+// Three session settings are the exceptions and may come anywhere, between
 // turns or during one, for what follows: config/option ([ConfigOption]:
-// the session's model, its reasoning effort) and permission/mode
+// the session's model, its reasoning effort), permission/mode
 // ([PermissionMode]: a session is created with one, and the editor may
-// switch modes).
+// switch modes) and sandbox/policy ([SandboxPolicy]: the sandbox its bash
+// commands run under, logged at creation and when it changes).
 package event

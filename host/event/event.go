@@ -25,6 +25,7 @@ const (
 	TypePermission       Type = "permission/decision"
 	TypeConfigOption     Type = "config/option"
 	TypePermissionMode   Type = "permission/mode"
+	TypeSandboxPolicy    Type = "sandbox/policy"
 	TypeCompact          Type = "context/compact"
 )
 
@@ -42,7 +43,7 @@ func IsKnown(t Type) bool {
 	switch t {
 	case TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd,
 		TypeUserMessage, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeTodoWrite, TypePermission,
-		TypeConfigOption, TypePermissionMode, TypeCompact:
+		TypeConfigOption, TypePermissionMode, TypeSandboxPolicy, TypeCompact:
 		return true
 	}
 	return false
@@ -96,6 +97,8 @@ func (e Event) Decode() (Payload, error) {
 		p = new(ConfigOption)
 	case TypePermissionMode:
 		p = new(PermissionMode)
+	case TypeSandboxPolicy:
+		p = new(SandboxPolicy)
 	case TypeCompact:
 		p = new(Compact)
 	default:
@@ -133,6 +136,8 @@ func deref(p Payload) Payload {
 	case *ConfigOption:
 		return *v
 	case *PermissionMode:
+		return *v
+	case *SandboxPolicy:
 		return *v
 	case *Compact:
 		return *v

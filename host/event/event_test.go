@@ -36,6 +36,7 @@ func samples() []Payload {
 		PermissionMode{Mode: "accept-edits", By: "client"},
 		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
 		ConfigOption{ID: "model", Value: "script", Provider: "script", By: OptionByHost},
+		SandboxPolicy{Mode: "read-only", Network: "off", By: "host"},
 	}
 }
 

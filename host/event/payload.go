@@ -292,6 +292,20 @@ type PermissionMode struct {
 	By string `json:"by"`
 }
 
+// SandboxPolicy records the sandbox the session's bash commands run under
+// from here on (package sandbox): Mode workspace-write, read-only or off;
+// Network off or on. A session is created with one, and the host logs
+// another when a turn starts under a setting other than the log's last
+// (a session continued with another --sandbox). Like PermissionMode it may
+// come outside a turn.
+type SandboxPolicy struct {
+	Mode    string `json:"mode"`
+	Network string `json:"network"`
+	// By says who set it: host (the host's setting: its flag,
+	// environment, config file or default).
+	By string `json:"by"`
+}
+
 // ConfigOption records a session setting for the steps that follow: ID
 // "model" (Value a model name) or "reasoning_effort" (Value a level of the
 // model). The last switch of each ID in a log is the session's current
@@ -391,4 +405,5 @@ func (TodoWrite) EventType() Type        { return TypeTodoWrite }
 func (Permission) EventType() Type       { return TypePermission }
 func (ConfigOption) EventType() Type     { return TypeConfigOption }
 func (PermissionMode) EventType() Type   { return TypePermissionMode }
+func (SandboxPolicy) EventType() Type    { return TypeSandboxPolicy }
 func (Compact) EventType() Type          { return TypeCompact }

@@ -44,7 +44,7 @@ func normalize(p event.Payload) (event.Payload, error) {
 		return nil, errors.New("nil payload")
 	case event.TurnStart, event.TurnEnd, event.StepStart, event.StepEnd, event.UserMessage,
 		event.AssistantMessage, event.ToolCall, event.ToolResult, event.TodoWrite, event.Permission,
-		event.ConfigOption, event.PermissionMode, event.Compact:
+		event.ConfigOption, event.PermissionMode, event.SandboxPolicy, event.Compact:
 		return p, nil
 	case *event.TurnStart:
 		return deref(v)
@@ -69,6 +69,8 @@ func normalize(p event.Payload) (event.Payload, error) {
 	case *event.ConfigOption:
 		return deref(v)
 	case *event.PermissionMode:
+		return deref(v)
+	case *event.SandboxPolicy:
 		return deref(v)
 	case *event.Compact:
 		return deref(v)

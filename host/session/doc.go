@@ -2,7 +2,8 @@
 // eventlog), the projections the host needs from it — the model's messages,
 // the todo list (the last todo/write), the turns, the "always" permission
 // answers (Session.Always, Session.AlwaysKind), the permission mode
-// (Session.Mode, the last permission/mode) — and followers that see every event. A Store
+// (Session.Mode, the last permission/mode), the sandbox setting
+// (Session.Sandbox, the last sandbox/policy) — and followers that see every event. A Store
 // also walks a child session's ancestry through its headers
 // (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs.
 //
@@ -51,11 +52,13 @@
 //
 // # Structure
 //
-// Every event sits inside a turn — but permission/mode, which may come
-// anywhere (Session.Mode is the last one's) — and steps nest inside turns.
+// Every event sits inside a turn — but config/option, permission/mode and
+// sandbox/policy, which may come anywhere (Session.Mode, Session.Sandbox
+// are the last one's) — and steps nest inside turns.
 // Append and AppendRaw refuse, with an [*InvalidError] and without writing
 // anything, an event that would break this: anything but turn/start (and
-// permission/mode) outside a turn; a
+// the settings above) outside a turn; a sandbox/policy without mode or
+// network; a
 // turn/start while a turn is open or with a number other than LastTurn()+1; a
 // turn/end while a step is open or for another turn; a step/start while a
 // step is open or out of sequence (steps count from 1 within a turn); a

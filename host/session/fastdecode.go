@@ -51,6 +51,7 @@ var payloadPlans = buildPlans(
 	event.AssistantMessage{}, event.ToolCall{}, event.ToolResult{}, event.TodoWrite{}, event.Permission{},
 	event.ConfigOption{},
 	event.PermissionMode{},
+	event.SandboxPolicy{},
 	event.Compact{},
 )
 

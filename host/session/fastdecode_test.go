@@ -15,6 +15,7 @@ var hostTypes = []event.Type{
 	event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult, event.TypeTodoWrite, event.TypePermission,
 	event.TypeConfigOption,
 	event.TypePermissionMode,
+	event.TypeSandboxPolicy,
 	event.TypeCompact,
 }
 
@@ -44,6 +45,7 @@ func samplePayloads() []event.Payload {
 		event.ConfigOption{},
 		event.Permission{Turn: 1, Step: 2, CallID: "c", Tool: "write", Decision: event.AllowAlways, Source: "user", Kind: "edit"},
 		event.PermissionMode{Mode: "read-only", By: "client"},
+		event.SandboxPolicy{Mode: "workspace-write", Network: "off", By: "host"},
 		event.Compact{Turn: 3, Summary: "the user wants \"x\"\n- done", From: 0, Keep: 41, Reason: event.CompactAuto, TokensBefore: 6600, TokensAfter: 1200, Window: 8192, Limit: 8192},
 		event.Compact{Turn: 1, Reason: event.CompactCommand},
 	}

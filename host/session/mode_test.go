@@ -52,3 +52,35 @@ func TestPermissionModeAnywhere(t *testing.T) {
 		t.Errorf("AlwaysKind(execute) = %+v, want none", got)
 	}
 }
+
+// TestSandboxPolicyAnywhere: sandbox/policy may come before the first turn
+// and between turns, like the mode; the last one is the session's, after
+// a reopen too; one without a mode or network is refused.
+func TestSandboxPolicyAnywhere(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	s := create(t, st, "sandboxes")
+	if p := s.Sandbox(); p != (event.SandboxPolicy{}) {
+		t.Errorf("Sandbox() of a new session = %+v, want none", p)
+	}
+	mustAppend(t, s,
+		event.SandboxPolicy{Mode: "workspace-write", Network: "off", By: "host"},
+		event.TurnStart{Turn: 1},
+		event.UserMessage{Content: event.Text("go")},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted},
+		event.SandboxPolicy{Mode: "read-only", Network: "on", By: "host"},
+	)
+	for _, bad := range []event.SandboxPolicy{{Network: "off", By: "host"}, {Mode: "off", By: "host"}} {
+		if _, err := s.Append(bad); err == nil {
+			t.Errorf("%+v was accepted", bad)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, st, "sandboxes")
+	defer r.Close()
+	if p := r.Sandbox(); p.Mode != "read-only" || p.Network != "on" {
+		t.Errorf("Sandbox() after reopen = %+v, want read-only, network on", p)
+	}
+}

@@ -59,6 +59,8 @@ type Session struct {
 	// mode is the permission mode of the last permission/mode, "" before
 	// any.
 	mode string
+	// sandbox is the last sandbox/policy event.
+	sandbox event.SandboxPolicy
 }
 
 // Turn is one turn as the log records it.
@@ -276,6 +278,8 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 		}
 	case event.PermissionMode:
 		s.mode = p.Mode
+	case event.SandboxPolicy:
+		s.sandbox = p
 	case event.TodoWrite:
 		s.todos = p.Todos
 		if s.todos == nil {
@@ -399,6 +403,15 @@ func (s *Session) Mode() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode
+}
+
+// Sandbox is the last sandbox/policy event of the log: the sandbox the
+// session's bash commands run under; the zero value when the log holds
+// none (a log written before the setting was logged).
+func (s *Session) Sandbox() event.SandboxPolicy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sandbox
 }
 
 // Turns returns every turn of the session in order. The slice is the

@@ -55,6 +55,9 @@ type Summary struct {
 	FirstPrompt string
 	// Turns counts the turns started.
 	Turns int
+	// Sandbox is the log's last sandbox/policy: the sandbox its commands
+	// ran under last; the zero value when it holds none.
+	Sandbox event.SandboxPolicy
 	// Usage sums the usage of the ended turns, by the model the log says
 	// was current when each ended: its last "model" config/option then.
 	// The zero Model: the log named none yet (a log written before the
@@ -261,12 +264,14 @@ func (st *Store) summary(id string) Summary {
 		switch event.Type(r.Type) {
 		case event.TypeTurnStart:
 			sum.Turns++
-		case event.TypeConfigOption, event.TypeTurnEnd:
+		case event.TypeConfigOption, event.TypeTurnEnd, event.TypeSandboxPolicy:
 			p, err := decodePayload(event.Type(r.Type), r.Data)
 			if err != nil {
 				return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
 			}
 			switch p := p.(type) {
+			case event.SandboxPolicy:
+				sum.Sandbox = p
 			case event.ConfigOption:
 				if p.ID == "model" {
 					model = Model{Provider: p.Provider, Name: p.Value}

@@ -108,6 +108,11 @@ func (s *structure) check(t event.Type, p event.Payload) error {
 		if p.Mode == "" {
 			return invalid(t, "no mode")
 		}
+	case event.SandboxPolicy:
+		// Anywhere, as the mode.
+		if p.Mode == "" || p.Network == "" {
+			return invalid(t, "no mode or network")
+		}
 	case event.TodoWrite:
 		if s.turn == 0 {
 			return invalid(t, "no turn is open")

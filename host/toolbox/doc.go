@@ -46,8 +46,9 @@
 //
 // Every plugin, at its first start, a restart or a reload alike, gets the
 // minimal environment of pluginhost.PluginEnv — the allow-list of
-// pluginhost.DefaultPassEnv plus the names of Config.PluginEnv — never the
-// host's whole environment, so the host's API keys stay out of every
+// pluginhost.DefaultPassEnv plus the names of Config.PluginEnv, then the
+// variables of Config.Env (the host's settings for plugins: the sandbox) —
+// never the host's whole environment, so the host's API keys stay out of every
 // plugin and of what it starts. With Config.Supervisor (the engine passes
 // host/keeper's) every plugin process runs under that supervisor, which
 // kills what the plugin left when it ends — stopped, crashed, SIGKILLed —

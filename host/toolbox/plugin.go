@@ -325,7 +325,7 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		Path:         exe,
 		Name:         filepath.Base(path),
 		Logger:       tb.log,
-		Env:          []string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel},
+		Env:          append([]string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel}, tb.cfg.Env...),
 		PassEnv:      tb.cfg.PluginEnv,
 		StartTimeout: tb.cfg.StartTimeout,
 		StopTimeout:  tb.cfg.StopTimeout,

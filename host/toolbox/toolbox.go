@@ -47,6 +47,10 @@ type Config struct {
 	// pluginhost.DefaultPassEnv (pluginhost.LaunchConfig.PassEnv); a plugin
 	// never gets the host's whole environment.
 	PluginEnv []string
+	// Env are NAME=value variables every plugin gets, after those of
+	// PluginEnv (so they win over a host variable of the same name);
+	// engine passes the sandbox setting this way.
+	Env []string
 	// Services are the host services plugins may call back.
 	Services pluginapi.HostServices
 	// Supervisor runs every plugin process under a supervisor that kills

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/sandbox"
+)
+
+// Sandbox is the sandbox setting every bash command of the Runtime runs
+// under (package sandbox; the bash plugin builds each command's policy
+// from it and the call's cwd). The zero value is the default:
+// workspace-write, network off.
+type Sandbox struct {
+	Mode    sandbox.Mode
+	Network sandbox.Network
+}
+
+// The plugin environment variables that carry the setting (the bash
+// plugin reads them; see plugins/bash).
+const (
+	EnvSandbox        = "HARNESS_SANDBOX"
+	EnvSandboxNetwork = "HARNESS_SANDBOX_NETWORK"
+)
+
+// withDefaults fills what s leaves unset.
+func (s Sandbox) withDefaults() Sandbox {
+	if s.Mode == "" {
+		s.Mode = sandbox.WorkspaceWrite
+	}
+	if s.Network == "" {
+		s.Network = sandbox.NetworkOff
+	}
+	if s.Mode == sandbox.Off {
+		s.Network = sandbox.NetworkOn // nothing confines it
+	}
+	return s
+}
+
+// String is the setting as the header of harness run shows it:
+// "workspace-write, network off", "read-only, network on", "off".
+func (s Sandbox) String() string {
+	s = s.withDefaults()
+	if s.Mode == sandbox.Off {
+		return "off"
+	}
+	return string(s.Mode) + ", network " + string(s.Network)
+}
+
+// env is the setting as the plugins' environment carries it; it comes
+// after the allow-listed variables, so it wins over a HARNESS_SANDBOX
+// passed with --plugin-env.
+func (s Sandbox) env() []string {
+	s = s.withDefaults()
+	return []string{EnvSandbox + "=" + string(s.Mode), EnvSandboxNetwork + "=" + string(s.Network)}
+}
+
+// Sandbox is the sandbox setting the Runtime's bash commands run under.
+func (r *Runtime) Sandbox() Sandbox { return r.cfg.Sandbox.withDefaults() }
+
+// logSandbox logs the sandbox s's commands run under now, By host, unless
+// the log's last sandbox/policy says the same: at creation, and when a
+// session is continued under another setting.
+func (r *Runtime) logSandbox(s *session.Session) error {
+	sb := r.Sandbox()
+	if last := s.Sandbox(); last.Mode == string(sb.Mode) && last.Network == string(sb.Network) {
+		return nil
+	}
+	if _, err := s.Append(event.SandboxPolicy{Mode: string(sb.Mode), Network: string(sb.Network), By: ModeByHost}); err != nil {
+		return fmt.Errorf("log the sandbox of session %s: %w", s.ID(), err)
+	}
+	return nil
+}
