@@ -219,6 +219,7 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 		WindowOf:      r.windowOf,
 		CompactAt:     r.cfg.CompactAt,
 		KeepTokens:    r.cfg.KeepTokens,
+		Sandbox:       r.callSandbox,
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/sandbox"
@@ -72,3 +73,23 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 	}
 	return nil
 }
+
+// callSandbox is the sandbox a call of tool t runs under in a session
+// whose cwd is cwd, for its tool/call: set for the bash plugin's tools of
+// kind execute (bash, which runs each command in it, and kill_shell, which
+// stops one started there), nil for every other tool — a third-party
+// plugin's execute tool is not run in this sandbox, so the kind alone
+// does not say it. The roots are sandbox.Build's writable roots for cwd
+// (the cwd and its repository's git folder); the private temp folder the
+// plugin makes is not among them.
+func (r *Runtime) callSandbox(t agent.Tool, cwd string) *event.CallSandbox {
+	if t.Plugin == nil || t.Plugin.Name != bashPlugin || t.Kind != "execute" {
+		return nil
+	}
+	sb := r.Sandbox()
+	p := sandbox.Build(sandbox.Setup{Mode: sb.Mode, Network: sb.Network, Cwd: cwd})
+	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: p.WritableRoots}
+}
+
+// bashPlugin is the name the built-in bash plugin describes itself by.
+const bashPlugin = "bash"

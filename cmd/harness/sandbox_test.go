@@ -225,3 +225,61 @@ func TestSandboxLoggedPerSession(t *testing.T) {
 		t.Errorf("sessions: exit %d, want the sandbox column with workspace-write +net:\n%s%s", code, out, errOut)
 	}
 }
+
+// TestSandboxOnToolCall runs the installed harness with the script
+// provider calling the real bash plugin's bash and the real todo plugin's
+// todo_write in one step, under the default sandbox, read-only and off:
+// the bash tool/call records the sandbox its command ran under (mode,
+// network, the writable roots: the session's cwd in workspace-write, none
+// otherwise); todo_write's records none.
+func TestSandboxOnToolCall(t *testing.T) {
+	t.Parallel()
+	bin := installedHarness(t)
+	tests := []struct {
+		name string
+		args []string
+		want string // the bash call's sandbox, with CWD for the session's cwd
+	}{
+		{name: "default", want: `{"mode":"workspace-write","network":"off","roots":["CWD"]}`},
+		{name: "read-only", args: []string{"--sandbox", "read-only"}, want: `{"mode":"read-only","network":"off"}`},
+		{name: "off", args: []string{"--sandbox", "off"}, want: `{"mode":"off","network":"on"}`},
+		{name: "network on", args: []string{"--sandbox-network", "on"}, want: `{"mode":"workspace-write","network":"on","roots":["CWD"]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			state, cwd := t.TempDir(), t.TempDir()
+			script := writeScript(t, `{"toolCalls":[{"id":"c1","name":"bash","args":{"command":"true","description":"nothing"}},`+
+				`{"id":"c2","name":"todo_write","args":{"todos":[{"content":"a","status":"pending"}]}}]}`, `{"text":"done"}`)
+			args := append([]string{"run", "--provider", "script", "--script", script, "--yes"}, tc.args...)
+			cmd := exec.Command(bin, append(args, "go")...)
+			cmd.Dir = cwd
+			cmd.Env = installedEnv(state)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			real, err := filepath.EvalSymlinks(cwd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, _ := logtest.ReadLog(t, state)
+			got := map[string]string{}
+			for _, e := range evs {
+				if e["type"] != "tool/call" {
+					continue
+				}
+				d := e["data"].(map[string]any)
+				sb := "none"
+				if v, ok := d["sandbox"]; ok {
+					b, _ := json.Marshal(v)
+					sb = string(b)
+				}
+				got[d["name"].(string)] = sb
+			}
+			want := map[string]string{"bash": strings.ReplaceAll(tc.want, "CWD", real), "todo_write": "none"}
+			if len(got) != 2 || got["bash"] != want["bash"] || got["todo_write"] != want["todo_write"] {
+				t.Errorf("tool/call sandboxes %v, want %v", got, want)
+			}
+		})
+	}
+}

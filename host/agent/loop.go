@@ -48,6 +48,10 @@ type Loop struct {
 	// verbatim; 0 means a third of the room the threshold leaves besides
 	// the system prompt and the tools.
 	KeepTokens int
+	// Sandbox, when set, gives the sandbox a call of tool t runs under in
+	// a session whose cwd is cwd (nil: none); the loop records it on the
+	// call's tool/call.
+	Sandbox func(t Tool, cwd string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
 }

@@ -214,6 +214,9 @@ func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 	ev := event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments}
 	if tool, ok := st.tools[c.Name]; ok {
 		ev.Plugin, ev.MCP, ev.Kind = tool.Plugin, tool.MCP, tool.Kind
+		if t.l.Sandbox != nil {
+			ev.Sandbox = t.l.Sandbox(tool, t.s.Cwd())
+		}
 		if pv, ok := t.l.Tools.(Previewer); ok && ctx.Err() == nil {
 			m := pv.Preview(ctx, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k, CallID: c.ID,
 				Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: tool.Plugin})

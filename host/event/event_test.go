@@ -37,6 +37,8 @@ func samples() []Payload {
 		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
 		ConfigOption{ID: "model", Value: "script", Provider: "script", By: OptionByHost},
 		SandboxPolicy{Mode: "read-only", Network: "off", By: "host"},
+		ToolCall{Turn: 3, Step: 1, CallID: "c3", Name: "bash", Args: `{"command":"make"}`, Kind: "execute",
+			Plugin: &Plugin{Name: "bash", Version: "1.0.0"}, Sandbox: &CallSandbox{Mode: "workspace-write", Network: "off", Roots: []string{"/src/p", "/src/p/.git"}}},
 	}
 }
 

@@ -169,6 +169,22 @@ type ToolCall struct {
 	Title     string     `json:"title,omitempty"`
 	Locations []Location `json:"locations,omitempty"`
 	Diffs     []Diff     `json:"diffs,omitempty"`
+	// Sandbox is the sandbox the call's commands run under, for a tool
+	// that runs commands in it (the bash plugin's execute tools); nil for
+	// every other tool.
+	Sandbox *CallSandbox `json:"sandbox,omitempty"`
+}
+
+// CallSandbox is the sandbox a tool call's commands run under: its mode
+// (workspace-write, read-only, off), network (off, on) and the writable
+// roots the host knows will apply — the session's cwd and the git folder
+// of the repository it is in, in workspace-write; none in read-only and
+// off. The command's private temp folder, writable in every mode, is
+// made by the plugin and not listed.
+type CallSandbox struct {
+	Mode    string   `json:"mode"`
+	Network string   `json:"network"`
+	Roots   []string `json:"roots,omitempty"`
 }
 
 // Location is a file a tool call reads or changes, with a 1-based line

@@ -35,6 +35,8 @@ func samplePayloads() []event.Payload {
 		event.AssistantMessage{Turn: 1, Step: 1},
 		event.ToolCall{Turn: 1, Step: 1, CallID: "c", Name: "bash", Args: `{"cmd":"ls -la"}`, Plugin: &event.Plugin{Name: "bash", Version: "1.2.3", SHA256: "ab", PID: 4242}},
 		event.ToolCall{Turn: 1, Step: 1, CallID: "c"},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c", Name: "bash", Kind: "execute", Sandbox: &event.CallSandbox{Mode: "workspace-write", Network: "off", Roots: []string{"/a b", "/a b/.git"}}},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c", Name: "bash", Sandbox: &event.CallSandbox{Mode: "off", Network: "on"}},
 		event.ToolResult{Turn: 1, Step: 1, CallID: "c", Content: "line\nline\r\n\x01", IsError: true},
 		event.ToolResult{Turn: 1, Step: 1, CallID: "c"},
 		event.TodoWrite{Todos: []event.Todo{{Content: "a", Status: event.TodoPending}, {Content: "b", Status: event.TodoCompleted}}},
