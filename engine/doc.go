@@ -46,7 +46,8 @@
 // the allow-listed variables, so --plugin-env cannot override it), and
 // Runtime.Sandbox reports it for a front end's header. CreateSession logs
 // it (sandbox/policy, by host) and Run logs it again when a continued
-// session's last one differs. A Runtime writes
+// session's last one differs; the loop records it on each tool/call of
+// the bash plugin's execute tools (callSandbox). A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder
 // another user could write (host/ownership); CreateSession and StartTools
 // create a missing one 0700 whatever the umask.

@@ -230,7 +230,8 @@ func TestSandboxLoggedPerSession(t *testing.T) {
 // provider calling the real bash plugin's bash and the real todo plugin's
 // todo_write in one step, under the default sandbox, read-only and off:
 // the bash tool/call records the sandbox its command ran under (mode,
-// network, the writable roots: the session's cwd in workspace-write, none
+// network, the writable roots: the session's cwd in workspace-write, with
+// its repository's git folder when the cwd is a subfolder of one; none
 // otherwise); todo_write's records none.
 func TestSandboxOnToolCall(t *testing.T) {
 	t.Parallel()
@@ -239,8 +240,10 @@ func TestSandboxOnToolCall(t *testing.T) {
 		name string
 		args []string
 		want string // the bash call's sandbox, with CWD for the session's cwd
+		git  bool   // the cwd is a subfolder of a git repository (GIT: its git folder)
 	}{
 		{name: "default", want: `{"mode":"workspace-write","network":"off","roots":["CWD"]}`},
+		{name: "git subfolder", git: true, want: `{"mode":"workspace-write","network":"off","roots":["CWD","GIT"]}`},
 		{name: "read-only", args: []string{"--sandbox", "read-only"}, want: `{"mode":"read-only","network":"off"}`},
 		{name: "off", args: []string{"--sandbox", "off"}, want: `{"mode":"off","network":"on"}`},
 		{name: "network on", args: []string{"--sandbox-network", "on"}, want: `{"mode":"workspace-write","network":"on","roots":["CWD"]}`},
@@ -249,6 +252,21 @@ func TestSandboxOnToolCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			state, cwd := t.TempDir(), t.TempDir()
+			repo := cwd
+			if tc.git {
+				if err := os.Mkdir(filepath.Join(repo, ".git"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range []string{"HEAD", "config"} {
+					if err := os.WriteFile(filepath.Join(repo, ".git", f), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				cwd = filepath.Join(repo, "sub")
+				if err := os.Mkdir(cwd, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
 			script := writeScript(t, `{"toolCalls":[{"id":"c1","name":"bash","args":{"command":"true","description":"nothing"}},`+
 				`{"id":"c2","name":"todo_write","args":{"todos":[{"content":"a","status":"pending"}]}}]}`, `{"text":"done"}`)
 			args := append([]string{"run", "--provider", "script", "--script", script, "--yes"}, tc.args...)
@@ -276,7 +294,11 @@ func TestSandboxOnToolCall(t *testing.T) {
 				}
 				got[d["name"].(string)] = sb
 			}
-			want := map[string]string{"bash": strings.ReplaceAll(tc.want, "CWD", real), "todo_write": "none"}
+			realRepo, err := filepath.EvalSymlinks(repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"bash": strings.NewReplacer("CWD", real, "GIT", filepath.Join(realRepo, ".git")).Replace(tc.want), "todo_write": "none"}
 			if len(got) != 2 || got["bash"] != want["bash"] || got["todo_write"] != want["todo_write"] {
 				t.Errorf("tool/call sandboxes %v, want %v", got, want)
 			}

@@ -106,7 +106,8 @@
 // instead of Tools: the processes the list names stay alive until the step
 // ends (release is called after its last tool/result), so the tool/call
 // names the process that serves the call even when a reload replaced it
-// while the model thought.
+// while the model thought. With Loop.Sandbox set, a tool/call also records
+// the sandbox the call runs under (nil from it: none).
 //
 // # Permission
 //
