@@ -108,13 +108,24 @@ func CheckFile(what string, f *os.File) error {
 // trusted, checked by fstat of the descriptor it reads: a rename between
 // check and read cannot swap it. A missing file yields an error matching
 // fs.ErrNotExist.
+//
+// The file is opened without waiting (O_NONBLOCK where there is one) and
+// must be a regular file: a FIFO or device put where a file should be is
+// refused, never read, so it cannot hang harness's start.
 func ReadFile(what, path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return nil, err // *fs.PathError names it
 	}
 	defer f.Close()
-	if err := CheckFile(what, f); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", f.Name(), err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is not a regular file", what, quote(path))
+	}
+	if err := Check(what, path, fi); err != nil {
 		return nil, err
 	}
 	return io.ReadAll(f)

@@ -10,6 +10,9 @@ import (
 
 var errNotDir = errors.New("not a directory")
 
+// openNoWait: no such flag here.
+const openNoWait = 0
+
 // ownerOf reports that owners are not known here.
 func ownerOf(fs.FileInfo) (int, bool) { return 0, false }
 

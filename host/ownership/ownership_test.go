@@ -316,3 +316,26 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+// TestReadFileNotRegular: a FIFO or a device where a file should be is
+// refused at once, never read — a FIFO with no writer would otherwise
+// block the open for ever (a config file swapped for one hung harness's
+// start).
+func TestReadFileNotRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "config.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, "/dev/null"} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadFile("config file", path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+				t.Errorf("ReadFile(%s) = %v, want a refusal saying it is not a regular file", path, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadFile(%s) still blocked after 10 s", path)
+		}
+	}
+}

@@ -10,6 +10,9 @@ import (
 
 var errNotDir = syscall.ENOTDIR
 
+// openNoWait opens a FIFO without waiting for a writer.
+const openNoWait = syscall.O_NONBLOCK
+
 // ownerOf returns the uid owning the file fi describes.
 func ownerOf(fi fs.FileInfo) (uid int, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)

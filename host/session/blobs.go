@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,15 +90,11 @@ func (s *Session) Blob(hash string) ([]byte, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("read blob %s: %w", hash, fs.ErrNotExist)
 	}
-	f, err := os.Open(filepath.Join(dir, hash))
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", hash, err)
-	}
-	defer f.Close()
-	if err := ownership.CheckFile("session blob", f); err != nil {
+	b, err := ownership.ReadFile("session blob", filepath.Join(dir, hash))
+	var untrusted *ownership.Error
+	if errors.As(err, &untrusted) {
 		return nil, err
 	}
-	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", hash, err)
 	}
