@@ -494,3 +494,33 @@ func TestArchitectureDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCommittedBinaries keeps built programs out of the repository: a
+// plugin built in place (plugins/bash/bash) was once committed, 19.7 MB
+// that every clone carried and no test rebuilt. No file git tracks may be
+// an ELF, Mach-O or PE executable.
+func TestNoCommittedBinaries(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("git ls-files: %v", err)
+		}
+		t.Skipf("git ls-files: %v (not a git checkout?)", err)
+	}
+	magics := map[string]string{"\x7fELF": "ELF", "\xcf\xfa\xed\xfe": "Mach-O", "\xfe\xed\xfa\xcf": "Mach-O", "MZ": "PE"}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		f.Close()
+		for magic, kind := range magics {
+			if n >= len(magic) && string(head[:len(magic)]) == magic {
+				t.Errorf("%s is a committed %s binary: remove it (git rm --cached) and ignore it in .gitignore", name, kind)
+			}
+		}
+	}
+}

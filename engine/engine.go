@@ -95,7 +95,7 @@ type Config struct {
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
 	// KeepTokens the budget of recent messages a compaction keeps verbatim
-	// (0: a quarter of the window). Child sessions compact the same way.
+	// (0: agent.Loop's default). Child sessions compact the same way.
 	// See agent.Loop.
 	ContextWindow int
 	CompactAt     int

@@ -3,7 +3,7 @@
 // the tool calls the model makes, and repeating until the model answers
 // without calling tools. It reaches the model, the log, the tools and the
 // editor only through the small interfaces it declares here (Model, SessionLog,
-// Toolbox, Live); cmd/harness wires the real ones.
+// Toolbox, Live); package engine wires the real ones.
 //
 // # A turn
 //

@@ -5,7 +5,7 @@
 // checks what they return, and supervises them — a crashed plugin is
 // restarted on its next use, and one that keeps crashing is disabled. With
 // Config.Watch it hot-reloads a plugin whose file changes, without failing
-// a call. cmd/harness adapts a [*Toolbox] to the agent loop's Toolbox
+// a call. Package engine adapts a [*Toolbox] to the agent loop's Toolbox
 // interface.
 //
 // # Discovery
