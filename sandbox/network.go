@@ -18,7 +18,9 @@ import (
 // ("127.0.0.1,registry.npmjs.org,*.example.com:443"): make one with
 // ParseNetwork or AllowList, never by conversion. An entry is
 //
-//   - a host name ("registry.npmjs.org"): that name exactly, any port;
+//   - a host name with a domain ("registry.npmjs.org"; of single labels
+//     only "localhost", so that a typo of off or on is no list): that
+//     name exactly, any port;
 //   - "*.domain": every name below domain on a label boundary
 //     ("a.domain", "a.b.domain"), not domain itself;
 //   - an IP address ("127.0.0.1", "::1", "[::1]"): that address only when
@@ -302,8 +304,10 @@ func parseHost(s string) (entry, error) {
 	if last := labels[len(labels)-1]; strings.Trim(last, "0123456789") == "" {
 		return entry{}, errors.New("not a host name nor an IP address (its last label is a number)")
 	}
-	if name == string(NetworkOff) || name == string(NetworkOn) {
-		return entry{}, fmt.Errorf("%q is a network setting, not a host", name)
+	if len(labels) == 1 && name != "localhost" {
+		// A typo of off or on must not become a list; a bare intranet
+		// name depends on the resolver's search domains anyway.
+		return entry{}, errors.New("not off, on, or a host with a domain (registry.npmjs.org, *.example.com, 127.0.0.1, localhost)")
 	}
 	e.name = name
 	return e, nil

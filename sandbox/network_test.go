@@ -37,8 +37,10 @@ func TestParseNetwork(t *testing.T) {
 		{in: "[::1]x", err: "want [address]:port"},
 		{in: "[127.0.0.1]", err: "not an IPv6 address in brackets"},
 		{in: "fe80::1%eth0", err: "zone"},
-		{in: "a.b,off", err: "a network setting, not a host"},
-		{in: strings.Repeat("a,", 300) + "a", err: "at most 256"},
+		{in: "a.b,off", err: "not off, on, or a host with a domain"},
+		{in: "of", err: "not off, on, or a host with a domain"},
+		{in: "registry", err: "not off, on, or a host with a domain"},
+		{in: strings.Repeat("a.b,", 300) + "a.b", err: "at most 256"},
 		{in: strings.Repeat("a", 64) + ".b", err: "over-long label"},
 	}
 	for _, tt := range tests {
