@@ -64,6 +64,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"mode":"workspace-write","network":"off","writableRoots":["/p"],"pidsLimit":64}`))
 	f.Add([]byte(`{"mode":"off","network":"on"}`))
 	f.Add([]byte(`{"mode":"read-only","network":["a"]}`))
+	f.Add([]byte(`{"mode":"workspace-write","network":["a.b","*.c.d:443","[::1]:80"],"proxy":"/t/net.sock"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Decode(b)
 		if err != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -127,5 +129,34 @@ func BenchmarkTrueAllowList(b *testing.B) {
 		b.Run("network="+n, func(b *testing.B) {
 			benchTrue(b, 20*time.Millisecond, envSandbox+"=workspace-write", envSandboxNetwork+"="+n)
 		})
+	}
+}
+
+// TestProxySocketsSwept: the first command's socket sweeps what a killed
+// plugin left (its pid gone), not another live plugin's; the command's
+// own socket goes once it is closed.
+func TestProxySocketsSwept(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := ensurePrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := filepath.Join(dir, "net-999999999-1.sock"), filepath.Join(dir, "net-1-1.sock")
+	for _, f := range []string{dead, live} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := newProxies("a.example", dir)
+	c, err := x.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(dead) || !exists(live) || !exists(c.path) {
+		t.Errorf("after the first open: dead left %v, live kept %v, own socket %v", exists(dead), exists(live), exists(c.path))
+	}
+	c.close()
+	if exists(c.path) {
+		t.Errorf("the closed socket %s is still there", c.path)
 	}
 }

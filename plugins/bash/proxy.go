@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/harness-dev/harness/sandbox"
 	"github.com/harness-dev/harness/sandbox/netproxy"
@@ -28,6 +29,7 @@ type proxies struct {
 	list  sandbox.Network
 	dir   string
 	seq   atomic.Int64
+	swept sync.Once
 }
 
 // hint ends a refusal's body and the result's note: only the user can
@@ -65,6 +67,7 @@ func (x *proxies) open() (*cmdProxy, error) {
 	if err := ensurePrivate(x.dir); err != nil {
 		return nil, fmt.Errorf("start the network proxy: %w", err)
 	}
+	x.swept.Do(x.sweep)
 	path := filepath.Join(x.dir, "net-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(x.seq.Add(1), 10)+".sock")
 	_ = os.Remove(path) // a socket a killed plugin of the same pid left
 	ln, err := net.Listen("unix", path)
@@ -74,6 +77,18 @@ func (x *proxies) open() (*cmdProxy, error) {
 	c := &cmdProxy{path: path, ln: ln}
 	go func() { _ = x.proxy.Serve(ln, c.refused) }()
 	return c, nil
+}
+
+// sweep removes the sockets a plugin killed before it could close them
+// left in dir: those whose plugin (the pid in their name) is gone.
+func (x *proxies) sweep() {
+	names, _ := filepath.Glob(filepath.Join(x.dir, "net-*-*.sock"))
+	for _, n := range names {
+		pid, err := strconv.Atoi(strings.Split(filepath.Base(n), "-")[1])
+		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+			_ = os.Remove(n)
+		}
+	}
 }
 
 func (c *cmdProxy) refused(target string) {

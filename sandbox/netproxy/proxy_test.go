@@ -142,6 +142,7 @@ func TestProxy(t *testing.T) {
 		{"name resolving to a listed loopback", "good.test,127.0.0.1", "good.test:" + p, 200, "hello /tunnel"},
 		{"name resolving to mapped loopback", "mapped.test", "mapped.test:" + p, 403, "a loopback"},
 		{"metadata service", "meta.test", "meta.test:80", 403, "resolving to [169.254.169.254]"},
+		{"name resolving to loopback, http", "good.test", "http://good.test:" + p + "/", 403, "resolving to [127.0.0.1], a loopback"},
 		{"wildcard", "*.good.test,127.0.0.1", "a.b.good.test:" + p, 200, "hello /tunnel"},
 		{"wildcard, http", "*.good.test,127.0.0.1", "http://a.good.test:" + p + "/w", 200, "hello /w host=a.good.test:" + p},
 		{"wildcard is not the domain", "*.good.test,127.0.0.1", "good.test:" + p, 403, "not on"},
