@@ -132,6 +132,28 @@ func BenchmarkTrueAllowList(b *testing.B) {
 	}
 }
 
+// TestSandboxAllowListBackground: a background task's connections go
+// through the proxy too, and bash_output names what it refused once the
+// task ended.
+func TestSandboxAllowListBackground(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl on this machine")
+	}
+	allowed, host := serveWeb(t, "127.0.0.2"), serveWeb(t, "127.0.0.1")
+	s := newSandboxed(t, sandbox.WorkspaceWrite, 0, envSandboxNetwork+"=127.0.0.2")
+	id, _ := s.startTask(t, "", fmt.Sprintf("curl -sS http://127.0.0.2:%d/; curl -sS --noproxy '' http://127.0.0.1:%d/", allowed.port, host.port))
+	got, _ := s.readUntil(t, id, func(_, status string) bool { return strings.HasPrefix(status, "exited") })
+	for _, want := range []string{"hello from 127.0.0.2", fmt.Sprintf("the sandbox's network proxy refused 127.0.0.1:%d", host.port)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("bash_output lacks %q:\n%s", want, got)
+		}
+	}
+	if host.conns.Load() != 0 || allowed.conns.Load() == 0 {
+		t.Errorf("connections: allowed %d, 127.0.0.1 %d", allowed.conns.Load(), host.conns.Load())
+	}
+}
+
 // TestProxySocketsSwept: the first command's socket sweeps what a killed
 // plugin left (its pid gone), not another live plugin's; the command's
 // own socket goes once it is closed.

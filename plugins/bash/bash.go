@@ -295,7 +295,7 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 			}
 		}
 	}
-	if note := p.leader.proxy.note(c.policy.Network); note != "" {
+	if note := p.leader.proxy.note(); note != "" {
 		markers = append(markers, note)
 	}
 	if note := createdNote(missing); note != "" {
@@ -335,7 +335,11 @@ func (b *bashPlugin) readTask(_ context.Context, call *pluginapi.Call, a taskArg
 	if !done {
 		status = "running"
 	}
-	return pluginapi.Result{Content: t.out.take("(no new output)", "[status: "+status+"]")}, nil
+	trailer := "[status: " + status + "]"
+	if note := t.proc.leader.proxy.note(); done && note != "" {
+		trailer = note + "\n" + trailer // the status stays the last line
+	}
+	return pluginapi.Result{Content: t.out.take("(no new output)", trailer)}, nil
 }
 
 // killTask is the bash_kill tool.

@@ -53,6 +53,7 @@ func newProxies(list sandbox.Network, dir string) *proxies {
 
 // cmdProxy is one command's socket and what it refused.
 type cmdProxy struct {
+	list sandbox.Network
 	path string
 	ln   net.Listener
 	mu   sync.Mutex
@@ -74,7 +75,7 @@ func (x *proxies) open() (*cmdProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the network proxy: %w", err)
 	}
-	c := &cmdProxy{path: path, ln: ln}
+	c := &cmdProxy{list: x.list, path: path, ln: ln}
 	go func() { _ = x.proxy.Serve(ln, c.refused) }()
 	return c, nil
 }
@@ -112,7 +113,7 @@ func (c *cmdProxy) close() {
 
 // note is the result's line naming the hosts the proxy refused to the
 // command; "" when none.
-func (c *cmdProxy) note(list sandbox.Network) string {
+func (c *cmdProxy) note() string {
 	if c == nil {
 		return ""
 	}
@@ -123,5 +124,5 @@ func (c *cmdProxy) note(list sandbox.Network) string {
 		return ""
 	}
 	return "[the sandbox's network proxy refused " + strings.Join(refs, ", ") + ": not on the network allow-list (" +
-		string(list) + "). " + hint + "]"
+		string(c.list) + "). " + hint + "]"
 }
