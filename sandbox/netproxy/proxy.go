@@ -20,7 +20,8 @@
 // answer differently); a name that resolves to a loopback, link-local
 // (169.254.169.254, the clouds' metadata service), unspecified or
 // multicast address is refused unless that address is itself on the list
-// — an allowed name must not lead to the host's own services. Private
+// — an allowed name must not lead to the host's own services — except
+// "localhost" listed, which means the host's loopback. Private
 // addresses (10/8, 192.168/16, fc00::/7) are allowed for an allowed name:
 // a company's registry lives there. A refusal is 403 with a one-line body
 // saying the host is not on the allow-list and how to ask; it is logged
@@ -334,9 +335,11 @@ func (p *Proxy) dialChecked(ctx context.Context, network, addr string) (net.Conn
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", host, err)
 		}
+		// "localhost" on the list means the host's loopback.
+		local := strings.EqualFold(strings.TrimSuffix(host, "."), "localhost")
 		for _, a := range found {
 			a = a.Unmap()
-			if !internal(a) || p.rules.Allows(a.String(), port) {
+			if !internal(a) || p.rules.Allows(a.String(), port) || local && a.IsLoopback() {
 				addrs = append(addrs, a)
 			}
 		}

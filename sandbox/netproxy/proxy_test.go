@@ -37,6 +37,8 @@ func fakeDNS(_ context.Context, host string) ([]netip.Addr, error) {
 	switch h := strings.ToLower(strings.TrimSuffix(host, ".")); {
 	case h == "good.test" || strings.HasSuffix(h, ".good.test"):
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	case h == "localhost":
+		return []netip.Addr{netip.MustParseAddr("::1"), netip.MustParseAddr("127.0.0.1")}, nil
 	case h == "meta.test":
 		return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
 	case h == "mapped.test":
@@ -142,6 +144,7 @@ func TestProxy(t *testing.T) {
 		{"name resolving to a listed loopback", "good.test,127.0.0.1", "good.test:" + p, 200, "hello /tunnel"},
 		{"name resolving to mapped loopback", "mapped.test", "mapped.test:" + p, 403, "a loopback"},
 		{"metadata service", "meta.test", "meta.test:80", 403, "resolving to [169.254.169.254]"},
+		{"localhost listed", "localhost", "localhost:" + p, 200, "hello /tunnel"},
 		{"name resolving to loopback, http", "good.test", "http://good.test:" + p + "/", 403, "resolving to [127.0.0.1], a loopback"},
 		{"wildcard", "*.good.test,127.0.0.1", "a.b.good.test:" + p, 200, "hello /tunnel"},
 		{"wildcard, http", "*.good.test,127.0.0.1", "http://a.good.test:" + p + "/w", 200, "hello /w host=a.good.test:" + p},
