@@ -154,6 +154,7 @@ func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 		if cp != nil {
 			if err != nil {
 				cp.close()
+				c.policy.Proxy = "" // a retry in the fallback has none
 			} else {
 				l.proxy = cp
 				go func() {
