@@ -40,13 +40,14 @@ func (s Sandbox) withDefaults() Sandbox {
 }
 
 // String is the setting as the header of harness run shows it:
-// "workspace-write, network off", "read-only, network on", "off".
+// "workspace-write, network off", "read-only, network on",
+// "workspace-write, network allow-list a.org,*.b.com", "off".
 func (s Sandbox) String() string {
 	s = s.withDefaults()
 	if s.Mode == sandbox.Off {
 		return "off"
 	}
-	return string(s.Mode) + ", network " + string(s.Network)
+	return string(s.Mode) + ", network " + s.Network.Describe()
 }
 
 // env is the setting as the plugins' environment carries it; it comes

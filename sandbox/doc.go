@@ -27,9 +27,9 @@
 //     process_vm_readv/writev, keyctl, add_key, request_key, bpf,
 //     perf_event_open, userfaultfd, io_uring_*, open_by_handle_at, module
 //     and kexec calls, clone with a namespace flag (clone3 answers ENOSYS,
-//     so libc falls back to clone) — and, when the network is off and no
-//     network namespace could be had, socket(AF_INET, AF_INET6,
-//     AF_PACKET); a second filter refuses every system call of another
+//     so libc falls back to clone) — and, when the network is off or an
+//     allow-list and no network namespace could be had, socket(AF_INET,
+//     AF_INET6, AF_PACKET); a second filter refuses every system call of another
 //     architecture (the 32-bit ABI would bypass the first).
 //   - PidsCgroup, by the parent: a pids cgroup (v2 where delegated and
 //     writable, else the v1 pids hierarchy) capped at PidsLimit, that the
@@ -46,7 +46,18 @@
 // created empty when missing. Enforceable lists this too (the bash plugin
 // names, in a command's result, the protected names it created).
 //
+// Network (network.go) is "off", "on", or an allow-list of hosts
+// (ParseNetwork reads every spelling: flag, variable, config file;
+// Allows matches a host and port against it). An allow-list is enforced
+// by the caller: the command runs in a network namespace of its own, as
+// for off, and reaches out only through the proxy of package
+// sandbox/netproxy, whose Unix socket is Policy.Proxy; without a network
+// namespace Restrict refuses inet sockets, as for off, and Enforceable
+// says the list is not had.
+//
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
 // the process that applies it. Decode refuses unknown fields, an unknown
-// mode or network, relative or unclean paths.
+// mode or network (the network's JSON is "off", "on" or a list of
+// hosts), relative or unclean paths, a proxy socket without an
+// allow-list.
 package sandbox

@@ -26,17 +26,6 @@ const (
 	Off Mode = "off"
 )
 
-// Network is what a command may reach. "off" leaves it loopback only;
-// "on" leaves the host's network. An allow-list of hosts (through a proxy)
-// is to come: its JSON form, a list, is refused for now.
-type Network string
-
-// The networks.
-const (
-	NetworkOff Network = "off"
-	NetworkOn  Network = "on"
-)
-
 // DefaultPidsLimit is PidsLimit when none is set.
 const DefaultPidsLimit = 1024
 
@@ -60,6 +49,11 @@ type Policy struct {
 	// PidsLimit caps the processes (and threads) of one command; 0 is
 	// DefaultPidsLimit.
 	PidsLimit int `json:"pidsLimit,omitempty"`
+	// Proxy is, with an allow-list, the Unix socket of the proxy that is
+	// the command's only way out of its network namespace (the command's
+	// init forwards 127.0.0.1:<port> in the namespace to it); "" without
+	// one.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // Enabled reports whether p confines anything.
@@ -88,7 +82,7 @@ func (p Policy) String() string {
 	if !p.Enabled() {
 		return "off"
 	}
-	return fmt.Sprintf("%s, network %s", p.Mode, p.Network)
+	return fmt.Sprintf("%s, network %s", p.Mode, p.Network.Describe())
 }
 
 // maxPaths bounds each list of a decoded policy; maxPidsLimit its pids
@@ -106,10 +100,11 @@ func (p Policy) Validate() error {
 	default:
 		return fmt.Errorf("unknown sandbox mode %q (want workspace-write, read-only or off)", p.Mode)
 	}
-	switch p.Network {
-	case NetworkOff, NetworkOn:
-	default:
-		return fmt.Errorf("unknown network %q (want off or on)", p.Network)
+	if err := p.Network.Validate(); err != nil {
+		return err
+	}
+	if p.Proxy != "" && !p.Network.IsAllowList() {
+		return fmt.Errorf("a proxy socket (%q) without a network allow-list", p.Proxy)
 	}
 	if p.PidsLimit < 0 || p.PidsLimit > maxPidsLimit {
 		return fmt.Errorf("pids limit %d out of range (0 to %d)", p.PidsLimit, maxPidsLimit)
@@ -117,7 +112,7 @@ func (p Policy) Validate() error {
 	for _, l := range []struct {
 		name  string
 		paths []string
-	}{{"writable root", p.WritableRoots}, {"read-only path", p.ReadOnly}, {"deny-read path", p.DenyRead}, {"temp folder", nonEmpty(p.TempDir)}} {
+	}{{"writable root", p.WritableRoots}, {"read-only path", p.ReadOnly}, {"deny-read path", p.DenyRead}, {"temp folder", nonEmpty(p.TempDir)}, {"proxy socket", nonEmpty(p.Proxy)}} {
 		if len(l.paths) > maxPaths {
 			return fmt.Errorf("%d %ss, at most %d", len(l.paths), l.name, maxPaths)
 		}
@@ -165,10 +160,6 @@ func Decode(b []byte) (Policy, error) {
 	dec.DisallowUnknownFields()
 	var p Policy
 	if err := dec.Decode(&p); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field == "network" {
-			return Policy{}, errors.New("decode sandbox policy: a network allow-list is not supported yet (want \"off\" or \"on\")")
-		}
 		return Policy{}, fmt.Errorf("decode sandbox policy: %w", err)
 	}
 	if dec.More() {

@@ -19,7 +19,13 @@ func TestDecode(t *testing.T) {
 		{"unknown mode", `{"mode":"danger","network":"off"}`, `unknown sandbox mode "danger"`},
 		{"no mode", `{"network":"off"}`, `unknown sandbox mode ""`},
 		{"unknown network", `{"mode":"read-only","network":"some"}`, `unknown network "some"`},
-		{"allow-list", `{"mode":"read-only","network":["example.com"]}`, "allow-list is not supported yet"},
+		{"allow-list", `{"mode":"read-only","network":["example.com","*.Example.org.","[::1]:8080"],"proxy":"/t/p.sock"}`, ""},
+		{"allow-list as a string", `{"mode":"read-only","network":"example.com"}`, `unknown network "example.com"`},
+		{"empty allow-list", `{"mode":"read-only","network":[]}`, "no host"},
+		{"bad host", `{"mode":"read-only","network":["exa mple.com"]}`, "not a host name"},
+		{"network a number", `{"mode":"read-only","network":1}`, "want \"off\", \"on\" or a list of hosts"},
+		{"proxy without a list", `{"mode":"read-only","network":"off","proxy":"/t/p.sock"}`, "without a network allow-list"},
+		{"relative proxy", `{"mode":"read-only","network":["a.b"],"proxy":"p.sock"}`, `proxy socket: "p.sock" is not absolute`},
 		{"unknown field", `{"mode":"off","network":"on","exec":true}`, `unknown field "exec"`},
 		{"relative root", `{"mode":"workspace-write","network":"off","writableRoots":["p"]}`, `writable root: "p" is not absolute`},
 		{"unclean root", `{"mode":"workspace-write","network":"off","writableRoots":["/p/../etc"]}`, "is not clean"},
@@ -58,6 +64,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"mode":"workspace-write","network":"off","writableRoots":["/p"],"pidsLimit":64}`))
 	f.Add([]byte(`{"mode":"off","network":"on"}`))
 	f.Add([]byte(`{"mode":"read-only","network":["a"]}`))
+	f.Add([]byte(`{"mode":"workspace-write","network":["a.b","*.c.d:443","[::1]:80"],"proxy":"/t/net.sock"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Decode(b)
 		if err != nil {
@@ -220,6 +227,8 @@ func TestEnforceable(t *testing.T) {
 		{"no namespaces", bare, ww, []string{"writes outside", "network off", "processes", "escapes"}, []string{"protected paths inside", "credential"}, "seccomp refuses socket"},
 		{"nothing as root", none, ww, nil, []string{"writes outside", "protected paths inside", "network off", "processes", "escapes"}, "RLIMIT_NPROC does not bind root"},
 		{"network on", full, Policy{Mode: ReadOnly, Network: NetworkOn}, []string{"writes outside the temp folder"}, []string{"network"}, "the host's network"},
+		{"allow-list", full, Policy{Mode: ReadOnly, Network: "a.example,127.0.0.1"}, []string{"network allow-list"}, nil, "only a.example,127.0.0.1 through harness's HTTP/HTTPS proxy"},
+		{"allow-list without namespaces", bare, Policy{Mode: ReadOnly, Network: "a.example"}, nil, []string{"network allow-list"}, "no network at all instead (seccomp refuses"},
 		{"off", full, Policy{Mode: Off}, nil, []string{"sandbox"}, "user's rights"},
 	}
 	for _, tt := range tests {

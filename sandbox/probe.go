@@ -73,6 +73,15 @@ func (k Kernel) Enforceable(p Policy) []Row {
 	switch {
 	case p.Network == NetworkOn:
 		rows = append(rows, Row{"network", false, "on: the host's network"})
+	case p.Network.IsAllowList() && k.NetNS:
+		rows = append(rows, Row{"network allow-list", true, "own network namespace; only " + string(p.Network) +
+			" through harness's HTTP/HTTPS proxy (HTTP_PROXY, HTTPS_PROXY on 127.0.0.1)"})
+	case p.Network.IsAllowList():
+		how := "needs a network namespace (" + k.why("network namespace") + "): no network at all instead"
+		if k.Seccomp {
+			how += " (seccomp refuses socket(AF_INET, AF_INET6, AF_PACKET))"
+		}
+		rows = append(rows, Row{"network allow-list", false, how})
 	case k.NetNS:
 		rows = append(rows, Row{"network off", true, "own network namespace, loopback only"})
 	case k.Seccomp:

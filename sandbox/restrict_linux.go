@@ -56,7 +56,7 @@ type Namespaces struct {
 // p.WritableRoots and the temp folder only, the usual devices, the
 // private /dev/shm of a mount namespace), RLIMIT_NPROC, and the seccomp
 // filters. Without a network namespace of its own and with the network
-// off, the filter refuses AF_INET, AF_INET6 and AF_PACKET sockets. The caller must have locked its goroutine to the thread
+// off or an allow-list (whose proxy is reached only from a namespace), the filter refuses AF_INET, AF_INET6 and AF_PACKET sockets. The caller must have locked its goroutine to the thread
 // (runtime.LockOSThread) and must start the command from it: the other
 // threads of the process are not confined. It is irreversible. Mode off
 // changes nothing.
@@ -76,7 +76,7 @@ func Restrict(p Policy, in Namespaces) (Applied, error) {
 	if err := limitProcs(p.Pids()); err != nil {
 		return a, err
 	}
-	refuse := p.Network == NetworkOff && !in.Net
+	refuse := p.Network != NetworkOn && !in.Net
 	if err := loadFilter(refuse); err != nil {
 		return a, err
 	}

@@ -77,14 +77,17 @@ func Sessions(w io.Writer, list []session.Summary, total func(session.Summary) s
 }
 
 // sandboxCell is a session's last sandbox setting in a few characters:
-// "workspace-write", "read-only +net" (the network on), "off", "-" when
-// its log names none (a log from before the setting was logged).
+// "workspace-write", "read-only +net" (the network on), "workspace-write
+// +list" (a network allow-list), "off", "-" when its log names none (a
+// log from before the setting was logged).
 func sandboxCell(p event.SandboxPolicy) string {
 	switch {
 	case p.Mode == "":
 		return "-"
 	case p.Mode != "off" && p.Network == "on":
 		return p.Mode + " +net"
+	case p.Mode != "off" && p.Network != "off" && p.Network != "":
+		return p.Mode + " +list"
 	}
 	return p.Mode
 }

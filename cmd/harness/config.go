@@ -58,8 +58,8 @@ type config struct {
 	// pluginhost.DefaultPassEnv (comma-separated; a trailing * is a prefix).
 	PluginEnv string
 	// Sandbox is what bash commands may touch: workspace-write |
-	// read-only | off; SandboxNetwork whether they reach the network: off
-	// | on (package sandbox).
+	// read-only | off; SandboxNetwork what they reach: off | on | an
+	// allow-list of hosts, comma-separated (package sandbox).
 	Sandbox        string
 	SandboxNetwork string
 	// CompactAt is the percent of the context window a request may fill
@@ -117,7 +117,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
 	s.String(&c.Sandbox, "sandbox", "HARNESS_SANDBOX", string(sandbox.WorkspaceWrite), "what bash commands may write, enforced by the kernel: workspace-write (the session's folder and a private temp folder) | read-only | off (the user's rights); see harness sandbox")
-	s.String(&c.SandboxNetwork, "sandbox-network", "HARNESS_SANDBOX_NETWORK", string(sandbox.NetworkOff), "whether sandboxed bash commands reach the network: off (loopback only) | on")
+	s.StringList(&c.SandboxNetwork, "sandbox-network", "HARNESS_SANDBOX_NETWORK", string(sandbox.NetworkOff), ",", "what sandboxed bash commands reach: off (loopback only) | on | hosts, comma-separated (registry.npmjs.org,*.example.com,127.0.0.1:8080; the config file takes an array), reached only through harness's HTTP/HTTPS proxy")
 	s.Bool(&c.MCPProject, "mcp-project", "HARNESS_MCP_PROJECT", false, "start the MCP servers of the project's .mcp.json too (they run commands from the repository)")
 	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
 	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --mode allow-all)")
@@ -254,16 +254,9 @@ func (c *config) sandbox() engine.Sandbox {
 	return engine.Sandbox{Mode: m, Network: n}
 }
 
-// parseNetwork reads the sandbox-network setting.
-func parseNetwork(s string) (sandbox.Network, error) {
-	switch n := sandbox.Network(s); n {
-	case sandbox.NetworkOff, sandbox.NetworkOn:
-		return n, nil
-	case "":
-		return sandbox.NetworkOff, nil
-	}
-	return "", fmt.Errorf("unknown sandbox network %q (want off or on)", s)
-}
+// parseNetwork reads the sandbox-network setting: off, on or an
+// allow-list (sandbox.ParseNetwork).
+func parseNetwork(s string) (sandbox.Network, error) { return sandbox.ParseNetwork(s) }
 
 // pluginEnv returns the names of --plugin-env.
 func (c *config) pluginEnv() []string {

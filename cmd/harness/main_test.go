@@ -303,7 +303,7 @@ func TestRunErrors(t *testing.T) {
 		},
 		"bad sandbox network flag": {
 			args: []string{"run", "--sandbox-network", "maybe", "hi"}, wantCode: exitUsage, oneLine: true,
-			wantErr: `harness: --sandbox-network: unknown sandbox network "maybe" (want off or on)`,
+			wantErr: `harness: --sandbox-network: network allow-list: "maybe": not off, on, or a host with a domain`,
 		},
 		"bad log level flag names its source": {
 			args: []string{"plugins", "check", "--log-level", "loud", "x"}, wantCode: exitUsage, wantErr: `--log-level: unknown log level "loud"`,

@@ -38,6 +38,8 @@ func TestRunSandboxSetting(t *testing.T) {
 		{name: "default", wantWrite: true, wantHeader: "sandbox workspace-write, network off"},
 		{name: "flag read-only", args: []string{"--sandbox", "read-only"}, wantHeader: "sandbox read-only, network off"},
 		{name: "flag off", args: []string{"--sandbox", "off"}, wantWrite: true, wantHeader: "sandbox off: commands run with your rights"},
+		{name: "flag allow-list", args: []string{"--sandbox-network", "127.0.0.1, *.Example.com"}, wantWrite: true,
+			wantHeader: "sandbox workspace-write, network allow-list 127.0.0.1,*.example.com"},
 		{name: "env read-only", env: []string{"HARNESS_SANDBOX=read-only", "HARNESS_SANDBOX_NETWORK=on"}, wantHeader: "sandbox read-only, network on"},
 		{name: "file read-only", file: "sandbox = \"read-only\"\n", wantHeader: "sandbox read-only, network off"},
 		{name: "flag beats env", args: []string{"--sandbox", "off"}, env: []string{"HARNESS_SANDBOX=read-only"}, wantWrite: true, wantHeader: "sandbox off"},
@@ -115,6 +117,8 @@ func TestSandboxCommand(t *testing.T) {
 		{name: "read-only flag, network env", args: []string{"--sandbox", "read-only"}, env: []string{"HARNESS_SANDBOX_NETWORK=on"},
 			mode: sandbox.ReadOnly, network: sandbox.NetworkOn,
 			wantHead: "sandbox read-only, network on (mode from --sandbox, network from HARNESS_SANDBOX_NETWORK)"},
+		{name: "allow-list", env: []string{"HARNESS_SANDBOX_NETWORK=a.example,127.0.0.1"}, mode: sandbox.WorkspaceWrite, network: "a.example,127.0.0.1",
+			wantHead: "sandbox workspace-write, network allow-list a.example,127.0.0.1 (mode from the default, network from HARNESS_SANDBOX_NETWORK)"},
 		{name: "off", env: []string{"HARNESS_SANDBOX=off"}, mode: sandbox.Off, network: sandbox.NetworkOn,
 			wantHead: "sandbox off (mode from HARNESS_SANDBOX"},
 	}
@@ -247,6 +251,8 @@ func TestSandboxOnToolCall(t *testing.T) {
 		{name: "read-only", args: []string{"--sandbox", "read-only"}, want: `{"mode":"read-only","network":"off"}`},
 		{name: "off", args: []string{"--sandbox", "off"}, want: `{"mode":"off","network":"on"}`},
 		{name: "network on", args: []string{"--sandbox-network", "on"}, want: `{"mode":"workspace-write","network":"on","roots":["CWD"]}`},
+		{name: "allow-list", args: []string{"--sandbox-network", "registry.npmjs.org,127.0.0.1:8080"},
+			want: `{"mode":"workspace-write","network":"registry.npmjs.org,127.0.0.1:8080","roots":["CWD"]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

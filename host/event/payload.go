@@ -310,7 +310,8 @@ type PermissionMode struct {
 
 // SandboxPolicy records the sandbox the session's bash commands run under
 // from here on (package sandbox): Mode workspace-write, read-only or off;
-// Network off or on. A session is created with one, and the host logs
+// Network off, on, or an allow-list of hosts (sandbox.Network's
+// canonical text: "registry.npmjs.org,*.example.com"). A session is created with one, and the host logs
 // another when a turn starts under a setting other than the log's last
 // (a session continued with another --sandbox). Like PermissionMode it may
 // come outside a turn.

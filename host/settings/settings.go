@@ -37,6 +37,7 @@ type setting struct {
 	fromFlag  bool
 	boolFlag  bool
 	text      string // the default as text, for -h
+	join      string // StringList's separator: the file may hold an array
 }
 
 // New returns an empty Set whose flags go to fs.
@@ -84,6 +85,39 @@ func (s *Set) add(name, env, def, usage string, boolFlag bool, set func(string) 
 func (s *Set) String(p *string, name, env, def, usage string) {
 	*p = def
 	s.add(name, env, def, usage, false, func(v string) error { *p = v; return nil })
+}
+
+// StringList declares a text setting whose value in the config file may
+// also be an array of strings, which reaches the setting joined by sep
+// (`sandbox-network = ["a.com", "b.org"]` is "a.com,b.org" with sep ","),
+// so that one parser reads every source; flags and variables spell it
+// joined. An empty array, or an element that holds sep, is an error.
+func (s *Set) StringList(p *string, name, env, def, sep, usage string) {
+	s.String(p, name, env, def, usage)
+	s.byName[name].join = sep
+}
+
+// joined is a TOML array of strings joined by sep.
+func joined(v any, sep string) (string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return "", fmt.Errorf("want text or an array of text, not a %T", v)
+	}
+	if len(list) == 0 {
+		return "", errors.New("an empty array")
+	}
+	parts := make([]string, 0, len(list))
+	for i, e := range list {
+		t, ok := e.(string)
+		switch {
+		case !ok:
+			return "", fmt.Errorf("element %d is a %T, want text", i+1, e)
+		case strings.Contains(t, sep):
+			return "", fmt.Errorf("element %d holds %q, which separates elements", i+1, sep)
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, sep), nil
 }
 
 // Int declares a whole-number setting.
@@ -222,6 +256,9 @@ func (s *Set) Resolve(env Lookup) error {
 			continue // the table of the same name: decoded below
 		}
 		text, err := scalar(raw)
+		if _, isList := raw.([]any); isList && st.join != "" {
+			text, err = joined(raw, st.join)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}

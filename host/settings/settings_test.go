@@ -18,6 +18,7 @@ type model struct {
 
 type values struct {
 	Names  string
+	Hosts  string
 	Model  string
 	Steps  int
 	Watch  bool
@@ -36,6 +37,7 @@ func bind(fs *flag.FlagSet, def string) (*Set, *values) {
 	s.Duration(&v.Wall, "wall", "T_WALL", time.Minute, "wall")
 	s.String(&v.Names, "models", "T_MODELS", "", "model names")
 	s.Table("models", &v.Models)
+	s.StringList(&v.Hosts, "hosts", "T_HOSTS", "", ",", "hosts")
 	return s, v
 }
 
@@ -74,6 +76,15 @@ func TestPrecedence(t *testing.T) {
 
 		{name: "same name as a setting", file: "models = \"a,b\"\n",
 			want: values{Names: "a,b", Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute}},
+		{name: "list from an array", file: "hosts = [\"a.com\", \"*.b.org\"]\n",
+			want: values{Hosts: "a.com,*.b.org", Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute}},
+		{name: "list from text", file: "hosts = \"a.com,b.org\"\n",
+			want: values{Hosts: "a.com,b.org", Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute}},
+		{name: "list env over file", file: "hosts = [\"a.com\"]\n", env: map[string]string{"T_HOSTS": "c.net,d.net"},
+			want: values{Hosts: "c.net,d.net", Model: "m-default", Steps: 100, Watch: true, Wall: time.Minute}, source: map[string]string{"hosts": "T_HOSTS"}},
+		{name: "list empty array", file: "hosts = []\n", wantErr: `config file FILE: hosts: an empty array`},
+		{name: "list element with the separator", file: "hosts = [\"a,b\"]\n", wantErr: `hosts: element 1 holds ","`},
+		{name: "list element not text", file: "hosts = [\"a\", 5]\n", wantErr: `hosts: element 2 is a int64, want text`},
 		{name: "bad flag", args: []string{"--max-steps", "many"}, wantErr: `invalid value "many" for flag -max-steps`},
 		{name: "bad env", env: map[string]string{"T_STEPS": "many"}, wantErr: `T_STEPS: "many" is not a whole number`},
 		{name: "bad env bool", env: map[string]string{"T_WATCH": "yes please"}, wantErr: `T_WATCH: "yes please" is not true or false`},
@@ -81,7 +92,7 @@ func TestPrecedence(t *testing.T) {
 		{name: "bad file", file: "max-steps = 1.5\n", wantErr: `config file FILE: max-steps: "1.5" is not a whole number`},
 		{name: "bad file array", file: "model = [\"a\"]\n", wantErr: `config file FILE: model: want a single value`},
 		{name: "bad file table type", file: "[[models]]\nname = \"a\"\ncontext-window = \"big\"\n", wantErr: `config file FILE: models:`},
-		{name: "unknown key", file: "modle = \"x\"\n", wantErr: `config file FILE: unknown key "modle" (a typo?); known keys: [[models]], max-steps, model, models, wall, watch`},
+		{name: "unknown key", file: "modle = \"x\"\n", wantErr: `config file FILE: unknown key "modle" (a typo?); known keys: [[models]], hosts, max-steps, model, models, wall, watch`},
 		{name: "unknown key in table", file: "[[models]]\nname = \"a\"\ncontext-windw = 5\n", wantErr: `unknown key "models.context-windw"`},
 		{name: "config key is not a file key", file: "config = \"/x\"\n", wantErr: `unknown key "config"`},
 		{name: "syntax error hides the text", file: "model = sk-secret-123\n", wantErr: `config file FILE: line 1`},
@@ -119,7 +130,7 @@ func TestPrecedence(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.Config = path
-			if v.Names != tt.want.Names || v.Model != tt.want.Model || v.Steps != tt.want.Steps || v.Watch != tt.want.Watch || v.Wall != tt.want.Wall ||
+			if v.Names != tt.want.Names || v.Hosts != tt.want.Hosts || v.Model != tt.want.Model || v.Steps != tt.want.Steps || v.Watch != tt.want.Watch || v.Wall != tt.want.Wall ||
 				v.Config != tt.want.Config || len(v.Models) != len(tt.want.Models) {
 				t.Fatalf("got %+v, want %+v", *v, tt.want)
 			}

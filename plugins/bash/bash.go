@@ -83,11 +83,13 @@ func newPlugin(environ []string, tmpDir string) *bashPlugin {
 	sbx := newSandboxConfig(environ)
 	sb := newLauncher(environ)
 	sb.sandboxed(sbx.mode != sandbox.Off)
+	private := filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid()))
+	sb.serveNetwork(newProxies(sbx.network, private))
 	return &bashPlugin{
 		bash:    bash,
 		bashErr: err,
 		env:     commandEnv(environ),
-		tmpDir:  filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid())),
+		tmpDir:  private,
 		groups:  newGroups(),
 		tasks:   newTaskTable(),
 		sb:      sb,
@@ -284,10 +286,17 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 	if m := exitMarker(p.exitState()); m != "" {
 		markers = append(markers, m)
 		if st := p.exitState(); c.policy.Enabled() && !aborted && st != nil && st.code != 0 {
-			if note := sandboxNote(c.policy, out.tail()); note != "" {
+			pol := c.policy
+			if p.leader.proxy != nil {
+				pol.Proxy = p.leader.proxy.path // set when the command started
+			}
+			if note := sandboxNote(pol, out.tail()); note != "" {
 				markers = append(markers, note)
 			}
 		}
+	}
+	if note := p.leader.proxy.note(); note != "" {
+		markers = append(markers, note)
 	}
 	if note := createdNote(missing); note != "" {
 		markers = append(markers, note)
@@ -326,7 +335,11 @@ func (b *bashPlugin) readTask(_ context.Context, call *pluginapi.Call, a taskArg
 	if !done {
 		status = "running"
 	}
-	return pluginapi.Result{Content: t.out.take("(no new output)", "[status: "+status+"]")}, nil
+	trailer := "[status: " + status + "]"
+	if note := t.proc.leader.proxy.note(); done && note != "" {
+		trailer = note + "\n" + trailer // the status stays the last line
+	}
+	return pluginapi.Result{Content: t.out.take("(no new output)", trailer)}, nil
 }
 
 // killTask is the bash_kill tool.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -110,6 +111,20 @@ func runInit(args []string) int {
 	env := os.Environ()
 	if policy.Enabled() && policy.TempDir != "" {
 		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+policy.TempDir)
+	}
+	if policy.Proxy != "" {
+		// The allow-list's only way out: 127.0.0.1:<port> here, forwarded
+		// to the proxy's socket outside the namespace.
+		if mode != modeNSNet {
+			report("error a network allow-list needs the command's own network namespace")
+			return 1
+		}
+		port, err := forwardProxy(policy.Proxy)
+		if err != nil {
+			report("error start the network proxy's forwarder: %v", err)
+			return 1
+		}
+		env = proxyEnv(env, port)
 	}
 	if k.mode != modeReaper {
 		// The sandbox's mounts need the namespace's CAP_SYS_ADMIN, which
@@ -408,4 +423,73 @@ func prctl(option, arg uintptr) error {
 		return e
 	}
 	return nil
+}
+
+// forwardProxy listens on 127.0.0.1 in the command's network namespace
+// and forwards every connection to the proxy's Unix socket sock, from
+// goroutines of the init (never the thread that forks bash: its
+// Landlock and seccomp bind only it). It returns the port.
+func forwardProxy(sock string) (int, error) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+					time.Sleep(pollEvery)
+					continue
+				}
+				return
+			}
+			go func() {
+				u, err := net.Dial("unix", sock)
+				if err != nil {
+					_ = c.Close()
+					return
+				}
+				splice(c, u)
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// splice copies both ways until both are done, half-closing each side
+// as the other ends, then closes both.
+func splice(a, b net.Conn) {
+	done := make(chan struct{})
+	half := func(dst, src net.Conn) {
+		_, _ = io.Copy(dst, src)
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		done <- struct{}{}
+	}
+	go half(a, b)
+	go half(b, a)
+	<-done
+	<-done
+	_, _ = a.Close(), b.Close()
+}
+
+// proxyVars are the variables that name a proxy: the command's own are
+// replaced by the allow-list's.
+var proxyVars = []string{"http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"}
+
+// proxyEnv is env with every proxy variable, in both cases, naming the
+// forwarder on 127.0.0.1:port (NO_PROXY: the namespace's own loopback).
+func proxyEnv(env []string, port int) []string {
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(proxyVars, strings.ToLower(name))
+	})
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	for _, v := range []string{"http_proxy", "https_proxy", "all_proxy"} {
+		env = append(env, v+"="+url, strings.ToUpper(v)+"="+url)
+	}
+	return append(env, "no_proxy=localhost,127.0.0.1,::1", "NO_PROXY=localhost,127.0.0.1,::1")
 }

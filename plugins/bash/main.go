@@ -54,7 +54,7 @@
 // only in the session's cwd — and its repository's git folder — and a
 // private $TMPDIR per session), network off, unless HARNESS_SANDBOX
 // (workspace-write | read-only | off) and HARNESS_SANDBOX_NETWORK (off |
-// on) in the plugin's environment say otherwise. The policy's JSON goes
+// on | an allow-list of hosts) in the plugin's environment say otherwise. The policy's JSON goes
 // to the init on its control pipe, before the cwd and the line. In a
 // namespace the init binds the protected paths inside the roots
 // read-only, hides the credential stores and harness's config and state
@@ -63,7 +63,19 @@
 // RLIMIT_NPROC, seccomp. With the network off the init is started in a
 // network namespace of its own (lo up); the init started ahead is made
 // for the previous command's network, and replaced when the next one
-// differs. The plugin puts each init in a pids cgroup of its own
+// differs. With an allow-list (HARNESS_SANDBOX_NETWORK=a.org,*.b.com,
+// sandbox.ParseNetwork) it is the same namespace, and the only way out
+// is harness's proxy (proxy.go, package sandbox/netproxy): the plugin
+// serves a Unix socket of the command's own in its private folder (which
+// no command may write), its path in the policy; the init listens on
+// 127.0.0.1:<port> in the namespace, forwards every connection to the
+// socket from its own goroutines (not the thread that forks bash), and
+// sets http_proxy, https_proxy, all_proxy (both cases) to it, no_proxy
+// to the namespace's loopback. The result of a command whose requests
+// the proxy refused names them and says only the user can widen the
+// list; the socket goes when the init is reaped. In the fallback there
+// is no namespace: an allow-list is no network at all, and a refused
+// command's note says why. The plugin puts each init in a pids cgroup of its own
 // (PidsLimit, 1,024) where it can make one, removed once the init is
 // gone. In the fallback there are no mounts and no network namespace:
 // Landlock holds the writes outside the roots, seccomp refuses AF_INET,

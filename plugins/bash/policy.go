@@ -17,7 +17,8 @@ import (
 // The plugin-level sandbox settings, read from the plugin's environment
 // (the host passes them; commands never see HARNESS_* variables):
 // HARNESS_SANDBOX is the mode (workspace-write, the default; read-only;
-// off), HARNESS_SANDBOX_NETWORK the network (off, the default; on).
+// off), HARNESS_SANDBOX_NETWORK the network (off, the default; on; or an
+// allow-list of hosts, comma-separated: sandbox.ParseNetwork).
 const (
 	envSandbox        = "HARNESS_SANDBOX"
 	envSandboxNetwork = "HARNESS_SANDBOX_NETWORK"
@@ -57,12 +58,10 @@ func newSandboxConfig(environ []string) *sandboxConfig {
 			c.mode = m
 		}
 	}
-	switch v := get(envSandboxNetwork); v {
-	case "", "off":
-	case "on":
-		c.network = sandbox.NetworkOn
-	default:
-		fmt.Fprintf(os.Stderr, "bash: %s: unknown network %q (want off or on); the network stays off\n", envSandboxNetwork, v)
+	if n, err := sandbox.ParseNetwork(get(envSandboxNetwork)); err != nil {
+		fmt.Fprintf(os.Stderr, "bash: %s: %v; the network stays off\n", envSandboxNetwork, err)
+	} else {
+		c.network = n
 	}
 	c.home = get("HOME")
 	c.runtime = get("XDG_RUNTIME_DIR")
@@ -138,7 +137,7 @@ func (c *sandboxConfig) removeTemps(session string, all bool) {
 
 // refusedRE matches what a refused write or connection prints.
 var refusedRE = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted|network is unreachable|` +
-	`connection refused|resource busy|could not resolve|name resolution|resource temporarily unavailable|cannot fork`)
+	`connection refused|couldn't connect|failed to connect|resource busy|could not resolve|name resolution|resource temporarily unavailable|cannot fork`)
 
 // sandboxNote is the line added to the result of a command that failed
 // in a sandbox printing what a refusal prints (a refused write, fork or
@@ -154,8 +153,13 @@ func sandboxNote(p sandbox.Policy, output string) string {
 		what = "writes go only to $TMPDIR"
 	}
 	what += fmt.Sprintf("; credential stores (~/.ssh, ~/.aws, …) read as empty; at most %d processes", p.Pids())
-	if p.Network == sandbox.NetworkOff {
+	switch {
+	case p.Network == sandbox.NetworkOff:
 		what += "; no network but loopback"
+	case p.Network.IsAllowList() && p.Proxy != "":
+		what += "; the network only to " + string(p.Network) + " through the proxy in $HTTPS_PROXY"
+	case p.Network.IsAllowList():
+		what += "; no network: the allow-list " + string(p.Network) + " needs a network namespace of its own, which this system refused"
 	}
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
 		". Work within those limits; only the user can run harness with another sandbox setting.]"

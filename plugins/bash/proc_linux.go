@@ -58,7 +58,9 @@ type launcher struct {
 	// cgroups: commands are sandboxed, each init gets a pids cgroup.
 	// cgOnce finds cgParent, where they are made ("": none); cgSeq
 	// numbers them.
-	cgroups  bool
+	cgroups bool
+	// proxies serve the network allow-list; nil without one.
+	proxies  *proxies
 	cgOnce   sync.Once
 	cgParent string
 	cgSeq    atomic.Int64
@@ -79,6 +81,10 @@ func newLauncher(environ []string) *launcher {
 // sandboxed says whether commands run sandboxed: then each init gets a
 // pids cgroup.
 func (s *launcher) sandboxed(on bool) { s.cgroups = on }
+
+// serveNetwork has the commands of an allow-list reach it through x
+// (nil: no allow-list).
+func (s *launcher) serveNetwork(x *proxies) { s.proxies = x }
 
 // harden is for the plugin's process (not a test's): no other process of
 // the user may read its memory or /proc/<pid>/environ (PR_SET_DUMPABLE 0),
@@ -134,8 +140,28 @@ func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 		}
 		var l *leader
 		var out *os.File
+		var cp *cmdProxy
+		if err == nil && w.net && c.policy.Network.IsAllowList() && s.proxies != nil {
+			if cp, err = s.proxies.open(); err == nil {
+				c.policy.Proxy = cp.path
+			} else {
+				w.discard()
+			}
+		}
 		if err == nil {
 			l, out, err = w.run(c)
+		}
+		if cp != nil {
+			if err != nil {
+				cp.close()
+				c.policy.Proxy = "" // a retry in the fallback has none
+			} else {
+				l.proxy = cp
+				go func() {
+					<-l.reaped
+					cp.close()
+				}()
+			}
 		}
 		var refused errNoNamespace
 		if ns && errors.As(err, &refused) {
@@ -165,8 +191,9 @@ type waitingInit struct {
 }
 
 // netOff reports whether a command of policy p runs in a network
-// namespace of its own (when namespaces are in use).
-func netOff(p sandbox.Policy) bool { return p.Enabled() && p.Network == sandbox.NetworkOff }
+// namespace of its own (when namespaces are in use): the network off, or
+// an allow-list whose proxy is the only way out.
+func netOff(p sandbox.Policy) bool { return p.Enabled() && p.Network != sandbox.NetworkOn }
 
 // run gives w its command and waits until bash runs. A sandboxed
 // command's limit is set on the init's pids cgroup first.

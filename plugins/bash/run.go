@@ -71,6 +71,7 @@ type leader struct {
 	statusFile *os.File
 	reaped     chan struct{}
 	state      *os.ProcessState // set before reaped is closed
+	proxy      *cmdProxy        // the command's network proxy socket; nil: none
 }
 
 // startLeader starts cmd from a goroutine locked to its OS thread, which
