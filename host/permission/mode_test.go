@@ -225,24 +225,25 @@ func TestParseMode(t *testing.T) {
 
 // TestNobodyToAskSaysHow: with no one to ask, the refusal names the mode
 // that would let the call run: accept-edits only for an edit inside the
-// cwd.
+// cwd, auto only for a sandboxed call.
 func TestNobodyToAskSaysHow(t *testing.T) {
 	t.Parallel()
 	cwd := t.TempDir()
 	for _, tc := range []struct {
-		req        Request
-		acceptEdit bool
+		req              Request
+		acceptEdit, auto bool
 	}{
-		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"a.go"}`)}, true},
-		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"/etc/passwd"}`)}, false},
-		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`)}, false},
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"a.go"}`)}, true, false},
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"/etc/passwd"}`)}, false, false},
+		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`)}, false, false},
+		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`), Sandboxed: true}, false, true},
 	} {
 		v, err := Checker{Policy: Policy{Mode: ModeAsk}}.Check(context.Background(), tc.req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v.Decision != event.RejectOnce || !strings.Contains(v.Reason, "--yes") ||
-			strings.Contains(v.Reason, "accept-edits") != tc.acceptEdit {
+			strings.Contains(v.Reason, "accept-edits") != tc.acceptEdit || strings.Contains(v.Reason, "--mode auto") != tc.auto {
 			t.Errorf("%s %s: %+v, want a refusal naming --yes (and accept-edits: %v)", tc.req.Tool, tc.req.Args, v, tc.acceptEdit)
 		}
 	}
