@@ -252,7 +252,11 @@ func (s *acpSession) SetMode(_ context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return s.h.SetSessionMode(s.Session, m, engine.ModeByClient)
+	err = s.h.SetSessionMode(s.Session, m, engine.ModeByClient)
+	if errors.Is(err, engine.ErrAutoUnavailable) {
+		return acpbridge.ModeUnavailable(err) // the editor shows why
+	}
+	return err
 }
 
 // Close implements acpbridge.Session.

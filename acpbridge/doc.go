@@ -84,7 +84,10 @@
 // and descriptions}. session/set_mode switches the session's mode (the
 // session records it; a turn running applies it to what it has not
 // decided yet), sends current_mode_update, then answers; an unknown mode
-// id is answered -32602 naming the modes, a session not open -32002.
+// id is answered -32602 naming the modes, a mode the session refuses now
+// (SetMode's error marked with [ModeUnavailable]: harness's auto where
+// the sandbox cannot hold it) -32602 with its reason and no update, a
+// session not open -32002.
 // Without modes set_mode is answered -32601. A replay shows no mode
 // changes: the load answer carries the current mode.
 //

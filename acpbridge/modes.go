@@ -2,6 +2,7 @@ package acpbridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,6 +29,19 @@ type ModeSession interface {
 	// the turn has not decided yet.
 	SetMode(ctx context.Context, id string) error
 }
+
+// errModeUnavailable marks a mode the host refuses now (ModeUnavailable).
+var errModeUnavailable = errors.New("mode unavailable")
+
+// ModeUnavailable marks err, returned by ModeSession.SetMode, as the
+// refusal of a known mode the host cannot hold now (harness's auto where
+// the sandbox cannot hold it): the client gets -32602 with err's message,
+// not an internal error, and the session keeps its mode.
+func ModeUnavailable(err error) error { return unavailable{err} }
+
+type unavailable struct{ error }
+
+func (u unavailable) Unwrap() []error { return []error{u.error, errModeUnavailable} }
 
 // modeState is the modes field of a session/new, load or resume answer;
 // nil when the session has no modes.
@@ -70,6 +84,9 @@ func (b *bridge) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest
 		return acp.SetSessionModeResponse{}, notOpen(string(p.SessionId))
 	}
 	if err := ms.SetMode(ctx, string(p.ModeId)); err != nil {
+		if errors.Is(err, errModeUnavailable) {
+			return acp.SetSessionModeResponse{}, invalidParams(err)
+		}
 		return acp.SetSessionModeResponse{}, internal("set the mode of session "+quote(string(p.SessionId)), err)
 	}
 	b.log.Info("session mode set", "session", p.SessionId, "mode", p.ModeId)

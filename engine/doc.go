@@ -47,7 +47,15 @@
 // Runtime.Sandbox reports it for a front end's header. CreateSession logs
 // it (sandbox/policy, by host) and Run logs it again when a continued
 // session's last one differs; the loop records it on each tool/call of
-// the bash plugin's execute tools (callSandbox). A Runtime writes
+// the bash plugin's execute tools (callSandbox: off for a bash call with
+// sandbox "off"), and the approver gets the same: such a call is marked
+// Sandboxed for the permission checker (the auto mode runs it unasked)
+// or, asking for sandbox "off", Escalate with its justification. The
+// auto mode needs the sandbox to hold it: AutoRefusal says why not (the
+// setting off; the kernel, probed once, not enforcing the writes, the
+// network, the protected paths or the hidden credential stores);
+// SetSessionMode refuses auto then (ErrAutoUnavailable), and a session
+// already in auto is decided as in ask. A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder
 // another user could write (host/ownership); CreateSession and StartTools
 // create a missing one 0700 whatever the umask.

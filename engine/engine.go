@@ -24,6 +24,7 @@ import (
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // Config is everything a Runtime is built from. Zero values are safe
@@ -141,6 +142,8 @@ type Runtime struct {
 	bg sync.WaitGroup
 	// providers are those opened with Config.OpenProvider.
 	providers providers
+	// probe is what this kernel offers a sandbox, for AutoRefusal.
+	probe kernelProbe
 }
 
 // New checks cfg and returns a Runtime with no plugins started.
@@ -321,11 +324,28 @@ type loopApprover struct {
 func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	c := a.c
 	c.Policy.Mode = a.r.SessionMode(a.s)
+	if c.Policy.Mode == permission.ModeAuto {
+		if err := a.r.AutoRefusal(); err != nil {
+			// A session in auto continued where the sandbox cannot hold
+			// it: asked as in ask, never less.
+			a.r.log.Warn("session is in auto mode but the sandbox cannot hold it; asking", "session", a.s.ID(), "error", err)
+			c.Policy.Mode = permission.ModeAsk
+		}
+	}
 	if req.Kind == permission.KindRead && a.readHint != nil && a.readHint(req.Tool) {
 		c.Policy.Mode = permission.ModeAllowAll // rules still deny or ask
 	}
 	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,
 		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: req.Title, Always: req.Always, Once: req.Once, NoAlways: req.Once}
+	// The bash plugin's calls: run inside an enforced sandbox, or asking
+	// to leave it (the sandbox its tool/call records says which).
+	if sb := req.Sandbox; sb != nil && a.r.Sandbox().Mode != sandbox.Off {
+		preq.Escalate = escalates(req.Args)
+		preq.Sandboxed = !preq.Escalate && sb.Mode != string(sandbox.Off)
+		if preq.Escalate {
+			preq.Justification = justification(req.Args)
+		}
+	}
 	if req.Kind != "" {
 		preq.AlwaysKind = a.s.AlwaysKind(req.Kind)
 	}
@@ -365,6 +385,11 @@ func (r *Runtime) SessionMode(s *session.Session) permission.Mode {
 func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by string) error {
 	if _, err := permission.ParseMode(string(m)); err != nil {
 		return err
+	}
+	if m == permission.ModeAuto {
+		if err := r.AutoRefusal(); err != nil {
+			return err // one line: why and what to do
+		}
 	}
 	if s.Mode() == string(m) {
 		return nil

@@ -78,6 +78,30 @@ func TestTermAskerProtected(t *testing.T) {
 	}
 }
 
+// TestTermAskerEscalation: the question about a bash call asking to run
+// outside the sandbox shows its justification on one line, escaped, says
+// it runs outside the sandbox, and offers no [a]lways.
+func TestTermAskerEscalation(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	a := &Asker{view: New(&out, emptySource{}, false), in: strings.NewReader("a\nn\n")}
+	got, err := a.Ask(context.Background(), permission.Request{Tool: "bash", Args: json.RawMessage(`{"command":"make install","sandbox":"off"}`),
+		NoAlways: true, Protected: "this command", ProtectedWhy: "it asks to run outside the sandbox",
+		Escalate: true, Justification: "install \x1b[2Kthe\u202etool\ninto ~/.local/bin"})
+	if err != nil || got != event.RejectOnce {
+		t.Errorf("Ask = %q, %v; want reject once", got, err)
+	}
+	q := out.String()
+	for _, want := range []string{"OUTSIDE the sandbox", `"install \x1b[2Kthe\u202etool into ~/.local/bin"`, "Allow bash: make install? [y]es / [n]o: "} {
+		if !strings.Contains(q, want) {
+			t.Errorf("question = %q, want %q in it", q, want)
+		}
+	}
+	if strings.Contains(q, "[a]lways") || strings.ContainsAny(q, "\x1b\u202e") {
+		t.Errorf("question = %q offers always or holds a raw escape", q)
+	}
+}
+
 func TestTermAskerCancelled(t *testing.T) {
 	t.Parallel()
 	blocked := &blockingReader{release: make(chan struct{})}

@@ -30,3 +30,20 @@ func TestACPModes(t *testing.T) {
 	}
 	runScenario(t, node, bin, pluginDir, sc)
 }
+
+// TestACPAutoMode drives the auto mode as an ACP session mode with the
+// official TypeScript SDK client (testdata/acpclient/automode.mjs): it is
+// listed with its description; set_mode auto works; sandboxed bash calls
+// run without a question; a call with sandbox "off" is asked, its
+// justification in the request's title, no "always" offered, and once
+// allowed writes outside the project; a harness run with --sandbox off
+// answers set_mode auto -32602 saying why.
+func TestACPAutoMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs Node")
+	}
+	t.Parallel()
+	node := nodeClient(t)
+	bin, pluginDir := buildHarness(t)
+	runScenario(t, node, bin, pluginDir, editorScenario{name: "automode", needs: []string{"bash"}})
+}

@@ -52,6 +52,9 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 			rt, broken = engine.New(rc)
 		}
 	}
+	if broken == nil {
+		broken = c.checkAuto(rt) // never a session silently weaker than its mode
+	}
 	if broken != nil {
 		log.Error("harness acp refuses sessions until its settings are fixed and it is restarted", "error", broken)
 		return exitOK, acpbridge.Serve(ctx, acpagent.Unavailable(broken), std.in, std.out, acpagent.BridgeOptions(log, versionString(), nil))

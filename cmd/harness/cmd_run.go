@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/permission"
 )
 
 func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
@@ -54,6 +55,13 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		if err := h.SetSessionMode(s, h.Policy().Mode, engine.ModeByFlag); err != nil {
 			h.CloseSession(s)
 			return exitFailed, err
+		}
+	}
+	// A session in auto is not continued where the sandbox cannot hold it.
+	if h.SessionMode(s) == permission.ModeAuto {
+		if err := h.AutoRefusal(); err != nil {
+			h.CloseSession(s)
+			return exitUsage, fmt.Errorf("session %s is in auto mode, which harness refuses here: %w; continue it with --mode ask (or another mode): %w", s.ID(), err, errUsage)
 		}
 	}
 	if err := h.StartTools(ctx); err != nil {

@@ -34,7 +34,7 @@ type config struct {
 	MaxSteps         int
 	LogLevel         string
 	SystemPromptFile string
-	// Mode is the permission mode: read-only | ask | accept-edits |
+	// Mode is the permission mode: read-only | ask | accept-edits | auto |
 	// allow-all ("" = ask); --yes sets allow-all. ModeSet says it was
 	// given (a flag or its variable): harness run then sets it on a
 	// continued session, which otherwise keeps its own.
@@ -112,7 +112,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
 	s.String(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
 	s.String(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")
-	s.String(&c.Mode, "mode", "HARNESS_MODE", "", "permission mode: read-only | ask | accept-edits | allow-all (default ask)")
+	s.String(&c.Mode, "mode", "HARNESS_MODE", "", "permission mode: read-only | ask | accept-edits | auto (commands run unasked in the sandbox) | allow-all (default ask)")
 	s.String(&c.Permission, "permission", "HARNESS_PERMISSION", "", "deprecated: use --mode")
 	s.String(&c.PermissionsFile, "permissions", "HARNESS_PERMISSIONS_FILE", "", "permission rules file (default $XDG_CONFIG_HOME/harness/permissions.json)")
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")

@@ -14,6 +14,7 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
@@ -130,6 +131,9 @@ func newTermApp(c *config, e env, std stdio, model agent.Model) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkAuto(rt); err != nil {
+		return nil, fmt.Errorf("%w: %w", err, errUsage)
+	}
 	color := e.get("NO_COLOR") == "" && e.get("TERM") != "dumb"
 	styled := std.styled // the usage line is dim on a terminal
 	if styled == nil {
@@ -151,4 +155,21 @@ func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.
 		return nil, err
 	}
 	return engine.New(rc)
+}
+
+// checkAuto refuses a configured auto mode where rt's sandbox cannot hold
+// it (engine.Runtime.AutoRefusal): one line naming where the mode came
+// from, why, and what to do.
+func (c *config) checkAuto(rt *engine.Runtime) error {
+	if rt.Policy().Mode != permission.ModeAuto {
+		return nil
+	}
+	if err := rt.AutoRefusal(); err != nil {
+		from := c.modeFrom
+		if from == "" {
+			from = "mode"
+		}
+		return fmt.Errorf("%s auto: %w", c.source(from), err)
+	}
+	return nil
 }

@@ -157,6 +157,9 @@ type ApprovalRequest struct {
 	// plugin's own question through the host services): no "always" is
 	// offered, and one given anyway counts once.
 	Once bool
+	// Sandbox is the sandbox the call runs under, as its tool/call
+	// records it (Loop.Sandbox; nil: none known).
+	Sandbox *event.CallSandbox
 }
 
 // Approval is the answer to an ApprovalRequest.

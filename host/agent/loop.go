@@ -48,10 +48,11 @@ type Loop struct {
 	// verbatim; 0 means a third of the room the threshold leaves besides
 	// the system prompt and the tools.
 	KeepTokens int
-	// Sandbox, when set, gives the sandbox a call of tool t runs under in
-	// a session whose cwd is cwd (nil: none); the loop records it on the
-	// call's tool/call.
-	Sandbox func(t Tool, cwd string) *event.CallSandbox
+	// Sandbox, when set, gives the sandbox a call of tool t with arguments
+	// args (the model's JSON) runs under in a session whose cwd is cwd
+	// (nil: none); the loop records it on the call's tool/call and hands
+	// it to the Approver (ApprovalRequest.Sandbox).
+	Sandbox func(t Tool, cwd, args string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
 }
@@ -110,6 +111,8 @@ type callState struct {
 	resolved bool // its tool/result is appended
 	// preview is the diffs its tool/call carries.
 	preview []event.Diff
+	// sandbox is the sandbox its tool/call carries.
+	sandbox *event.CallSandbox
 }
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to

@@ -74,7 +74,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 				break
 			}
 			c := st.calls[next].ToolCall
-			denied, err := t.approve(ctx, st, c)
+			denied, err := t.approve(ctx, st, c, st.calls[next].sandbox)
 			if err != nil {
 				fatal = err
 				break
@@ -127,7 +127,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 // logs the decision. It returns the result to record instead of running the
 // call when the call is rejected, and a failed append. When ctx ends while
 // asking, it returns nil, nil; the caller checks ctx.
-func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, error) {
+func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.CallSandbox) (*Result, error) {
 	tool := st.tools[c.Name]
 	if !tool.NeedsPermission || t.l.Approver == nil {
 		return nil, nil
@@ -136,7 +136,7 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall) (*Result, 
 	// they cover the call, after its deny rules: an answer about one
 	// command never lets a forbidden one through.
 	a, err := t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-		CallID: c.ID, Tool: c.Name, Kind: tool.Kind, Args: c.Arguments, Always: t.s.Always(c.Name)})
+		CallID: c.ID, Tool: c.Name, Kind: tool.Kind, Args: c.Arguments, Always: t.s.Always(c.Name), Sandbox: sb})
 	if ctx.Err() != nil {
 		return nil, nil
 	}
@@ -215,7 +215,8 @@ func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 	if tool, ok := st.tools[c.Name]; ok {
 		ev.Plugin, ev.MCP, ev.Kind = tool.Plugin, tool.MCP, tool.Kind
 		if t.l.Sandbox != nil {
-			ev.Sandbox = t.l.Sandbox(tool, t.s.Cwd())
+			ev.Sandbox = t.l.Sandbox(tool, t.s.Cwd(), c.Arguments)
+			c.sandbox = ev.Sandbox
 		}
 		if pv, ok := t.l.Tools.(Previewer); ok && ctx.Err() == nil {
 			m := pv.Preview(ctx, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k, CallID: c.ID,

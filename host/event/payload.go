@@ -294,7 +294,7 @@ type Permission struct {
 }
 
 // PermissionMode records the session's permission mode from here on:
-// read-only, ask, accept-edits or allow-all (host/permission defines
+// read-only, ask, accept-edits, auto or allow-all (host/permission defines
 // them). The last one in a log is the session's mode; a session is
 // created with one, so the log alone tells the mode. Unlike every other
 // event it may come outside a turn, and inside one (a switch while a turn

@@ -21,9 +21,24 @@
 //     with the symlinks of the part that exists resolved; two file_path
 //     arguments, none, or a dangling symlink count as outside — runs
 //     without asking; everything else is asked as in ask.
+//   - auto: what the sandbox holds runs without asking — calls of kind
+//     read, search and think, edits inside the cwd (as in accept-edits),
+//     and calls the caller marks Request.Sandboxed (the bash plugin's
+//     commands, which run in an enforced sandbox); everything else (MCP
+//     tools, other plugins' execute or edit tools, edits outside the cwd)
+//     is asked as in ask. Ask rules still ask. The caller must refuse
+//     auto where the sandbox cannot hold it (engine: the sandbox setting
+//     off, or a kernel that does not enforce its writes and network): this
+//     package trusts Sandboxed.
 //   - allow-all (--yes): what no rule decides runs.
 //
-// Deny rules win over every mode. A plugin's own question about its
+// Deny rules win over every mode. A call asking to run outside the
+// sandbox (Request.Escalate: bash's sandbox "off", with a one-line
+// Justification the question shows) is refused in read-only, and in every
+// other mode but allow-all it is a protected question (below): asked even
+// in auto, no allow rule or "always" answers it, no "always" is offered,
+// and with nobody to ask it is refused, saying how the user can allow it
+// (--mode allow-all or --sandbox off). A plugin's own question about its
 // running call (Request.Once: fs reaching outside the project) is asked in
 // every mode but allow-all — accept-edits never answers it — and is a
 // protected question (below): no allow rule and no "always" answer about

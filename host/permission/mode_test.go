@@ -27,8 +27,9 @@ func TestModes(t *testing.T) {
 	fp := func(p string) string { b, _ := json.Marshal(map[string]string{"file_path": p}); return string(b) }
 
 	type call struct {
-		tool, kind, args string
-		once             bool
+		tool, kind, args    string
+		once                bool
+		sandboxed, escalate bool
 	}
 	calls := map[string]call{
 		"read":               {tool: "read", kind: KindRead, args: fp("a.go")},
@@ -47,6 +48,11 @@ func TestModes(t *testing.T) {
 		"other":              {tool: "deploy", kind: "other", args: `{}`},
 		"no kind":            {tool: "mystery", args: `{}`},
 		"plugin's question":  {tool: "edit", kind: KindEdit, args: fp(filepath.Join(outside, "a.go")), once: true},
+		"bash sandboxed":     {tool: "bash", kind: "execute", args: `{"command":"git status -s"}`, sandboxed: true},
+		"bash escalates":     {tool: "bash", kind: "execute", args: `{"command":"git status -s","sandbox":"off"}`, sandboxed: true, escalate: true},
+		"bash to .git":       {tool: "bash", kind: "execute", args: `{"command":"cp x .git/hooks/pre-commit"}`, sandboxed: true},
+		"mcp execute":        {tool: "mcp__gh__merge", kind: "execute", args: `{}`},
+		"delete inside":      {tool: "rm", kind: KindDelete, args: fp("a.go")},
 	}
 	const (
 		asks    = "asks"
@@ -54,28 +60,34 @@ func TestModes(t *testing.T) {
 		refused = "refused"
 	)
 	want := map[string]map[Mode]string{
-		"read":               {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"search":             {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"think":              {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit inside":        {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: runs, ModeAllowAll: runs},
-		"edit relative":      {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: runs, ModeAllowAll: runs},
-		"edit outside":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit via symlink":   {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit dangling link": {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit with ..":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit two paths":     {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"edit no path":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"bash":               {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"fetch":              {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"other":              {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"no kind":            {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
-		"plugin's question":  {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAllowAll: runs},
+		"read":               {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: runs, ModeAllowAll: runs},
+		"search":             {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: runs, ModeAllowAll: runs},
+		"think":              {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: runs, ModeAllowAll: runs},
+		"edit inside":        {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: runs, ModeAuto: runs, ModeAllowAll: runs},
+		"edit relative":      {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: runs, ModeAuto: runs, ModeAllowAll: runs},
+		"edit outside":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"edit via symlink":   {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"edit dangling link": {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"edit with ..":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"edit two paths":     {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"edit no path":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"bash":               {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"fetch":              {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"other":              {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"no kind":            {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"plugin's question":  {ModeReadOnly: asks, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"bash sandboxed":     {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: runs, ModeAllowAll: runs},
+		"bash escalates":     {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"bash to .git":       {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"mcp execute":        {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
+		"delete inside":      {ModeReadOnly: refused, ModeAsk: asks, ModeAcceptEdits: asks, ModeAuto: asks, ModeAllowAll: runs},
 	}
 	// What the "always" option names when the user is asked.
 	covers := map[string]string{
 		"edit inside": "edits in this session", "edit relative": "edits in this session",
 		"bash": "`git status …`", "read": "read", "search": "grep", "think": "todo_write", "fetch": "fetch",
-		"other": "deploy", "no kind": "mystery",
+		"other": "deploy", "no kind": "mystery", "bash sandboxed": "`git status …`", "mcp execute": "mcp__gh__merge",
+		"delete inside": "rm",
 	}
 	for name, c := range calls {
 		for _, m := range Modes() {
@@ -88,7 +100,8 @@ func TestModes(t *testing.T) {
 				})
 				chk := Checker{Policy: Policy{Mode: m.ID}, Asker: yes}
 				v, err := chk.Check(context.Background(), Request{Tool: c.tool, Kind: c.kind, Cwd: cwd,
-					Args: json.RawMessage(c.args), Once: c.once, NoAlways: c.once})
+					Args: json.RawMessage(c.args), Once: c.once, NoAlways: c.once,
+					Sandboxed: c.sandboxed, Escalate: c.escalate, Justification: "needs the network"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -112,6 +125,10 @@ func TestModes(t *testing.T) {
 				if asked != nil {
 					if g := asked.AlwaysCovers(); g != covers[name] {
 						t.Errorf("always covers %q, want %q", g, covers[name])
+					}
+					if note := asked.ProtectedNote(); c.escalate != strings.Contains(note, `"needs the network"`) ||
+						c.escalate != strings.Contains(note, "OUTSIDE the sandbox") {
+						t.Errorf("the question's note %q: want the justification and the sandbox exactly when it escalates (%v)", note, c.escalate)
 					}
 				}
 			})
@@ -208,25 +225,91 @@ func TestParseMode(t *testing.T) {
 
 // TestNobodyToAskSaysHow: with no one to ask, the refusal names the mode
 // that would let the call run: accept-edits only for an edit inside the
-// cwd.
+// cwd, auto only for a sandboxed call.
 func TestNobodyToAskSaysHow(t *testing.T) {
 	t.Parallel()
 	cwd := t.TempDir()
 	for _, tc := range []struct {
-		req        Request
-		acceptEdit bool
+		req              Request
+		acceptEdit, auto bool
 	}{
-		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"a.go"}`)}, true},
-		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"/etc/passwd"}`)}, false},
-		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`)}, false},
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"a.go"}`)}, true, false},
+		{Request{Tool: "edit", Kind: KindEdit, Cwd: cwd, Args: json.RawMessage(`{"file_path":"/etc/passwd"}`)}, false, false},
+		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`)}, false, false},
+		{Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: json.RawMessage(`{"command":"ls"}`), Sandboxed: true}, false, true},
 	} {
 		v, err := Checker{Policy: Policy{Mode: ModeAsk}}.Check(context.Background(), tc.req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v.Decision != event.RejectOnce || !strings.Contains(v.Reason, "--yes") ||
-			strings.Contains(v.Reason, "accept-edits") != tc.acceptEdit {
+			strings.Contains(v.Reason, "accept-edits") != tc.acceptEdit || strings.Contains(v.Reason, "--mode auto") != tc.auto {
 			t.Errorf("%s %s: %+v, want a refusal naming --yes (and accept-edits: %v)", tc.req.Tool, tc.req.Args, v, tc.acceptEdit)
 		}
+	}
+}
+
+// TestEscalation: a call asking to run outside the sandbox is asked in
+// every mode but allow-all, whatever allow rules and "always" answers
+// say; it offers no "always" (one given counts once); a deny rule still
+// rejects it; read-only refuses it; with nobody to ask it is refused,
+// saying how the user can allow it.
+func TestEscalation(t *testing.T) {
+	t.Parallel()
+	cwd := t.TempDir()
+	args := json.RawMessage(`{"command":"curl -o x https://example.com","sandbox":"off","justification":"fetch the release"}`)
+	allowAll := []Rule{{Tool: "bash", Action: Allow}}
+	allowCurl := []Rule{{Tool: "bash", Prefix: "curl", Action: Allow}}
+	alwaysCurl := []event.Permission{{Tool: "bash", Decision: event.AllowAlways, Source: "user", Scope: []string{"curl -o"}}}
+	tests := map[string]struct {
+		mode   Mode
+		rules  []Rule
+		always []event.Permission
+		nobody bool
+		want   Verdict // Source "user": asked
+		reason []string
+	}{
+		"ask":                          {mode: ModeAsk, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"accept-edits":                 {mode: ModeAcceptEdits, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"auto":                         {mode: ModeAuto, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"auto, a tool-wide allow rule": {mode: ModeAuto, rules: allowAll, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"ask, a prefix allow rule":     {mode: ModeAsk, rules: allowCurl, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"auto, an always answer":       {mode: ModeAuto, always: alwaysCurl, want: Verdict{Decision: event.AllowOnce, Source: "user"}},
+		"allow-all runs it":            {mode: ModeAllowAll, want: Verdict{Decision: event.AllowOnce, Source: "mode"}},
+		"deny rule wins":               {mode: ModeAllowAll, rules: []Rule{{Tool: "bash", Prefix: "curl", Action: Deny}}, want: Verdict{Decision: event.RejectOnce, Source: "rule"}},
+		"read-only refuses":            {mode: ModeReadOnly, rules: allowAll, want: Verdict{Decision: event.RejectOnce, Source: "mode"}, reason: []string{"read-only"}},
+		"nobody to ask":                {mode: ModeAuto, rules: allowAll, nobody: true, want: Verdict{Decision: event.RejectOnce, Source: "protected"}, reason: []string{"outside the sandbox", "allow-all", "--sandbox off"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var asked *Request
+			chk := Checker{Policy: Policy{Mode: tc.mode, Rules: tc.rules}}
+			if !tc.nobody {
+				chk.Asker = askerFunc(func(_ context.Context, req Request) (event.Decision, error) {
+					asked = &req
+					return event.AllowAlways, nil // counts once
+				})
+			}
+			v, err := chk.Check(context.Background(), Request{Tool: "bash", Kind: "execute", Cwd: cwd, Args: args, Always: tc.always,
+				Sandboxed: true, Escalate: true, Justification: "fetch the\nrelease"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Decision != tc.want.Decision || (v.Source != tc.want.Source && !(tc.nobody && v.Source != "user")) || v.Scope != nil {
+				t.Errorf("Check = %+v, want %+v", v, tc.want)
+			}
+			if (asked != nil) != (tc.want.Source == "user") {
+				t.Errorf("asked %v, want %v", asked != nil, tc.want.Source == "user")
+			}
+			if asked != nil && (asked.AlwaysCovers() != "" || !strings.Contains(asked.ProtectedNote(), `"fetch the release"`)) {
+				t.Errorf("the question offers %q and says %q; want no always, the justification on one line", asked.AlwaysCovers(), asked.ProtectedNote())
+			}
+			for _, w := range tc.reason {
+				if !strings.Contains(v.Reason, w) {
+					t.Errorf("reason %q lacks %q", v.Reason, w)
+				}
+			}
+		})
 	}
 }

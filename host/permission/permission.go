@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/ownership"
+	"github.com/harness-dev/harness/host/shorten"
 )
 
 // Mode is a session's permission mode: what happens to a call no rule and
@@ -23,7 +24,13 @@ const (
 	ModeReadOnly    Mode = "read-only"
 	ModeAsk         Mode = "ask"
 	ModeAcceptEdits Mode = "accept-edits"
-	ModeAllowAll    Mode = "allow-all"
+	// ModeAuto runs what the sandbox holds without asking: reads, edits
+	// inside the cwd, and commands that run in an enforced sandbox
+	// (Request.Sandboxed); it asks the rest, and always asks to leave the
+	// sandbox (Request.Escalate). The caller must refuse it where the
+	// sandbox cannot hold it (see the package doc).
+	ModeAuto     Mode = "auto"
+	ModeAllowAll Mode = "allow-all"
 )
 
 // ModeInfo describes a mode for a user choosing one (ACP session modes).
@@ -39,6 +46,8 @@ func Modes() []ModeInfo {
 		{ModeReadOnly, "Read-only", "Reads and searches run; edits, commands and every other tool that needs permission are refused."},
 		{ModeAsk, "Ask", "Reads and searches run; edits and commands ask first."},
 		{ModeAcceptEdits, "Accept edits", "Edits inside the project run without asking; commands, anything outside the project and protected files (.git, .vscode, harness's own config) ask first."},
+		{ModeAuto, "Auto (sandboxed)", "Reads, edits inside the project and commands run without asking, because commands run in the sandbox; " +
+			"a command asking to run outside the sandbox, other tools, anything outside the project and protected files ask first. Needs an enforced sandbox."},
 		{ModeAllowAll, "Allow all", "Every tool call runs without asking, protected files (.git, harness's own config) included; deny rules still apply."},
 	}
 }
@@ -46,10 +55,10 @@ func Modes() []ModeInfo {
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
-	case ModeReadOnly, ModeAsk, ModeAcceptEdits, ModeAllowAll:
+	case ModeReadOnly, ModeAsk, ModeAcceptEdits, ModeAuto, ModeAllowAll:
 		return Mode(s), nil
 	}
-	return "", fmt.Errorf("unknown permission mode %q: use read-only, ask, accept-edits or allow-all", s)
+	return "", fmt.Errorf("unknown permission mode %q: use read-only, ask, accept-edits, auto or allow-all", s)
 }
 
 // Tool kinds the modes treat apart (ACP's ToolKind vocabulary).
@@ -171,6 +180,17 @@ type Request struct {
 	// before it reaches outside the project): the answer holds for this
 	// request only, and only allow-all answers it without asking.
 	Once bool
+	// Sandboxed, set by the caller, says the call runs inside an enforced
+	// sandbox (the bash plugin's command under workspace-write or
+	// read-only): auto mode runs it without asking, deny and ask rules
+	// still apply.
+	Sandboxed bool
+	// Escalate, set by the caller, says the call asks to run outside the
+	// sandbox it would run in (bash's sandbox: "off"), for the reason
+	// Justification (the model's words, one line). It is a protected
+	// question in every mode but allow-all, refused in read-only.
+	Escalate      bool
+	Justification string
 
 	// Scope is what an "always" answer covers, set by the Checker before
 	// it asks: the command prefixes of a command line, or nil for the
@@ -205,9 +225,19 @@ func onceTarget(args json.RawMessage) string {
 	return "this call"
 }
 
+// whyEscalate is why a call asking to leave the sandbox is protected.
+const whyEscalate = "it asks to run outside the sandbox"
+
 // ProtectedNote says, for the question, that the call touches a protected
-// path, why, and why "always" is not offered; "" for a call that does not.
+// path, why, and why "always" is not offered; for a call asking to run
+// outside the sandbox, that and its justification; "" for a call that
+// does neither. It is the model's and the user's words: show it filtered
+// (host/termsafe).
 func (req Request) ProtectedNote() string {
+	if req.Escalate {
+		return fmt.Sprintf("%s asks to run OUTSIDE the sandbox, with your rights (writes anywhere, the network): %q. "+
+			"\"Always\" is not offered: an answer allows or rejects this call only.", req.Tool, shorten.OneLine(req.Justification))
+	}
 	if req.Protected == "" {
 		return ""
 	}
@@ -286,9 +316,16 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		req.Protected, req.ProtectedWhy = c.Policy.protectedTarget(req.Kind, req.Cwd, req.Args)
 	}
 	// A plugin's own question (fs reaching outside the project) is a
-	// protected one too: no allow rule or "always" answers it.
+	// protected one too: no allow rule or "always" answers it; and so is
+	// a call asking to leave the sandbox.
 	if req.Once && req.Protected == "" {
 		req.Protected, req.ProtectedWhy = onceTarget(req.Args), whyOnce
+	}
+	if req.Escalate {
+		req.Sandboxed = false
+		if req.Protected == "" {
+			req.Protected, req.ProtectedWhy = "this command", whyEscalate
+		}
 	}
 	protected := req.Protected != ""
 	always := req.Always
@@ -305,11 +342,13 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		p.Mode = ModeAllowAll
 	case mode == ModeAcceptEdits && inside && !protected:
 		p.Mode = ModeAllowAll
+	case mode == ModeAuto && !protected && !req.Once && (inside || req.Sandboxed || readKind(req.Kind)):
+		p.Mode = ModeAllowAll // rules still deny or ask
 	default: // read-only, ask, accept-edits for the rest, plugins' own questions
 		p.Mode = ModeAsk
 	}
 	d := p.decide(req.Tool, req.Args, always)
-	if mode == ModeReadOnly && d.action != Deny && !req.Once && !readKind(req.Kind) {
+	if mode == ModeReadOnly && d.action != Deny && (req.Escalate || !req.Once && !readKind(req.Kind)) {
 		return Verdict{Decision: event.RejectOnce, Source: "mode", Reason: readOnlyReason(req)}, nil
 	}
 	if protected && d.action == Allow && mode != ModeAllowAll {
@@ -331,6 +370,11 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 		}
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: reason}, nil
 	}
+	if c.Asker == nil && req.Escalate {
+		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s asks to run this command outside the sandbox and there is no one to ask; "+
+			"no rule or earlier answer allows that. Run it inside the sandbox (without sandbox: \"off\"), or ask the user to run harness "+
+			"with --mode allow-all (--yes) or --sandbox off", req.Tool)}, nil
+	}
 	if c.Asker == nil && req.Once {
 		return Verdict{Decision: event.RejectOnce, Source: d.source, Reason: fmt.Sprintf("permission denied: %s asks whether it may reach %s and there is no one to ask; "+
 			"no rule or earlier answer allows that, only --yes (or HARNESS_MODE=allow-all) does", req.Tool, req.Protected)}, nil
@@ -342,8 +386,11 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	}
 	if c.Asker == nil {
 		how := "--yes (or HARNESS_MODE=allow-all)"
-		if inside {
+		switch {
+		case inside:
 			how = "--mode accept-edits (edits inside the project only) or " + how
+		case req.Sandboxed:
+			how = "--mode auto (commands inside the sandbox only) or " + how
 		}
 		reason := fmt.Sprintf("permission denied: %s needs permission and there is no one to ask; "+
 			"the user can run with %s or allow it in %s", req.Tool, how, c.fileName())
@@ -392,7 +439,7 @@ func readOnlyReason(req Request) string {
 		what += " (kind " + req.Kind + ")"
 	}
 	return fmt.Sprintf("the session is in read-only mode: %s was not run. Only reads and searches run in this mode; "+
-		"the user can switch the session's mode (the editor's mode menu, or harness run --mode ask, accept-edits or allow-all)", what)
+		"the user can switch the session's mode (the editor's mode menu, or harness run --mode ask, accept-edits, auto or allow-all)", what)
 }
 
 // insideCwd reports whether the file_path argument of an edit names a

@@ -198,7 +198,8 @@ func TestProtected(t *testing.T) {
 						}
 						// The modes, answers and rules apply as before.
 						unasked := m.ID == ModeAllowAll || an != "none" ||
-							m.ID == ModeAcceptEdits && c.kind == KindEdit && !c.outside
+							m.ID == ModeAcceptEdits && c.kind == KindEdit && !c.outside ||
+							m.ID == ModeAuto && (c.kind == KindEdit && !c.outside || c.kind == KindRead)
 						if unasked != (asked == nil) {
 							t.Errorf("asked %v, want %v (%+v)", asked != nil, !unasked, v)
 						}

@@ -169,7 +169,15 @@ type bashArgs struct {
 	TimeoutMs       *int64 `json:"timeout_ms"`
 	Workdir         string `json:"workdir"`
 	RunInBackground bool   `json:"run_in_background"`
+	// Sandbox "off" runs the command outside the sandbox; the host has
+	// asked the user (the host reads it as this field is read: see
+	// engine's escalates). Justification says why, for the question.
+	Sandbox       string `json:"sandbox"`
+	Justification string `json:"justification"`
 }
+
+// maxJustification is the longest justification, in bytes: one line.
+const maxJustification = 500
 
 type taskArgs struct {
 	TaskID string `json:"task_id"`
@@ -183,6 +191,16 @@ func (b *bashPlugin) runBash(ctx context.Context, call *pluginapi.Call, a bashAr
 	}
 	if strings.TrimSpace(a.Description) == "" {
 		return pluginapi.ErrorResult("invalid description: expected a non-empty string"), nil
+	}
+	switch {
+	case a.Sandbox != "" && a.Sandbox != string(sandbox.Off):
+		return pluginapi.ErrorResult("invalid sandbox: %q; the only value is \"off\" (with a justification), or leave it out to run in the sandbox", a.Sandbox), nil
+	case a.Sandbox == "" && a.Justification != "":
+		return pluginapi.ErrorResult("invalid justification: it goes with sandbox \"off\" only; leave it out to run in the sandbox"), nil
+	case a.Sandbox != "" && strings.TrimSpace(a.Justification) == "":
+		return pluginapi.ErrorResult("invalid justification: sandbox \"off\" needs a one-line justification telling the user why the command must run outside the sandbox"), nil
+	case strings.ContainsAny(a.Justification, "\r\n") || len(a.Justification) > maxJustification:
+		return pluginapi.ErrorResult("invalid justification: expected one line of at most %d bytes", maxJustification), nil
 	}
 	timeout := time.Duration(defaultTimeoutMs) * time.Millisecond
 	if a.TimeoutMs != nil {
@@ -209,7 +227,7 @@ func (b *bashPlugin) runBash(ctx context.Context, call *pluginapi.Call, a bashAr
 	if runtime.GOOS == "linux" {
 		base, err := workdir(call.Cwd, "")
 		if err == nil {
-			c.policy, err = b.sbx.policy(call, base, b.tmpDir)
+			c.policy, err = b.sbx.policy(call, base, b.tmpDir, a.Sandbox == string(sandbox.Off))
 		}
 		if err != nil {
 			return pluginapi.ErrorResult("set up the sandbox: %v", err), nil

@@ -80,8 +80,11 @@
 // gone. In the fallback there are no mounts and no network namespace:
 // Landlock holds the writes outside the roots, seccomp refuses AF_INET,
 // AF_INET6 and AF_PACKET sockets. A command that fails printing what a
-// refusal prints gets a line naming the sandbox and what it allows.
-// Mode off is the plugin as it was.
+// refusal prints gets a line naming the sandbox, what it allows and how
+// to escalate. Mode off is the plugin as it was. A bash call with
+// sandbox "off" (and a one-line justification, required) runs that one
+// command with mode off: the host has asked the user (it reads the
+// argument as this plugin does; see engine).
 //
 // At start the plugin calls prctl(PR_SET_DUMPABLE, 0): a process of the
 // same non-root user can then neither read its memory nor its

@@ -77,9 +77,10 @@ func newSandboxConfig(environ []string) *sandboxConfig {
 // writable (with its protected paths read-only), the session's private
 // temp folder under tmpRoot, the credential stores, harness's config and
 // state hidden — the session's own folder (its spill files) shown
-// read-only.
-func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandbox.Policy, error) {
-	if c.mode == sandbox.Off {
+// read-only. escalated (the call's sandbox "off", which the host asked
+// the user about) is sandbox.Off for this command alone.
+func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string, escalated bool) (sandbox.Policy, error) {
+	if c.mode == sandbox.Off || escalated {
 		return sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}, nil
 	}
 	temp, err := c.tempDir(call.SessionID, tmpRoot)
@@ -141,28 +142,29 @@ var refusedRE = regexp.MustCompile(`(?i)permission denied|read-only file system|
 
 // sandboxNote is the line added to the result of a command that failed
 // in a sandbox printing what a refusal prints (a refused write, fork or
-// connection), so that the model knows what refused it; "" for another
-// failure (grep finding nothing is no news).
+// connection), so that the model knows what refused it and how to ask
+// for more in one step (escalation: sandbox "off", which the user is
+// asked about); "" for another failure (grep finding nothing is no news).
 func sandboxNote(p sandbox.Policy, output string) string {
 	if !refusedRE.MatchString(output) {
 		return ""
 	}
-	what := "writes go only to the working directory, the added folders and $TMPDIR" +
-		" (.git's hooks, config and info, .vscode, .idea, .zed, .mcp.json and harness's files stay read-only)"
+	what := "writes only in the working directory and $TMPDIR (.git's hooks and config read-only)"
 	if p.Mode == sandbox.ReadOnly {
-		what = "writes go only to $TMPDIR"
+		what = "writes only in $TMPDIR"
 	}
-	what += fmt.Sprintf("; credential stores (~/.ssh, ~/.aws, …) read as empty; at most %d processes", p.Pids())
+	what += ", credential stores read as empty"
 	switch {
 	case p.Network == sandbox.NetworkOff:
-		what += "; no network but loopback"
+		what += ", no network but loopback"
 	case p.Network.IsAllowList() && p.Proxy != "":
-		what += "; the network only to " + string(p.Network) + " through the proxy in $HTTPS_PROXY"
+		what += ", the network only to " + string(p.Network) + " through the proxy in $HTTPS_PROXY"
 	case p.Network.IsAllowList():
-		what += "; no network: the allow-list " + string(p.Network) + " needs a network namespace of its own, which this system refused"
+		what += ", no network (the allow-list " + string(p.Network) + " needs a network namespace, which this system refused)"
 	}
+	what += fmt.Sprintf(", at most %d processes", p.Pids())
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
-		". Work within those limits; only the user can run harness with another sandbox setting.]"
+		". If the task needs more, retry with sandbox: \"off\" and a one-line justification; the user will be asked.]"
 }
 
 // missingProtected lists the protected paths of p that do not exist: a

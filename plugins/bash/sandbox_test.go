@@ -544,3 +544,29 @@ func TestSandboxNamespacesRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxEscalation: a call with sandbox "off" (which the host asked
+// the user about) runs that one command outside the sandbox: it writes
+// beside the project and reads the planted key; the next call, without
+// it, is sandboxed again and its refused write's result names the
+// sandbox and how to escalate.
+func TestSandboxEscalation(t *testing.T) {
+	t.Parallel()
+	s := newSandboxed(t, sandbox.WorkspaceWrite, 0)
+	outside := filepath.Join(s.outside, "escalated")
+	res := s.exec(t, call{args: map[string]any{"command": "echo hi > " + outside + "; cat ~/.ssh/id_ed25519",
+		"sandbox": "off", "justification": "write beside the project"}})
+	if read(outside) != "hi\n" || !strings.Contains(res.Content, "planted") {
+		t.Fatalf("sandbox off did not run outside the sandbox: %q on disk\n%s", read(outside), res.Content)
+	}
+	again := filepath.Join(s.outside, "again")
+	res = s.sh(t, "echo hi > "+again)
+	if exists(again) {
+		t.Fatalf("the next call ran outside the sandbox too:\n%s", res.Content)
+	}
+	for _, want := range []string{"sandbox (workspace-write, network off) may have refused this", `sandbox: "off"`, "justification", "the user will be asked"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("a refused write's result lacks %q:\n%s", want, res.Content)
+		}
+	}
+}

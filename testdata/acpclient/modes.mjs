@@ -1,5 +1,5 @@
 // modes: harness's permission modes as ACP session modes. session/new
-// answers the four modes (ask current); set_mode to read-only sends
+// answers the five modes (ask current); set_mode to read-only sends
 // current_mode_update; in read-only an fs edit and a bash call get error
 // results without a question and nothing changes on disk; an unknown mode
 // is -32602; set_mode to accept-edits lets the next edit run without a
@@ -20,7 +20,7 @@ await run("modes", async (h) => {
   const created = await a.request("session/new", { cwd, mcpServers: [] });
   const sessionId = created.sessionId;
   assert.equal(created.modes.currentModeId, "ask");
-  assert.deepEqual(created.modes.availableModes.map((m) => m.id), ["read-only", "ask", "accept-edits", "allow-all"]);
+  assert.deepEqual(created.modes.availableModes.map((m) => m.id), ["read-only", "ask", "accept-edits", "auto", "allow-all"]);
   for (const m of created.modes.availableModes) {
     assert.ok(m.name && m.description, `mode ${m.id} has a name and a description`);
   }
