@@ -160,7 +160,7 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	case p.Network.IsAllowList() && p.Proxy != "":
 		what += ", the network only to " + string(p.Network) + " through the proxy in $HTTPS_PROXY"
 	case p.Network.IsAllowList():
-		what += ", no network (the allow-list " + string(p.Network) + " needs a network namespace, which this system refused)"
+		what += ", no network: the allow-list " + string(p.Network) + " needs a network namespace of its own, which this system refused"
 	}
 	what += fmt.Sprintf(", at most %d processes", p.Pids())
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
