@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) != "" {
 		os.Exit(child())
 	}
+	if os.Getenv(envProbeChild) != "" {
+		os.Exit(probeChild())
+	}
 	os.Exit(m.Run())
 }
 
