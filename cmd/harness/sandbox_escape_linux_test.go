@@ -112,10 +112,13 @@ var escapeRows = []escapeRow{
 	{name: "curl and python3 to a listener on 127.0.0.1", what: rowNetwork,
 		cmds: []string{"curl -sS -m 5 http://127.0.0.1:{PORT}/",
 			`{PY} -c 'import socket; socket.create_connection(("127.0.0.1", {PORT}), 5).sendall(b"x")'`}},
+	// The bomb stays in the foreground (a background one ends with its
+	// shell, the init killing the rest): it runs into the pids limit
+	// until the command's timeout kills it.
 	{name: "fork bomb", what: rowPids, timeoutMS: 5000,
-		cmds: []string{":(){ :|:& };:"}},
+		cmds: []string{":(){ :|:; };:"}},
 	{name: "git add . && git commit in the repository", what: rowWorks,
-		cmds: []string{"printf 'new\\n' > new.txt && git add . && git commit -q -m sandboxed-commit && git checkout -q -b topic"}},
+		cmds: []string{"git add . && git commit -q -m sandboxed-commit && git checkout -q -b topic"}},
 }
 
 // escapeRules allows, by prefix, every command the rows use.
@@ -698,9 +701,14 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 	if n := l.accepted.Load(); n > 0 {
 		viol[rowNetwork] = append(viol[rowNetwork], fmt.Sprintf("the listener outside the sandbox accepted %d connection(s)", n))
 	}
-	if r.what == rowPids && len(cmds) > 0 {
-		if !o.errors["c0"] {
-			viol[rowPids] = append(viol[rowPids], "the fork bomb did not end with an error")
+	if r.what == rowPids {
+		// A bash result is no error result: the failure is in its text.
+		res := o.results["c0"]
+		if !strings.Contains(res, "fork: ") || !strings.Contains(res, "[timed out after") && !strings.Contains(res, "[exit code") {
+			viol[rowPids] = append(viol[rowPids], "the fork bomb did not end with a refused fork and its timeout or exit code: "+clip(res, 200))
+		}
+		if n := processesOf(uid); n > 0 {
+			viol[rowPids] = append(viol[rowPids], fmt.Sprintf("%d processes of uid %d outlived the command", n, uid))
 		}
 	}
 	if r.what == rowWorks {
@@ -719,9 +727,31 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 		case mode == "allow-all" && len(got) == 0:
 			t.Errorf("held, but `harness sandbox` says %q is not enforced here: the suite or the probe is wrong", what)
 		default:
-			t.Logf("not enforced here, as `harness sandbox` says: %s", strings.Join(got, "; "))
+			t.Logf("got through, as expected here: %s", strings.Join(got, "; "))
 		}
 	}
+}
+
+// processesOf counts the processes of uid (none for root: its are
+// everyone's).
+func processesOf(uid int) int {
+	if uid <= 0 {
+		return 0
+	}
+	dirs, _ := filepath.Glob("/proc/[0-9]*/status")
+	n := 0
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(uid) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func clip(s string, n int) string {
