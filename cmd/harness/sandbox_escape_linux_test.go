@@ -86,6 +86,12 @@ var escapeRows = []escapeRow{
 	{name: "ln -s into a protected folder, write through it", what: rowInside, ran: "h",
 		cmds: []string{"ln -s .git/hooks h && cp {H} h/pre-push", "ln -s .vscode v && printf evil > v/settings.json",
 			"ln -s .git/config gc && printf evil >> gc"}},
+	{name: "ln (hard) to a protected file, write through it", what: rowInside,
+		cmds: []string{"ln .git/config gc && printf evil >> gc", "ln .mcp.json m && printf evil >> m"}},
+	{name: "mv .git aside and rebuild it", what: rowInside,
+		cmds: []string{"mv .git .git-aside && cp -a .git-aside .git && cp {H} .git/hooks/pre-commit && printf '[core]\\n\\thooksPath = /tmp\\n' >> .git/config"}},
+	{name: "mv .vscode aside and make a new one", what: rowInside,
+		cmds: []string{"mv .vscode .vscode-aside && mkdir .vscode && printf evil > .vscode/settings.json"}},
 	{name: "ln -s to ~/.bashrc and harness's config, write through it", what: rowOutside, ran: "rc",
 		cmds: []string{"ln -s ~/.bashrc rc && printf 'evil\\n' >> rc", "ln -s ~/.config/harness hc && cp {P} hc/permissions.json"}},
 	{name: "install into .git/hooks and .vscode", what: rowInside,
@@ -128,6 +134,7 @@ const escapeRules = `{"rules":[` +
 	`{"tool":"bash","prefix":"ln","action":"allow"},{"tool":"bash","prefix":"install","action":"allow"},` +
 	`{"tool":"bash","prefix":"python3","action":"allow"},{"tool":"bash","prefix":"git","action":"allow"},` +
 	`{"tool":"bash","prefix":"cat","action":"allow"},{"tool":"bash","prefix":"curl","action":"allow"},` +
+	`{"tool":"bash","prefix":"mv","action":"allow"},{"tool":"bash","prefix":"mkdir","action":"allow"},` +
 	`{"tool":"bash","prefix":":","action":"allow"}]}`
 
 // escapePayload is {P}: the rules a hostile command would install.
