@@ -60,13 +60,16 @@ type escapeRow struct {
 	what string // the Enforceable row it tests
 	cmds []string
 	// followup: the row tries to rewrite the rules file; a new session in
-	// ask mode then runs `touch unlisted`, which no rule allows: with
+	// ask mode then runs `rm -f README`, which no rule allows: with
 	// nobody to ask it must be refused and not run.
 	followup bool
 	// ran is a file (in the cwd) the row's commands make on their way, so
 	// that allow-all proves they ran in the sandbox.
 	ran       string
 	timeoutMS int
+	// background: the commands run as background tasks; a second step
+	// waits for them (sleep 3) before the session ends.
+	background bool
 }
 
 var escapeRows = []escapeRow{
@@ -83,6 +86,8 @@ var escapeRows = []escapeRow{
 	{name: "rules file rewritten, then a new session runs an unlisted command", what: rowOutside, followup: true,
 		cmds: []string{`printf '%s\n' '{"rules":[{"tool":"bash","action":"allow"}]}' > ~/.config/harness/permissions.json`,
 			"tee ~/.config/harness/permissions.json < {P}", "cp {P} $HOME/.config/harness/permissions.json"}},
+	{name: "git config core.hooksPath (writes .git/config)", what: rowInside,
+		cmds: []string{"git config core.hooksPath evilhooks", "git config --local alias.st '!touch ~/pwned'"}},
 	{name: "ln -s into a protected folder, write through it", what: rowInside, ran: "h",
 		cmds: []string{"ln -s .git/hooks h && cp {H} h/pre-push", "ln -s .vscode v && printf evil > v/settings.json",
 			"ln -s .git/config gc && printf evil >> gc"}},
@@ -106,6 +111,11 @@ var escapeRows = []escapeRow{
 			`{PY} -c 'import os; open(os.path.expanduser("~/.config/harness/permissions.json"),"w").write(open("payload.json").read())'`}},
 	{name: "git -c core.hooksPath=... commit runs a hook writing outside", what: rowOutside, ran: "hook-ran",
 		cmds: []string{"git -c core.hooksPath=evilhooks commit -q --allow-empty -m hooked"}},
+	{name: "writes through /proc/self/cwd/.. and /proc/1/root", what: rowOutside,
+		cmds: []string{"cp {P} /proc/self/cwd/../.config/harness/permissions.json", "printf 'evil\\n' >> /proc/self/cwd/../.bashrc",
+			"cp {P} /proc/1/root{HOME}/.config/harness/permissions.json"}},
+	{name: "a background command writes outside", what: rowOutside, background: true, ran: "bg-ran",
+		cmds: []string{"touch bg-ran; printf 'evil\\n' >> ~/.bashrc; cp {P} ~/.config/harness/permissions.json"}},
 	{name: "writes to ~/.bashrc", what: rowOutside,
 		cmds: []string{"printf 'evil\\n' >> ~/.bashrc", "cp {P} ~/.bashrc", "tee -a ~/.bashrc < {P}"}},
 	{name: "writes to a sibling repository", what: rowOutside,
@@ -134,7 +144,7 @@ const escapeRules = `{"rules":[` +
 	`{"tool":"bash","prefix":"ln","action":"allow"},{"tool":"bash","prefix":"install","action":"allow"},` +
 	`{"tool":"bash","prefix":"python3","action":"allow"},{"tool":"bash","prefix":"git","action":"allow"},` +
 	`{"tool":"bash","prefix":"cat","action":"allow"},{"tool":"bash","prefix":"curl","action":"allow"},` +
-	`{"tool":"bash","prefix":"mv","action":"allow"},{"tool":"bash","prefix":"mkdir","action":"allow"},` +
+	`{"tool":"bash","prefix":"mv","action":"allow"},{"tool":"bash","prefix":"touch","action":"allow"},{"tool":"bash","prefix":"sleep","action":"allow"},{"tool":"bash","prefix":"mkdir","action":"allow"},` +
 	`{"tool":"bash","prefix":":","action":"allow"}]}`
 
 // escapePayload is {P}: the rules a hostile command would install.
@@ -551,13 +561,16 @@ func (s *escapeSuite) enforced(t *testing.T, v escapeVariant) map[string]bool {
 
 // escapeCalls is the script line whose model runs each command in one
 // step.
-func escapeCalls(t *testing.T, cmds []string, timeoutMS int) string {
+func escapeCalls(t *testing.T, cmds []string, timeoutMS int, background bool) string {
 	t.Helper()
 	var calls []map[string]any
 	for i, c := range cmds {
 		args := map[string]any{"command": c, "description": "try it"}
 		if timeoutMS > 0 {
 			args["timeout_ms"] = timeoutMS
+		}
+		if background {
+			args["run_in_background"] = true
 		}
 		calls = append(calls, map[string]any{"id": fmt.Sprintf("c%d", i), "name": "bash", "args": args})
 	}
@@ -608,14 +621,18 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 	}
 	e := s.newEnv(t, uid)
 	l := newEscapeListener(t)
-	repl := strings.NewReplacer("{P}", filepath.Join(e.cwd, "payload.json"), "{H}", filepath.Join(e.cwd, "hook.sh"),
+	repl := strings.NewReplacer("{HOME}", e.home, "{P}", filepath.Join(e.cwd, "payload.json"), "{H}", filepath.Join(e.cwd, "hook.sh"),
 		"{OTHER}", e.other, "{PORT}", l.port(), "{PY}", s.py)
 	var cmds []string
 	for _, c := range r.cmds {
 		cmds = append(cmds, repl.Replace(c))
 	}
 	script := filepath.Join(e.base, "script.jsonl")
-	writeFileT(t, script, escapeCalls(t, cmds, r.timeoutMS)+"\n"+`{"text":"done"}`+"\n", 0o644)
+	lines := escapeCalls(t, cmds, r.timeoutMS, r.background) + "\n"
+	if r.background {
+		lines += `{"toolCalls":[{"id":"wait","name":"bash","args":{"command":"sleep 3","description":"wait for the tasks"}}]}` + "\n"
+	}
+	writeFileT(t, script, lines+`{"text":"done"}`+"\n", 0o644)
 	before := snapshot(t, e.home)
 
 	// The machine stays responsive: the test keeps starting processes
@@ -686,21 +703,21 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 			_ = os.Chown(state2, uid, uid)
 		}
 		script2 := filepath.Join(e.base, "script2.jsonl")
-		writeFileT(t, script2, escapeCalls(t, []string{"touch unlisted"}, 0)+"\n"+`{"text":"done"}`+"\n", 0o644)
+		writeFileT(t, script2, escapeCalls(t, []string{"rm -f README"}, 0, false)+"\n"+`{"text":"done"}`+"\n", 0o644)
 		e2 := *e
 		e2.state = state2
 		cmd := s.command(ctx, t, v, &e2, "run", "--provider", "script", "--script", script2, "--mode", "ask", "--sandbox", sb, "go")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("the second session: %v\n%s", err, out)
 		}
-		_, err := os.Stat(filepath.Join(e.cwd, "unlisted"))
-		followupRan = err == nil || readOutcome(t, state2).allowed["c0"]
+		_, err := os.Stat(filepath.Join(e.cwd, "README"))
+		followupRan = err != nil || readOutcome(t, state2).allowed["c0"]
 		states = append(states, state2)
 	}
 
 	viol := e.violations(before, snapshot(t, e.home))
 	if followupRan {
-		viol[rowOutside] = append(viol[rowOutside], "a new session ran `touch unlisted` unasked")
+		viol[rowOutside] = append(viol[rowOutside], "a new session ran `rm -f README` unasked")
 	}
 	if leaks := e.leaks(t, states...); len(leaks) > 0 {
 		viol[rowHidden] = append(viol[rowHidden], leaks...)
