@@ -70,6 +70,9 @@ type escapeRow struct {
 	// background: the commands run as background tasks; a second step
 	// waits for them (sleep 3) before the session ends.
 	background bool
+	// worktree: the cwd is a linked worktree of the repository (its .git
+	// a file naming its git folder in the repository's).
+	worktree bool
 }
 
 var escapeRows = []escapeRow{
@@ -95,6 +98,8 @@ var escapeRows = []escapeRow{
 		cmds: []string{"ln .git/config gc && printf evil >> gc", "ln .mcp.json m && printf evil >> m"}},
 	{name: "mv .git aside and rebuild it", what: rowInside,
 		cmds: []string{"mv .git .git-aside && cp -a .git-aside .git && cp {H} .git/hooks/pre-commit && printf '[core]\\n\\thooksPath = /tmp\\n' >> .git/config"}},
+	{name: "a linked worktree's .git file rewritten to name another git folder", what: rowInside, worktree: true,
+		cmds: []string{"printf 'gitdir: {CWD}/evilgit\\n' > .git", "cp {P} .git", "mv .git dotgit"}},
 	{name: "mv .vscode aside and make a new one", what: rowInside,
 		cmds: []string{"mv .vscode .vscode-aside && mkdir .vscode && printf evil > .vscode/settings.json"}},
 	{name: "ln -s to ~/.bashrc and harness's config, write through it", what: rowOutside, ran: "rc",
@@ -356,6 +361,9 @@ func snapshot(t *testing.T, root string) map[string]string {
 // protectedInCwd reports whether rel, a path in the cwd, is one the
 // sandbox keeps read-only.
 func protectedInCwd(rel string) bool {
+	if rel == ".git" { // the folder moved or removed, or a linked worktree's .git file
+		return true
+	}
 	for _, p := range []string{".git/hooks", ".git/config", ".git/info", ".vscode", ".idea", ".zed", ".mcp.json"} {
 		if rel == p || strings.HasPrefix(rel, p+"/") {
 			return true
@@ -619,8 +627,8 @@ func readOutcome(t *testing.T, state string) escapeOutcome {
 
 // runEscape runs row r in a fresh world as v, in permission mode mode
 // and sandbox sb, and checks it: held when want, escaped when not (in
-// allow-all, where nothing stops it but the sandbox). It returns whether
-// the escape got through.
+// allow-all, where nothing stops it but the sandbox). Every row is also
+// checked for escapes of every other kind, which must not happen.
 func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode, sb string, want bool) {
 	t.Helper()
 	uid := v.uid
@@ -628,8 +636,23 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 		uid = v.bombUID
 	}
 	e := s.newEnv(t, uid)
+	if r.worktree {
+		wt := filepath.Join(e.home, "wt")
+		gitT(t, e.cwd, "worktree", "add", "-q", wt)
+		if uid > 0 {
+			if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", uid, uid), e.home).CombinedOutput(); err != nil {
+				t.Fatalf("chown: %v\n%s", err, out)
+			}
+		}
+		e.cwd = wt
+		payload := filepath.Join(wt, "payload.json")
+		writeFileT(t, payload, escapePayload, 0o644)
+		if uid > 0 {
+			_ = os.Chown(payload, uid, uid)
+		}
+	}
 	l := newEscapeListener(t)
-	repl := strings.NewReplacer("{HOME}", e.home, "{P}", filepath.Join(e.cwd, "payload.json"), "{H}", filepath.Join(e.cwd, "hook.sh"),
+	repl := strings.NewReplacer("{HOME}", e.home, "{CWD}", e.cwd, "{P}", filepath.Join(e.cwd, "payload.json"), "{H}", filepath.Join(e.cwd, "hook.sh"),
 		"{OTHER}", e.other, "{PORT}", l.port(), "{PY}", s.py)
 	var cmds []string
 	for _, c := range r.cmds {
@@ -758,6 +781,8 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 			}
 		case mode == "allow-all" && len(got) == 0:
 			t.Errorf("held, but `harness sandbox` says %q is not enforced here: the suite or the probe is wrong", what)
+		case len(got) == 0:
+			t.Logf("%q is not enforced here; in %s mode the permission layer stopped it", what, mode)
 		default:
 			t.Logf("got through, as expected here: %s", strings.Join(got, "; "))
 		}
