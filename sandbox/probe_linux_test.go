@@ -42,7 +42,10 @@ func probeChild() int {
 func TestProbeNotDumpable(t *testing.T) {
 	// Not parallel: a test forking while the copy is open for writing
 	// would hold it, and its exec fail with ETXTBSY.
-	bin := os.Args[0]
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var attr *syscall.SysProcAttr
 	if os.Getuid() == 0 {
 		dir, err := os.MkdirTemp("", "sandbox-probe-")
@@ -53,8 +56,9 @@ func TestProbeNotDumpable(t *testing.T) {
 		if err := os.Chmod(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		self := bin
 		bin = filepath.Join(dir, "sandbox.test")
-		copyExecutable(t, os.Args[0], bin)
+		copyExecutable(t, self, bin)
 		attr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
 	}
 	cmd := exec.Command(bin, "-test.run=^$")
