@@ -4,9 +4,12 @@
 // here, row by row), and the building blocks a freshly started process
 // applies to itself before it execs the command, in this order:
 //
-//   - Mounts (in a mount namespace of its own): a private /dev/shm; the protected paths inside
+//   - Mounts (in a mount namespace of its own): a private /dev/shm; every
+//     folder between a writable root and a protected or hidden path beneath
+//     it (.git itself) bound over itself, so that it cannot be renamed or
+//     removed and remade without the binds; the protected paths inside
 //     the writable roots (ReadOnly: .git/hooks, .git/config, .git/info,
-//     .vscode, .idea, .zed, .mcp.json, harness's files) are bound
+//     a .git file, .vscode, .idea, .zed, .mcp.json, harness's files) are bound
 //     read-only over themselves where they exist; the DenyRead paths
 //     (credential stores, harness's config and state) are hidden under an
 //     empty read-only tmpfs (a folder) or /dev/null (a file); a ReadOnly

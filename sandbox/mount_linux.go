@@ -21,8 +21,11 @@ import (
 // inside it shown again, read-only; then every other ReadOnly path that
 // exists is bound read-only over itself. A missing hooks or info folder
 // of a git folder is created empty first (git's own folders, as git init
-// makes them). Paths that do not exist are skipped. Mode off mounts
-// nothing.
+// makes them). Before those, every folder between a writable root and an
+// existing ReadOnly or DenyRead path beneath it is bound over itself
+// (pinFolders): a mount point cannot be renamed, so a command cannot move
+// .git aside and make a new one whose hooks are not bound. Paths that do
+// not exist are skipped. Mode off mounts nothing.
 func Mounts(p Policy) error {
 	if !p.Enabled() {
 		return nil
@@ -39,6 +42,9 @@ func Mounts(p Policy) error {
 	})
 	for _, ro := range p.ReadOnly {
 		ensureGitFolder(ro)
+	}
+	if err := pinFolders(p); err != nil {
+		return err
 	}
 	shown := map[string]bool{}
 	for _, h := range hidden {
@@ -62,6 +68,53 @@ func Mounts(p Policy) error {
 		}
 		if err := bindReadOnly(ro, ro); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pinFolders binds over itself (read-write, as it was) every folder
+// between a writable root and an existing ReadOnly or DenyRead path
+// beneath it, shallowest first and before those paths are bound (a bind
+// does not carry the mounts beneath its source). The kernel refuses to
+// rename or remove a mount point (EBUSY), so `mv .git .g && cp -a .g .git`
+// cannot leave a .git whose hooks and config are not the bound ones; the
+// paths themselves, bound, are mount points already. Symbolic links are
+// not followed (a link is not what the path's binds hang on).
+func pinFolders(p Policy) error {
+	roots := p.Writable()
+	seen := map[string]bool{}
+	var pins []string
+	for _, path := range append(slices.Clone(p.ReadOnly), p.DenyRead...) {
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		for _, r := range roots {
+			rel, err := filepath.Rel(r, path)
+			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+				continue
+			}
+			d := r
+			parts := strings.Split(rel, string(filepath.Separator))
+			for _, part := range parts[:len(parts)-1] {
+				d = filepath.Join(d, part)
+				if !seen[d] {
+					seen[d] = true
+					pins = append(pins, d)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(pins, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
+	for _, d := range pins {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := unix.Mount(d, d, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("pin %s: %w", d, err)
 		}
 	}
 	return nil

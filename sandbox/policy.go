@@ -265,7 +265,14 @@ func Build(s Setup) Policy {
 			for _, n := range protectedNames {
 				add(&p.ReadOnly, filepath.Join(root, n))
 			}
-			if git := gitDirs(root); git.dir != "" {
+			git := gitDirs(root)
+			if git.file != "" {
+				// A .git file names the git folder: rewritten, it would
+				// send the user's next git command to hooks and a config
+				// the command chose.
+				add(&p.ReadOnly, git.file)
+			}
+			if git.dir != "" {
 				if !within(git.dir, p.WritableRoots) {
 					add(&p.WritableRoots, git.dir) // git add and commit work from a subfolder too
 				}
@@ -316,14 +323,15 @@ func within(path string, roots []string) bool {
 }
 
 // gitDir is a repository's git folder and its common folder (the main
-// repository's, for a linked worktree or a submodule; else the same).
-type gitDir struct{ dir, common string }
+// repository's, for a linked worktree or a submodule; else the same), and
+// the .git file that names it, if a file does.
+type gitDir struct{ dir, common, file string }
 
 // gitDirs finds the git folder of the repository that dir is in: the
 // nearest .git folder, or the folder a linked worktree's .git file names
 // (when that folder names the .git file back), in dir or a parent; the
-// zero gitDir when there is none, or a .git file that is not a linked
-// worktree's (a submodule's: committing inside one needs the
+// zero gitDir when there is none; only the file for a .git file that is
+// not a linked worktree's (a submodule's: committing inside one needs the
 // superproject's folder added).
 func gitDirs(dir string) gitDir {
 	for d := dir; ; d = filepath.Dir(d) {
@@ -331,28 +339,28 @@ func gitDirs(dir string) gitDir {
 		fi, err := os.Lstat(dot)
 		switch {
 		case err == nil && fi.IsDir():
-			return gitDir{dot, dot}
+			return gitDir{dir: dot, common: dot}
 		case err == nil && fi.Mode().IsRegular():
 			b, err := os.ReadFile(dot)
 			if err != nil || len(b) > 4096 {
-				return gitDir{}
+				return gitDir{file: dot}
 			}
 			target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 			if !ok {
-				return gitDir{}
+				return gitDir{file: dot}
 			}
 			target = strings.TrimSpace(target)
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(d, target)
 			}
-			g := gitDir{dir: filepath.Clean(target), common: filepath.Clean(target)}
+			g := gitDir{dir: filepath.Clean(target), common: filepath.Clean(target), file: dot}
 			// A command may write a .git file in its cwd: its folder
 			// would become writable. Only a linked worktree's folder,
 			// whose gitdir file (outside the roots, git's) names this
 			// .git file back, is taken.
 			back, err := os.ReadFile(filepath.Join(g.dir, "gitdir"))
 			if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != dot {
-				return gitDir{}
+				return gitDir{file: dot}
 			}
 			if c, err := os.ReadFile(filepath.Join(g.dir, "commondir")); err == nil {
 				common := strings.TrimSpace(string(c))

@@ -28,9 +28,13 @@ func Probe() Kernel {
 	try := func(flags uintptr) error {
 		attr := &syscall.SysProcAttr{Cloneflags: flags}
 		if !k.Root {
+			// No uid or gid map: Go would write it into /proc/<child>,
+			// which a non-root user cannot open when this process is
+			// not dumpable (harness hides itself so), and the probe
+			// would report no user namespace where the bash plugin,
+			// which handles that, gets one. Making the namespaces is
+			// what is probed; `true` runs unmapped.
 			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		}
 		cmd := exec.Command(truePath)
 		cmd.SysProcAttr = attr

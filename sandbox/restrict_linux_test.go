@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) != "" {
 		os.Exit(child())
 	}
+	if os.Getenv(envProbeChild) != "" {
+		os.Exit(probeChild())
+	}
 	os.Exit(m.Run())
 }
 
@@ -222,6 +225,55 @@ func TestMounts(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, ".vscode/settings.json")); string(b) != "ORIGINAL" {
 		t.Errorf(".vscode/settings.json holds %q", b)
+	}
+}
+
+// TestMountsPinFolders: a folder holding a protected or hidden path
+// inside a writable root cannot be moved aside (nor removed) to make a
+// new one in its place whose entries are not bound: .git (its hooks and
+// config), and harness's config folder's parent when the cwd is the home
+// folder.
+func TestMountsPinFolders(t *testing.T) {
+	t.Parallel()
+	if !Probe().MountNS {
+		t.Skip("no mount namespace here")
+	}
+	tests := []struct {
+		name   string
+		script string // ROOT is the writable root, also the home folder
+	}{
+		{"mv .git aside", "mv ROOT/.git ROOT/.git-aside && echo MOVED; mkdir -p ROOT/.git/hooks; echo x > ROOT/.git/hooks/pre-commit && echo WROTE"},
+		{"mv .git aside, cp -a it back", "mv ROOT/.git ROOT/g && cp -a ROOT/g ROOT/.git && echo MOVED; echo x >> ROOT/.git/config && echo WROTE"},
+		{"rename .git through python", "python3 -c 'import os; os.rename(\"ROOT/.git\", \"ROOT/g\")' && echo MOVED"},
+		{"rm -rf .git, make it again", "rm -rf ROOT/.git; mkdir -p ROOT/.git/hooks && echo x > ROOT/.git/hooks/pre-commit && echo WROTE"},
+		{"mv .config aside, harness config in it", "mv ROOT/.config ROOT/c && echo MOVED; mkdir -p ROOT/.config/harness; echo x > ROOT/.config/harness/permissions.json && echo WROTE"},
+		{"mv .ssh aside", "mv ROOT/.ssh ROOT/s && echo MOVED"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			for _, f := range []string{".git/HEAD", ".git/config", ".git/hooks/pre-push", ".config/harness/permissions.json", ".ssh/id"} {
+				_ = os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+				if err := os.WriteFile(filepath.Join(root, f), []byte("ORIGINAL"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = os.MkdirAll(filepath.Join(root, ".git/objects"), 0o755)
+			p := Build(Setup{Mode: WorkspaceWrite, Cwd: root, Home: root, Harness: []string{filepath.Join(root, ".config/harness")}})
+			out, _ := runChild(t, p, true, strings.ReplaceAll(tc.script, "ROOT", root)+"; echo done")
+			if strings.Contains(out, "MOVED") || strings.Contains(out, "WROTE") || !strings.Contains(out, "done") {
+				t.Errorf("got through:\n%s", out)
+			}
+			for _, f := range []string{".git/config", ".git/hooks/pre-push", ".config/harness/permissions.json"} {
+				if b, _ := os.ReadFile(filepath.Join(root, f)); string(b) != "ORIGINAL" {
+					t.Errorf("%s holds %q", f, b)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(root, ".git/hooks/pre-commit")); err == nil {
+				t.Error(".git/hooks/pre-commit was made")
+			}
+		})
 	}
 }
 

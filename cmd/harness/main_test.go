@@ -41,6 +41,11 @@ func TestMain(m *testing.M) {
 	// the test binary is the keeper of the plugins, harness-llm and MCP
 	// servers the tests start in this process, as harness is of its own
 	// (host/keeper)
+	// the test binary runs harness with user namespaces refused for the
+	// escape suite (sandbox_escape_linux_test.go)
+	if code, ok := escapeNoUserNSHelper(); ok {
+		os.Exit(code)
+	}
 	if code, ok := keeper.Main(os.Args); ok {
 		os.Exit(code)
 	}
