@@ -107,7 +107,8 @@
 // ends (release is called after its last tool/result), so the tool/call
 // names the process that serves the call even when a reload replaced it
 // while the model thought. With Loop.Sandbox set, a tool/call also records
-// the sandbox the call runs under (nil from it: none).
+// the sandbox the call runs under (nil from it: none), and the call
+// carries the same value (Call.Sandbox): the toolbox sends what was logged.
 //
 // # Permission
 //

@@ -49,9 +49,10 @@ type Loop struct {
 	// the system prompt and the tools.
 	KeepTokens int
 	// Sandbox, when set, gives the sandbox a call of tool t runs under in
-	// a session whose cwd is cwd (nil: none); the loop records it on the
-	// call's tool/call.
-	Sandbox func(t Tool, cwd string) *event.CallSandbox
+	// session sessionID, whose cwd is cwd (nil: none); the loop records it
+	// on the call's tool/call and hands the same value to the toolbox
+	// (Call.Sandbox), so that what is logged is what is sent.
+	Sandbox func(t Tool, sessionID, cwd string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
 }
@@ -110,6 +111,7 @@ type callState struct {
 	resolved bool // its tool/result is appended
 	// preview is the diffs its tool/call carries.
 	preview []event.Diff
+	sandbox *event.CallSandbox // what its tool/call records, sent with the call
 }
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to

@@ -17,7 +17,11 @@ import (
 // The plugin-level sandbox settings, read from the plugin's environment
 // (the host passes them; commands never see HARNESS_* variables):
 // HARNESS_SANDBOX is the mode (workspace-write, the default; read-only;
-// off), HARNESS_SANDBOX_NETWORK the network (off, the default; on).
+// off), HARNESS_SANDBOX_NETWORK the network (off, the default; on). They
+// are the fallback for a call that carries no sandbox (a host before
+// protocol minor 4, a conformance check): a call's own
+// (pluginapi.CallRequest.Sandbox, the host's decision, which it logs on
+// the tool/call) wins.
 const (
 	envSandbox        = "HARNESS_SANDBOX"
 	envSandboxNetwork = "HARNESS_SANDBOX_NETWORK"
@@ -74,13 +78,36 @@ func newSandboxConfig(environ []string) *sandboxConfig {
 	return c
 }
 
-// policy is the sandbox of a command the call runs: the session's cwd
-// writable (with its protected paths read-only), the session's private
-// temp folder under tmpRoot, the credential stores, harness's config and
-// state hidden — the session's own folder (its spill files) shown
-// read-only.
+// policy is the sandbox of a command the call runs: the writable roots
+// the call's sandbox names (the session's cwd, the added folders and
+// their git folders; without one, the cwd and its git folder) with their
+// protected paths read-only, the session's private temp folder under
+// tmpRoot, the credential stores, the call's deny-read paths, harness's
+// config and state hidden — the session's own folder (its spill files)
+// shown read-only. A call's sandbox this plugin does not understand is an
+// error: the command does not run rather than run less confined.
 func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandbox.Policy, error) {
-	if c.mode == sandbox.Off {
+	mode, network, pids := c.mode, c.network, c.pidsLimit
+	var roots, deny []string
+	sent := call.Sandbox != nil
+	if sent {
+		sb := call.Sandbox
+		m, err := sandbox.ParseMode(sb.Mode)
+		if err != nil {
+			return sandbox.Policy{}, fmt.Errorf("the host's sandbox for this call: %w", err)
+		}
+		switch n := sandbox.Network(sb.Network); n {
+		case sandbox.NetworkOff, sandbox.NetworkOn:
+			network = n
+		default:
+			return sandbox.Policy{}, fmt.Errorf("the host's sandbox for this call: unknown network %q (want off or on)", sb.Network)
+		}
+		mode, roots, deny = m, sb.WritableRoots, sb.DenyRead
+		if sb.PidsLimit > 0 {
+			pids = sb.PidsLimit
+		}
+	}
+	if mode == sandbox.Off {
 		return sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}, nil
 	}
 	temp, err := c.tempDir(call.SessionID, tmpRoot)
@@ -88,9 +115,12 @@ func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandb
 		return sandbox.Policy{}, err
 	}
 	s := sandbox.Setup{
-		Mode: c.mode, Network: c.network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
+		Mode: mode, Network: network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
 		Harness: []string{c.configDir, call.StateDir}, Show: []string{call.SessionDir()},
-		PidsLimit: c.pidsLimit,
+		PidsLimit: pids, DenyRead: deny,
+	}
+	if sent { // the host's roots, exactly: it computed them for this cwd
+		s.Cwd, s.AddDirs = "", roots
 	}
 	p := sandbox.Build(s)
 	if err := p.Validate(); err != nil {
