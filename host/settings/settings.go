@@ -37,6 +37,11 @@ type setting struct {
 	fromFlag  bool
 	boolFlag  bool
 	text      string // the default as text, for -h
+	// list: a List setting. Each flag appends; the variable's value is
+	// split at colons; the file's is an array of strings. reset empties
+	// the list before the first value from a source.
+	list  bool
+	reset func()
 }
 
 // New returns an empty Set whose flags go to fs.
@@ -56,6 +61,9 @@ func (v flagValue) String() string {
 }
 
 func (v flagValue) Set(text string) error {
+	if v.s.list && !v.s.fromFlag {
+		v.s.reset() // the first flag replaces the default
+	}
 	if err := v.s.set(text); err != nil {
 		return err
 	}
@@ -123,6 +131,25 @@ func (s *Set) Duration(p *time.Duration, name, env string, def time.Duration, us
 		*p = d
 		return nil
 	})
+}
+
+// List declares a setting holding a list of texts: the flag may be
+// given many times (each adds one), the variable holds the items
+// separated by colons (empty items are skipped), the file's key an array
+// of strings (or one string). Each item is checked by check (nil: any),
+// whose error is named with the item's source. The default is empty.
+func (s *Set) List(p *[]string, name, env, usage string, check func(string) error) {
+	*p = nil
+	st := s.add(name, env, "", usage, false, func(v string) error {
+		if check != nil {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+		*p = append(*p, v)
+		return nil
+	})
+	st.list, st.reset = true, func() { *p = nil }
 }
 
 // ConfigFile declares the setting naming the config file (flag and
@@ -203,8 +230,15 @@ func (s *Set) Resolve(env Lookup) error {
 			continue
 		}
 		if v := get(st.env); v != "" {
-			if err := st.set(v); err != nil {
-				return fmt.Errorf("%s: %w", st.env, err)
+			items := []string{v}
+			if st.list {
+				st.reset()
+				items = strings.FieldsFunc(v, func(r rune) bool { return r == ':' })
+			}
+			for _, item := range items {
+				if err := st.set(item); err != nil {
+					return fmt.Errorf("%s: %w", st.env, err)
+				}
 			}
 			st.source = st.env
 			continue
@@ -220,6 +254,20 @@ func (s *Set) Resolve(env Lookup) error {
 		}
 		if _, table := s.tables[st.name]; table && isTable(raw) {
 			continue // the table of the same name: decoded below
+		}
+		if st.list {
+			items, err := texts(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			st.reset()
+			for _, item := range items {
+				if err := st.set(item); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+			}
+			st.source = where
+			continue
 		}
 		text, err := scalar(raw)
 		if err != nil {
@@ -328,6 +376,26 @@ func isTable(v any) bool {
 		return true
 	}
 	return false
+}
+
+// texts reads a list setting's TOML value: an array of strings, or one
+// string.
+func texts(v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return []string{v}, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for i, item := range v {
+			text, ok := item.(string)
+			if !ok {
+				return nil, fmt.Errorf("item %d: want a string, not a %T", i+1, item)
+			}
+			out = append(out, text)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list of strings such as [\"~/src/lib\"], not a %T", v)
 }
 
 // scalar renders a single TOML value as the text the setting parses.
