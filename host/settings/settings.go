@@ -32,6 +32,7 @@ type Set struct {
 // setting is one declared setting.
 type setting struct {
 	name, env string
+	key       string             // its key in the file: name, unless List says otherwise
 	set       func(string) error // parses text into the target
 	source    string             // where the value came from
 	fromFlag  bool
@@ -77,7 +78,7 @@ func (s *Set) add(name, env, def, usage string, boolFlag bool, set func(string) 
 	if _, dup := s.byName[name]; dup {
 		panic("settings: " + name + " declared twice") // a programming error
 	}
-	st := &setting{name: name, env: env, set: set, source: "default", boolFlag: boolFlag, text: def}
+	st := &setting{name: name, key: name, env: env, set: set, source: "default", boolFlag: boolFlag, text: def}
 	s.list = append(s.list, st)
 	s.byName[name] = st
 	if env != "" {
@@ -136,9 +137,11 @@ func (s *Set) Duration(p *time.Duration, name, env string, def time.Duration, us
 // List declares a setting holding a list of texts: the flag may be
 // given many times (each adds one), the variable holds the items
 // separated by colons (empty items are skipped), the file's key an array
-// of strings (or one string). Each item is checked by check (nil: any),
-// whose error is named with the item's source. The default is empty.
-func (s *Set) List(p *[]string, name, env, usage string, check func(string) error) {
+// of strings (or one string) under key (a plural, add-dirs for --add-dir;
+// "" for name). Each item is checked by check (nil: any), whose error is
+// named with the item's source. The default is empty. Source names the
+// setting by name.
+func (s *Set) List(p *[]string, name, key, env, usage string, check func(string) error) {
 	*p = nil
 	st := s.add(name, env, "", usage, false, func(v string) error {
 		if check != nil {
@@ -150,6 +153,9 @@ func (s *Set) List(p *[]string, name, env, usage string, check func(string) erro
 		return nil
 	})
 	st.list, st.reset = true, func() { *p = nil }
+	if key != "" {
+		st.key = key
+	}
 }
 
 // ConfigFile declares the setting naming the config file (flag and
@@ -243,11 +249,11 @@ func (s *Set) Resolve(env Lookup) error {
 			st.source = st.env
 			continue
 		}
-		prim, ok := keys[st.name]
+		prim, ok := keys[st.key]
 		if !ok {
 			continue
 		}
-		where := fmt.Sprintf("config file %s: %s", s.file, st.name)
+		where := fmt.Sprintf("config file %s: %s", s.file, st.key)
 		var raw any
 		if err := md.PrimitiveDecode(prim, &raw); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
@@ -305,7 +311,7 @@ func (s *Set) Resolve(env Lookup) error {
 func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	var bad []string
 	for k := range keys {
-		if _, ok := s.byName[k]; !ok || s.byName[k] == s.config {
+		if st := s.byKey(k); st == nil || st == s.config {
 			if _, table := s.tables[k]; !table {
 				bad = append(bad, k)
 			}
@@ -323,7 +329,7 @@ func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	known := make([]string, 0, len(s.list)+len(s.tables))
 	for _, st := range s.list {
 		if st != s.config {
-			known = append(known, st.name)
+			known = append(known, st.key)
 		}
 	}
 	for k := range s.tables {
@@ -331,6 +337,16 @@ func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	}
 	slices.Sort(known)
 	return fmt.Errorf("config file %s: unknown key %q (a typo?); known keys: %s", s.file, bad[0], strings.Join(known, ", "))
+}
+
+// byKey is the setting whose file key is k, nil if none.
+func (s *Set) byKey(k string) *setting {
+	for _, st := range s.list {
+		if st.key == k {
+			return st
+		}
+	}
+	return nil
 }
 
 // readFile parses the config file at path; a missing file is no error

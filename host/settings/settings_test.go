@@ -235,16 +235,17 @@ func TestList(t *testing.T) {
 		wantErr string
 	}{
 		{name: "default", want: nil, source: "default"},
-		{name: "flags", args: []string{"--dir", "/a", "--dir=/b"}, env: "/e", file: "dir = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "--dir"},
-		{name: "env", env: "/a::/b:", file: "dir = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "T_DIRS"},
-		{name: "file array", file: "dir = [\"/a\", \"/b\"]\n", want: []string{"/a", "/b"}, source: "config file FILE: dir"},
-		{name: "file string", file: "dir = \"/a\"\n", want: []string{"/a"}, source: "config file FILE: dir"},
-		{name: "file empty array", file: "dir = []\n", want: nil, source: "config file FILE: dir"},
+		{name: "flags", args: []string{"--dir", "/a", "--dir=/b"}, env: "/e", file: "dirs = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "--dir"},
+		{name: "env", env: "/a::/b:", file: "dirs = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "T_DIRS"},
+		{name: "file array", file: "dirs = [\"/a\", \"/b\"]\n", want: []string{"/a", "/b"}, source: "config file FILE: dirs"},
+		{name: "file string", file: "dirs = \"/a\"\n", want: []string{"/a"}, source: "config file FILE: dirs"},
+		{name: "file empty array", file: "dirs = []\n", want: nil, source: "config file FILE: dirs"},
 		{name: "bad flag item", args: []string{"--dir", "rel"}, wantErr: `invalid value "rel" for flag -dir: not absolute`},
 		{name: "bad env item", env: "/a:rel", wantErr: `T_DIRS: not absolute`},
-		{name: "bad file item", file: "dir = [\"/a\", \"rel\"]\n", wantErr: `config file FILE: dir: not absolute`},
-		{name: "file number item", file: "dir = [\"/a\", 3]\n", wantErr: `config file FILE: dir: item 2: want a string`},
-		{name: "file number", file: "dir = 3\n", wantErr: `config file FILE: dir: want a list of strings`},
+		{name: "bad file item", file: "dirs = [\"/a\", \"rel\"]\n", wantErr: `config file FILE: dirs: not absolute`},
+		{name: "file number item", file: "dirs = [\"/a\", 3]\n", wantErr: `config file FILE: dirs: item 2: want a string`},
+		{name: "file number", file: "dirs = 3\n", wantErr: `config file FILE: dirs: want a list of strings`},
+		{name: "the flag's name is no file key", file: "dir = [\"/a\"]\n", wantErr: `unknown key "dir" (a typo?); known keys: dirs`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,7 +262,7 @@ func TestList(t *testing.T) {
 			var dirs []string
 			s := New(fs)
 			s.ConfigFile(&cfg, "config", "", path, "config file")
-			s.List(&dirs, "dir", "T_DIRS", "folders", func(v string) error {
+			s.List(&dirs, "dir", "dirs", "T_DIRS", "folders", func(v string) error {
 				if !filepath.IsAbs(v) {
 					return errors.New("not absolute")
 				}
