@@ -224,6 +224,9 @@ func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd string) *event.CallSa
 		return nil
 	}
 	sb := r.sessionSandbox(sessionID)
+	if sb.Mode == sandbox.Off {
+		return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network)} // nothing else applies
+	}
 	p := sandbox.Build(sandbox.Setup{Mode: sb.Mode, Network: sb.Network, Cwd: cwd, AddDirs: sb.AddDirs})
 	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: p.WritableRoots,
 		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit}
