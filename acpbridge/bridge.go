@@ -223,9 +223,9 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
-			McpCapabilities:    b.mcpCapabilities(),
+			LoadSession:         true,
+			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
+			McpCapabilities:     b.mcpCapabilities(),
 			SessionCapabilities: b.sessionCapabilities(),
 		},
 		AgentInfo:   info,
