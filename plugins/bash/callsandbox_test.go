@@ -80,3 +80,30 @@ func TestCallSandboxWins(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxNoteNamesRoots: the note on a refused write names where
+// writes go — the working directory and the added folders as the policy
+// has them, a long list cut — so that it stays true with added folders.
+func TestSandboxNoteNamesRoots(t *testing.T) {
+	t.Parallel()
+	many := make([]string, 10)
+	for i := range many {
+		many[i] = "/r" + string(rune('a'+i))
+	}
+	tests := []struct {
+		p         sandbox.Policy
+		want, not string
+	}{
+		{p: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: sandbox.NetworkOff, WritableRoots: []string{"/p", "/added"}},
+			want: "writes go only to /p, /added and $TMPDIR"},
+		{p: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: sandbox.NetworkOff, WritableRoots: many},
+			want: "/rh (and 2 more) and $TMPDIR", not: "/ri"},
+		{p: sandbox.Policy{Mode: sandbox.ReadOnly, Network: sandbox.NetworkOff}, want: "writes go only to $TMPDIR", not: "added"},
+	}
+	for _, tc := range tests {
+		got := sandboxNote(tc.p, "touch: cannot touch 'x': Read-only file system")
+		if !strings.Contains(got, tc.want) || (tc.not != "" && strings.Contains(got, tc.not)) {
+			t.Errorf("note %q, want %q and not %q", got, tc.want, tc.not)
+		}
+	}
+}

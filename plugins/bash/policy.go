@@ -178,7 +178,7 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	if !refusedRE.MatchString(output) {
 		return ""
 	}
-	what := "writes go only to the working directory, the added folders and $TMPDIR" +
+	what := "writes go only to " + rootsText(p.WritableRoots) + " and $TMPDIR" +
 		" (.git's hooks, config and info, .vscode, .idea, .zed, .mcp.json and harness's files stay read-only)"
 	if p.Mode == sandbox.ReadOnly {
 		what = "writes go only to $TMPDIR"
@@ -189,6 +189,27 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	}
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
 		". Work within those limits; only the user can run harness with another sandbox setting.]"
+}
+
+// maxNoteRoots is how many writable roots sandboxNote names.
+const maxNoteRoots = 8
+
+// rootsText names the writable roots for sandboxNote: the working
+// directory, the folders the user added and their git folders, as the
+// host sent them.
+func rootsText(roots []string) string {
+	if len(roots) == 0 {
+		return "nowhere else"
+	}
+	names := roots
+	if len(names) > maxNoteRoots {
+		names = names[:maxNoteRoots]
+	}
+	out := strings.Join(names, ", ")
+	if len(roots) > len(names) {
+		out += fmt.Sprintf(" (and %d more)", len(roots)-len(names))
+	}
+	return out
 }
 
 // missingProtected lists the protected paths of p that do not exist: a
