@@ -41,13 +41,23 @@
 // runs, whose approver reads the mode at every decision. Close
 // waits for background work and stops the plugins. Config.Sandbox is the
 // sandbox every bash command runs under (package sandbox; zero:
-// workspace-write, network off): StartTools hands it to every plugin as
-// HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env, after
-// the allow-listed variables, so --plugin-env cannot override it), and
-// Runtime.Sandbox reports it for a front end's header. CreateSession logs
-// it (sandbox/policy, by host) and Run logs it again when a continued
-// session's last one differs; the loop records it on each tool/call of
-// the bash plugin's execute tools (callSandbox). A Runtime writes
+// workspace-write, network off, no added folder, 1,024 processes); a
+// session may add folders of its own (CreateSessionWithDirs,
+// SetSessionDirs: ACP's additionalDirectories, checked like --add-dir by
+// CheckAddDir; a child session inherits its parent's), and
+// SessionSandbox is a session's. The host is the authority: for each
+// call of the bash plugin's execute tools the loop records the call's
+// sandbox on its tool/call (callSandbox: mode, network, the writable
+// roots computed for the session's cwd and added folders, deny-read
+// paths, pids limit) and sends the same value with the call
+// (pluginapi.CallRequest.Sandbox), from which the plugin builds the
+// command's policy. StartTools also hands mode and network to every plugin
+// as HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env,
+// after the allow-listed variables, so --plugin-env cannot override it),
+// the plugin's fallback for a call that carries none. CreateSession logs
+// the session's sandbox (sandbox/policy, by host, with addDirs, denyRead,
+// pidsLimit) and Run and SetSessionDirs log it again when it differs from
+// the log's last one. A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder
 // another user could write (host/ownership); CreateSession and StartTools
 // create a missing one 0700 whatever the umask.
