@@ -217,8 +217,9 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 // a third-party plugin's execute tool is not run in this sandbox, so the
 // kind alone does not say it. The roots are sandbox.Build's writable
 // roots for cwd and the session's added folders (with the git folders of
-// their repositories); the private temp folder the plugin makes is not
-// among them.
+// their repositories), their links resolved (the plugin refuses a root
+// that no longer resolves to itself); the private temp folder the plugin
+// makes is not among them.
 func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd string) *event.CallSandbox {
 	if t.Plugin == nil || t.Plugin.Name != bashPlugin || t.Kind != "execute" {
 		return nil
@@ -228,7 +229,18 @@ func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd string) *event.CallSa
 		return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network)} // nothing else applies
 	}
 	p := sandbox.Build(sandbox.Setup{Mode: sb.Mode, Network: sb.Network, Cwd: cwd, AddDirs: sb.AddDirs})
-	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: p.WritableRoots,
+	// With their links resolved, as the plugin checks them: one that
+	// resolves elsewhere when the command starts was swapped for a link.
+	var roots []string
+	for _, r := range p.WritableRoots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		if !slices.Contains(roots, r) {
+			roots = append(roots, r)
+		}
+	}
+	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: roots,
 		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit}
 }
 

@@ -48,10 +48,18 @@ func TestCallSandboxWins(t *testing.T) {
 					command: "touch $ADDED/b4", wrote: []string{"ADDED/b4"}},
 				{name: "deny-read", sandbox: &pluginapi.CallSandbox{Mode: "workspace-write", Network: "off", WritableRoots: []string{s.cwd},
 					DenyRead: []string{s.outside}}, command: "cat $OUTSIDE/keep; echo end", want: "end", not: "ORIGINAL", namespace: true},
+				{name: "a root swapped for a link runs nothing", sandbox: &pluginapi.CallSandbox{Mode: "workspace-write", Network: "off",
+					WritableRoots: []string{s.cwd, filepath.Join(s.cwd, "swapped")}}, command: "touch $CWD/swapped/x $OUTSIDE/x8",
+					notWrote: []string{"OUTSIDE/x8"}, want: "swapped is now a link to"},
 				{name: "unknown mode runs nothing", sandbox: &pluginapi.CallSandbox{Mode: "sideways", Network: "off"},
 					command: "touch $CWD/a6", notWrote: []string{"CWD/a6"}, want: `unknown sandbox mode "sideways"`},
 				{name: "unknown network runs nothing", sandbox: &pluginapi.CallSandbox{Mode: "workspace-write", Network: "anywhere"},
 					command: "touch $CWD/a7", notWrote: []string{"CWD/a7"}, want: `unknown network "anywhere"`},
+			}
+			// An added folder inside the cwd that a command replaced with
+			// a link to a folder outside every root.
+			if err := os.Symlink(s.outside, filepath.Join(s.cwd, "swapped")); err != nil {
+				t.Fatal(err)
 			}
 			paths := strings.NewReplacer("CWD", s.cwd, "ADDED", added, "OUTSIDE", s.outside)
 			for _, tc := range tests {

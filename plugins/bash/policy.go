@@ -120,6 +120,9 @@ func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandb
 		PidsLimit: pids, DenyRead: deny,
 	}
 	if sent { // the host's roots, exactly: it computed them for this cwd
+		if err := checkRoots(roots); err != nil {
+			return sandbox.Policy{}, err
+		}
 		s.Cwd, s.AddDirs = "", roots
 	}
 	p := sandbox.Build(s)
@@ -127,6 +130,24 @@ func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string) (sandb
 		return sandbox.Policy{}, fmt.Errorf("sandbox policy: %w", err)
 	}
 	return p, nil
+}
+
+// checkRoots refuses a writable root that is no longer the folder the
+// host resolved: the host sends roots with their links resolved, so a
+// root that now resolves elsewhere was replaced by a link (a command
+// writing in a folder that holds an added one could aim it at ~) and
+// would open the link's target to writes.
+func checkRoots(roots []string) error {
+	for _, r := range roots {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return fmt.Errorf("writable root %s: %w", r, err)
+		}
+		if real != r {
+			return fmt.Errorf("writable root %s is now a link to %s: the sandbox refuses to open it to writes; the user should check it", r, real)
+		}
+	}
+	return nil
 }
 
 // tempDir makes (once) the private temp folder of session under root,
