@@ -289,3 +289,42 @@ func TestRunPidsLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxCommandAddDir: `harness sandbox` names the added folders and
+// the hidden paths with where they came from; with the sandbox off it
+// names none (nothing confines the commands).
+func TestSandboxCommandAddDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sandbox is enforced on Linux only")
+	}
+	t.Parallel()
+	bin := installedHarness(t)
+	x := realDir(t, t.TempDir())
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{args: []string{"--add-dir", x, "--deny-read", "/srv/private"},
+			want: []string{"sandbox workspace-write, network off, added folders " + x, "added folders (from --add-dir): " + x,
+				"hidden besides the credential stores (from --deny-read): /srv/private"}},
+		{args: []string{"--add-dir", x, "--sandbox", "off"}, not: []string{"added folders"}},
+	} {
+		cmd := exec.Command(bin, append([]string{"sandbox"}, tc.args...)...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = installedEnv(t.TempDir())
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("harness sandbox %q: %v\n%s", tc.args, err, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("harness sandbox %q lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(string(out), n) {
+				t.Errorf("harness sandbox %q holds %q:\n%s", tc.args, n, out)
+			}
+		}
+	}
+}
