@@ -102,7 +102,7 @@ func (a *Agent) NewSessionWithDirs(ctx context.Context, cwd string, dirs []strin
 	if err := a.refusal(); err != nil {
 		return nil, err
 	}
-	if err := checkDirs(dirs); err != nil {
+	if err := checkDirs(a.h, dirs); err != nil {
 		return nil, err
 	}
 	cwd = filepath.Clean(cwd)
@@ -125,9 +125,9 @@ func (a *Agent) NewSessionWithDirs(ctx context.Context, cwd string, dirs []strin
 
 // checkDirs checks additionalDirectories as --add-dir is checked; an
 // error wraps acpbridge.ErrInvalidDirs.
-func checkDirs(dirs []string) error {
+func checkDirs(h *engine.Runtime, dirs []string) error {
 	for _, d := range dirs {
-		if _, err := engine.CheckAddDir(d, ""); err != nil {
+		if _, err := h.CheckSessionDir(d); err != nil {
 			return fmt.Errorf("additionalDirectories: %w (%w)", err, acpbridge.ErrInvalidDirs)
 		}
 	}
@@ -138,7 +138,7 @@ func checkDirs(dirs []string) error {
 // session's added folders from now on (logged in sandbox/policy when they
 // change).
 func (s *acpSession) SetAdditionalDirectories(_ context.Context, dirs []string) error {
-	if err := checkDirs(dirs); err != nil {
+	if err := checkDirs(s.h, dirs); err != nil {
 		return err
 	}
 	return s.h.SetSessionDirs(s.Session, dirs)

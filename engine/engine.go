@@ -393,7 +393,7 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Session, error) {
 	var checked []string
 	for _, d := range dirs {
-		c, err := CheckAddDir(d, "")
+		c, err := CheckAddDir(d, r.home())
 		if err != nil {
 			return nil, err
 		}

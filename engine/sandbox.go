@@ -115,7 +115,7 @@ func mergeDirs(a, b []string) []string {
 func (r *Runtime) SetSessionDirs(s *session.Session, dirs []string) error {
 	var checked []string
 	for _, d := range dirs {
-		c, err := CheckAddDir(d, "")
+		c, err := CheckAddDir(d, r.home())
 		if err != nil {
 			return err
 		}
@@ -134,8 +134,10 @@ func (r *Runtime) SessionSandbox(s *session.Session) Sandbox { return r.sessionS
 
 // CheckAddDir checks a folder to add as a writable root: "~" or "~/…"
 // expanded with home (when not empty), then absolute, an existing folder,
-// and not the root folder (that is --sandbox off). It returns the folder
-// with its symbolic links resolved, as Landlock and the mounts see it.
+// not the root folder (that is --sandbox off) and, with home, not inside
+// a path every sandbox hides (~/.ssh, ~/.aws, … and the daemons' sockets).
+// It returns the folder with its symbolic links resolved, as Landlock and
+// the mounts see it.
 func CheckAddDir(dir, home string) (string, error) {
 	d := expandHome(dir, home)
 	if !filepath.IsAbs(d) {
@@ -158,7 +160,33 @@ func CheckAddDir(dir, home string) (string, error) {
 	if real == "/" {
 		return "", fmt.Errorf("added folder %s is the root folder: to let commands write anywhere, use --sandbox off", d)
 	}
+	if home != "" {
+		// A root inside a hidden path would show it (sandbox.Build drops a
+		// hidden path that holds a root): ~/.ssh, ~/.aws and the like stay
+		// out of reach.
+		hidden := sandbox.Build(sandbox.Setup{Mode: sandbox.WorkspaceWrite, Home: home}).DenyRead
+		if realHome, err := filepath.EvalSymlinks(home); err == nil && realHome != home {
+			hidden = append(hidden, sandbox.Build(sandbox.Setup{Mode: sandbox.WorkspaceWrite, Home: realHome}).DenyRead...)
+		}
+		for _, h := range hidden {
+			if real == h || strings.HasPrefix(real, h+string(filepath.Separator)) {
+				return "", fmt.Errorf("added folder %s is inside %s, which the sandbox hides from commands: it cannot be added", d, h)
+			}
+		}
+	}
 	return real, nil
+}
+
+// CheckSessionDir is CheckAddDir with the user's home folder: how
+// SetSessionDirs and CreateSessionWithDirs check a session's folders.
+func (r *Runtime) CheckSessionDir(dir string) (string, error) { return CheckAddDir(dir, r.home()) }
+
+// home is the user's home folder, for CheckAddDir.
+func (r *Runtime) home() string {
+	if r.cfg.Getenv != nil {
+		return r.cfg.Getenv("HOME")
+	}
+	return os.Getenv("HOME")
 }
 
 // CheckDenyRead checks a path to hide: "~" expanded with home (when not

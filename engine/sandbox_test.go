@@ -28,6 +28,11 @@ func TestCheckAddDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "file"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []string{".ssh", ".aws/sub"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	realHome, err := filepath.EvalSymlinks(home)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +49,8 @@ func TestCheckAddDir(t *testing.T) {
 		{dir: filepath.Join(home, "none"), err: "does not exist"},
 		{dir: filepath.Join(home, "file"), err: "is not a folder"},
 		{dir: "/", err: "is the root folder: to let commands write anywhere, use --sandbox off"},
+		{dir: "~/.ssh", err: "/.ssh, which the sandbox hides from commands: it cannot be added"},
+		{dir: "~/.aws/sub", err: "/.aws, which the sandbox hides from commands"},
 		{dir: "~/secrets/", want: filepath.Join(home, "secrets"), deny: true},
 		{dir: "/srv/x/../y", want: "/srv/y", deny: true},
 		{dir: "secrets", err: "is not an absolute path", deny: true},
