@@ -174,6 +174,9 @@ func TestAddDirRefused(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	const cfg = "CONFIG" // the test's config file
 	tests := []struct {
 		name string
@@ -186,6 +189,7 @@ func TestAddDirRefused(t *testing.T) {
 		{name: "a file", args: []string{"--add-dir", file}, want: "--add-dir: added folder " + file + " is not a folder"},
 		{name: "relative", env: map[string]string{"HARNESS_ADD_DIRS": "src"}, want: `HARNESS_ADD_DIRS: added folder "src" is not an absolute path`},
 		{name: "root", file: "add-dirs = [\"/\"]\n", want: "config file " + cfg + ": add-dirs: added folder / is the root folder"},
+		{name: "a hidden credential store", args: []string{"--add-dir", "~/.ssh"}, want: "--add-dir: added folder " + filepath.Join(dir, ".ssh") + " is inside"},
 		{name: "not a list of strings", file: "add-dirs = [1]\n", want: "config file " + cfg + ": add-dirs: item 1: want a string"},
 		{name: "deny-read relative", args: []string{"--deny-read", "secrets"}, want: `--deny-read: deny-read path "secrets" is not an absolute path`},
 		{name: "deny-read root", file: "deny-read = \"/\"\n", want: "config file " + cfg + ": deny-read: deny-read path / would hide everything"},
