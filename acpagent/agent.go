@@ -205,7 +205,8 @@ func (a *Agent) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
 		if s.Parent != "" {
 			continue
 		}
-		out = append(out, acpbridge.SessionInfo{ID: s.ID, Cwd: s.Cwd, Title: s.FirstPrompt, UpdatedAt: s.UpdatedAt})
+		out = append(out, acpbridge.SessionInfo{ID: s.ID, Cwd: s.Cwd, Title: s.FirstPrompt, UpdatedAt: s.UpdatedAt,
+			AdditionalDirectories: s.Sandbox.AddDirs}) // as its log last says
 	}
 	return out, nil
 }

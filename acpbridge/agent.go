@@ -76,6 +76,9 @@ type SessionInfo struct {
 	Title string
 	// UpdatedAt is the time of the last event; may be zero.
 	UpdatedAt time.Time
+	// AdditionalDirectories are the folders the session last ran with
+	// besides its cwd (a DirsAgent's); none when empty.
+	AdditionalDirectories []string
 }
 
 // Session is one open session. The bridge calls Prompt for one turn at a

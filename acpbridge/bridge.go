@@ -405,7 +405,7 @@ func (b *bridge) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (a
 		if p.Cwd != nil && filepath.Clean(*p.Cwd) != filepath.Clean(s.Cwd) {
 			continue
 		}
-		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd}
+		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories}
 		if s.Title != "" {
 			info.Title = acp.Ptr(s.Title)
 		}

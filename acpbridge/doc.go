@@ -17,7 +17,8 @@
 // session/resume set the complete list on the session ([DirsSession]; none
 // when omitted); a relative folder, one the agent refuses
 // ([ErrInvalidDirs]) or any for an agent without them is -32602 naming it,
-// and a refused session/new makes no session. MCP servers go to an Agent that implements
+// and a refused session/new makes no session; session/list carries
+// SessionInfo.AdditionalDirectories. MCP servers go to an Agent that implements
 // [MCPAgent]: initialize advertises the transports it takes
 // (mcpCapabilities; stdio always), and the mcpServers of session/new,
 // load and resume — those of a session newly opened on the connection —

@@ -6,7 +6,7 @@
 // read-only "sandbox" config option shows the sandbox (and refuses a
 // switch); a relative or missing folder is -32602 and makes no session;
 // a fresh process's session/load names other folders (logged again, shown
-// in its option) or none.
+// in its option, listed by session/list) or none.
 import { mkdtempSync, realpathSync, existsSync, readFileSync, readdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,6 +63,8 @@ await run("sandbox", async (h) => {
     const loaded = await b.request("session/load", { sessionId, cwd, mcpServers: [], additionalDirectories: [laterDir] });
     assert.match(option(loaded.configOptions).options[0].name, new RegExp(`added folders ${laterDir}`));
     assert.deepEqual(policies(), [[addedDir], [laterDir]], "a load under other folders logs them");
+    const listed = await b.request("session/list", {});
+    assert.deepEqual(listed.sessions.find((s) => s.sessionId === sessionId)?.additionalDirectories, [laterDir], "session/list names the folders the log last has");
     await b.close();
     const c = h.start({ env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: scriptFile } });
     await c.initialize();
