@@ -91,7 +91,18 @@ func (e noKey) Unwrap() error        { return e.err }
 // cwd (the directory, the plugins, the prompt and its AGENTS.md) is done
 // before the session file is created: a failed session/new leaves no file.
 func (a *Agent) NewSession(ctx context.Context, cwd string) (acpbridge.Session, error) {
+	return a.NewSessionWithDirs(ctx, cwd, nil)
+}
+
+// NewSessionWithDirs implements acpbridge.DirsAgent: NewSession for a
+// session whose bash commands may also write in dirs (the editor's
+// additionalDirectories), checked like --add-dir before anything is made
+// and logged in the session's first sandbox/policy.
+func (a *Agent) NewSessionWithDirs(ctx context.Context, cwd string, dirs []string) (acpbridge.Session, error) {
 	if err := a.refusal(); err != nil {
+		return nil, err
+	}
+	if err := checkDirs(a.h, dirs); err != nil {
 		return nil, err
 	}
 	cwd = filepath.Clean(cwd)
@@ -105,11 +116,32 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acpbridge.Session, 
 	if err != nil {
 		return nil, err
 	}
-	s, err := a.h.CreateSession(cwd)
+	s, err := a.h.CreateSessionWithDirs(cwd, dirs)
 	if err != nil {
 		return nil, err
 	}
 	return &acpSession{Session: s, h: a.h, loop: loop}, nil
+}
+
+// checkDirs checks additionalDirectories as --add-dir is checked; an
+// error wraps acpbridge.ErrInvalidDirs.
+func checkDirs(h *engine.Runtime, dirs []string) error {
+	for _, d := range dirs {
+		if _, err := h.CheckSessionDir(d); err != nil {
+			return fmt.Errorf("additionalDirectories: %w (%w)", err, acpbridge.ErrInvalidDirs)
+		}
+	}
+	return nil
+}
+
+// SetAdditionalDirectories implements acpbridge.DirsSession: the
+// session's added folders from now on (logged in sandbox/policy when they
+// change).
+func (s *acpSession) SetAdditionalDirectories(_ context.Context, dirs []string) error {
+	if err := checkDirs(s.h, dirs); err != nil {
+		return err
+	}
+	return s.h.SetSessionDirs(s.Session, dirs)
 }
 
 // OpenSession implements acpbridge.Agent.
@@ -173,7 +205,8 @@ func (a *Agent) ListSessions(context.Context) ([]acpbridge.SessionInfo, error) {
 		if s.Parent != "" {
 			continue
 		}
-		out = append(out, acpbridge.SessionInfo{ID: s.ID, Cwd: s.Cwd, Title: s.FirstPrompt, UpdatedAt: s.UpdatedAt})
+		out = append(out, acpbridge.SessionInfo{ID: s.ID, Cwd: s.Cwd, Title: s.FirstPrompt, UpdatedAt: s.UpdatedAt,
+			AdditionalDirectories: s.Sandbox.AddDirs}) // as its log last says
 	}
 	return out, nil
 }

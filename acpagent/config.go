@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // ConfigOptions implements acpbridge.Configurable: the model picker (the
@@ -32,12 +35,45 @@ func (s *acpSession) ConfigOptions() []acpbridge.ConfigOption {
 		}
 		opts = append(opts, o)
 	}
-	return opts
+	return append(opts, sandboxOption(s.h.SessionSandbox(s.Session), runtime.GOOS))
+}
+
+// OptionSandbox is the id of the sandbox option: read-only, one value,
+// the sandbox the session's bash commands run under (what the session's
+// last sandbox/policy says), shown to the editor in session/new, load and
+// resume; it is set where harness acp starts (--sandbox and the rest) and
+// by the editor's additionalDirectories, not by set_config_option.
+const OptionSandbox = "sandbox"
+
+// sandboxOption is the sandbox option of sb on operating system goos.
+func sandboxOption(sb engine.Sandbox, goos string) acpbridge.ConfigOption {
+	name := "sandbox " + sb.String()
+	desc := "Enforced by the kernel on every bash command; set where harness acp starts (--sandbox, --sandbox-network, --add-dir, --deny-read, --pids-limit) and by the editor's additional directories."
+	switch {
+	case sb.Mode == sandbox.Off:
+		name = "sandbox off: commands run with your rights"
+		desc = "bash commands run with your rights; set where harness acp starts (--sandbox)."
+	case goos != "linux":
+		name += " (not enforced on " + goos + ")"
+	default:
+		desc += fmt.Sprintf(" Credential stores (~/.ssh, ~/.aws, …) read as empty; at most %d processes per command.", sb.PidsLimit)
+		if len(sb.DenyRead) > 0 {
+			desc += " Also hidden: " + strings.Join(sb.DenyRead, ", ") + "."
+		}
+	}
+	return acpbridge.ConfigOption{ID: OptionSandbox, Name: "Sandbox", Description: desc, Current: string(sb.Mode),
+		Values: []acpbridge.ConfigValue{{Value: string(sb.Mode), Name: name}}}
 }
 
 // SetConfigOption implements acpbridge.Configurable: the switch is logged
 // in the session and applies from its next step.
 func (s *acpSession) SetConfigOption(_ context.Context, id, value string) error {
+	if id == OptionSandbox {
+		if cur := string(s.h.SessionSandbox(s.Session).Mode); value != cur {
+			return invalidOption{fmt.Errorf("the sandbox is %s for this session: it is set where harness acp starts (--sandbox), not from the editor", cur)}
+		}
+		return nil
+	}
 	err := s.h.SetOption(s.Session, id, value)
 	if errors.Is(err, engine.ErrBadOption) {
 		return invalidOption{err}

@@ -1,9 +1,12 @@
 // Package acpagent serves an [engine.Runtime] as an ACP agent: [Agent]
 // implements [acpbridge.Agent] and the bridge's optional interfaces
-// (MCP servers from session/new), and its sessions implement
-// acpbridge.Session with the optional ModeSession (permission modes as
-// ACP session modes) and Configurable (model and reasoning effort as
-// config options, usage). It holds no state of its own: everything it
+// (MCP servers from session/new; DirsAgent: additionalDirectories as the
+// session's added sandbox folders, checked like --add-dir), and its
+// sessions implement acpbridge.Session with the optional ModeSession
+// (permission modes as ACP session modes), DirsSession (session/load's
+// folders) and Configurable (model and reasoning effort as config
+// options, and the read-only "sandbox" option showing the session's
+// sandbox; usage). It holds no state of its own: everything it
 // answers comes from the runtime and so from the session logs.
 //
 // Contract: build it with [New] on a Runtime, call [Agent.StartTools]

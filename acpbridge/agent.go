@@ -25,6 +25,33 @@ var ErrInvalidCwd = errors.New("invalid cwd")
 // show their authentication state with it, and the connection goes on.
 var ErrAuthRequired = errors.New("authentication required")
 
+// ErrInvalidDirs is what an Agent or a Session returns, wrapped, for
+// additionalDirectories it cannot take (not absolute, missing, not a
+// folder). The bridge answers it with -32602 "Invalid params".
+var ErrInvalidDirs = errors.New("invalid additional directories")
+
+// DirsAgent is an Agent whose sessions may add folders besides their cwd
+// (ACP's additionalDirectories: harness's added writable roots). The
+// bridge advertises sessionCapabilities.additionalDirectories only when
+// its Agent implements it, and refuses the field otherwise.
+type DirsAgent interface {
+	Agent
+	// NewSessionWithDirs is NewSession for a session that adds dirs,
+	// absolute paths. A folder it cannot take is an error wrapping
+	// ErrInvalidDirs, and no session is left behind.
+	NewSessionWithDirs(ctx context.Context, cwd string, dirs []string) (Session, error)
+}
+
+// DirsSession is a Session of a DirsAgent: session/load and
+// session/resume name its added folders again, the complete list (none
+// when empty), which replaces what it had.
+type DirsSession interface {
+	// SetAdditionalDirectories makes dirs the session's added folders. A
+	// folder it cannot take is an error wrapping ErrInvalidDirs, and
+	// nothing changes.
+	SetAdditionalDirectories(ctx context.Context, dirs []string) error
+}
+
 // Agent is what the bridge needs from the agent behind it: sessions to create,
 // reopen and list. cmd/harness implements it with the session store and the
 // agent loop.
@@ -49,6 +76,9 @@ type SessionInfo struct {
 	Title string
 	// UpdatedAt is the time of the last event; may be zero.
 	UpdatedAt time.Time
+	// AdditionalDirectories are the folders the session last ran with
+	// besides its cwd (a DirsAgent's); none when empty.
+	AdditionalDirectories []string
 }
 
 // Session is one open session. The bridge calls Prompt for one turn at a

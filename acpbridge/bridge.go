@@ -223,18 +223,61 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
-			McpCapabilities:    b.mcpCapabilities(),
-			SessionCapabilities: acp.SessionCapabilities{
-				List:   &acp.SessionListCapabilities{},
-				Close:  &acp.SessionCloseCapabilities{},
-				Resume: &acp.SessionResumeCapabilities{},
-			},
+			LoadSession:         true,
+			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true, Image: b.opts.Images},
+			McpCapabilities:     b.mcpCapabilities(),
+			SessionCapabilities: b.sessionCapabilities(),
 		},
 		AgentInfo:   info,
 		AuthMethods: []acp.AuthMethod{},
 	}, nil
+}
+
+// sessionCapabilities are the session methods and fields harness takes:
+// additionalDirectories when the agent takes them (DirsAgent).
+func (b *bridge) sessionCapabilities() acp.SessionCapabilities {
+	c := acp.SessionCapabilities{
+		List:   &acp.SessionListCapabilities{},
+		Close:  &acp.SessionCloseCapabilities{},
+		Resume: &acp.SessionResumeCapabilities{},
+	}
+	if _, ok := b.agent.(DirsAgent); ok {
+		c.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
+	}
+	return c
+}
+
+// checkDirs checks the additionalDirectories of a request: absolute
+// paths, and an agent that takes them.
+func (b *bridge) checkDirs(dirs []string) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	if _, ok := b.agent.(DirsAgent); !ok {
+		return invalidParams(errors.New("additionalDirectories is not supported by this agent (initialize does not advertise it)"))
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return invalidParams(fmt.Errorf("additional directory %q is not an absolute path", d))
+		}
+	}
+	return nil
+}
+
+// setDirs gives an opened session the additionalDirectories of its
+// session/load or session/resume: the complete list, none when empty.
+func (b *bridge) setDirs(ctx context.Context, s Session, dirs []string) error {
+	ds, ok := s.(DirsSession)
+	if !ok {
+		return nil // checkDirs refused a list for an agent without them
+	}
+	if err := ds.SetAdditionalDirectories(ctx, dirs); err != nil {
+		if errors.Is(err, ErrInvalidDirs) {
+			return invalidParams(err)
+		}
+		return internal("set the additional directories of session "+quote(s.ID()), err)
+	}
+	return nil
 }
 
 // Authenticate is never needed: initialize lists no methods.
@@ -247,10 +290,19 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	if !filepath.IsAbs(p.Cwd) {
 		return acp.NewSessionResponse{}, invalidParams(fmt.Errorf("cwd %q is not an absolute path", p.Cwd))
 	}
+	if err := b.checkDirs(p.AdditionalDirectories); err != nil {
+		return acp.NewSessionResponse{}, err
+	}
 	b.openMu.Lock()
 	defer b.openMu.Unlock()
-	s, err := b.agent.NewSession(ctx, p.Cwd)
-	if errors.Is(err, ErrInvalidCwd) {
+	var s Session
+	var err error
+	if da, ok := b.agent.(DirsAgent); ok && len(p.AdditionalDirectories) > 0 {
+		s, err = da.NewSessionWithDirs(ctx, p.Cwd, p.AdditionalDirectories)
+	} else {
+		s, err = b.agent.NewSession(ctx, p.Cwd)
+	}
+	if errors.Is(err, ErrInvalidCwd) || errors.Is(err, ErrInvalidDirs) {
 		return acp.NewSessionResponse{}, invalidParams(err)
 	}
 	if errors.Is(err, ErrAuthRequired) {
@@ -271,8 +323,14 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 // LoadSession opens a session and replays its whole conversation, then
 // answers.
 func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	if err := b.checkDirs(p.AdditionalDirectories); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
 	ls, err := b.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	if err := b.setDirs(ctx, ls.s, p.AdditionalDirectories); err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
 	// Replay between turns, so that it is the whole log and nothing else.
@@ -299,8 +357,14 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 
 // ResumeSession opens a session without replaying it.
 func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	if err := b.checkDirs(p.AdditionalDirectories); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
 	ls, err := b.open(ctx, p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	if err := b.setDirs(ctx, ls.s, p.AdditionalDirectories); err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
 	b.sendCommands(ls.s) // the client named the session: it knows it
@@ -341,7 +405,7 @@ func (b *bridge) ListSessions(ctx context.Context, p acp.ListSessionsRequest) (a
 		if p.Cwd != nil && filepath.Clean(*p.Cwd) != filepath.Clean(s.Cwd) {
 			continue
 		}
-		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd}
+		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories}
 		if s.Title != "" {
 			info.Title = acp.Ptr(s.Title)
 		}

@@ -11,7 +11,14 @@
 // session capabilities list, resume and close, and prompts of text,
 // resource links, embedded text resources (embeddedContext) and images
 // (promptCapabilities.image is Options.Images: the default model takes
-// them); no audio or authentication. MCP servers go to an Agent that implements
+// them); no audio or authentication. An Agent that implements [DirsAgent]
+// gets sessionCapabilities.additionalDirectories too: session/new hands
+// its additionalDirectories to NewSessionWithDirs, session/load and
+// session/resume set the complete list on the session ([DirsSession]; none
+// when omitted); a relative folder, one the agent refuses
+// ([ErrInvalidDirs]) or any for an agent without them is -32602 naming it,
+// and a refused session/new makes no session; session/list carries
+// SessionInfo.AdditionalDirectories. MCP servers go to an Agent that implements
 // [MCPAgent]: initialize advertises the transports it takes
 // (mcpCapabilities; stdio always), and the mcpServers of session/new,
 // load and resume — those of a session newly opened on the connection —
@@ -47,7 +54,8 @@
 // A Session that implements [Configurable] has config options: session/new,
 // session/load and session/resume answer configOptions (select options:
 // the model, category "model"; the reasoning effort, category
-// "thought_level", for a model with levels). session/set_config_option
+// "thought_level", for a model with levels; harness adds a read-only one,
+// "sandbox", one value naming the session's sandbox). session/set_config_option
 // switches one for the session's next step (the Session logs it), sends
 // config_option_update with the full list, then answers with it; an
 // unknown option or value ([ErrInvalidOption]), a boolean value, or a

@@ -41,19 +41,29 @@
 // runs, whose approver reads the mode at every decision. Close
 // waits for background work and stops the plugins. Config.Sandbox is the
 // sandbox every bash command runs under (package sandbox; zero:
-// workspace-write, network off): StartTools hands it to every plugin as
-// HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env, after
-// the allow-listed variables, so --plugin-env cannot override it), and
-// Runtime.Sandbox reports it for a front end's header. CreateSession logs
-// it (sandbox/policy, by host) and Run logs it again when a continued
-// session's last one differs; the loop records it on each tool/call of
-// the bash plugin's execute tools (callSandbox: off for a bash call with
-// sandbox "off"), and the approver gets the same: such a call is marked
-// Sandboxed for the permission checker (the auto mode runs it unasked)
-// or, asking for sandbox "off", Escalate with its justification. The
-// auto mode needs the sandbox to hold it: AutoRefusal says why not (the
-// setting off; the kernel, probed once, not enforcing the writes, the
-// network, the protected paths or the hidden credential stores);
+// workspace-write, network off, no added folder, 1,024 processes); a
+// session may add folders of its own (CreateSessionWithDirs,
+// SetSessionDirs: ACP's additionalDirectories, checked like --add-dir by
+// CheckAddDir; a child session inherits its parent's), and
+// SessionSandbox is a session's. The host is the authority: for each
+// call of the bash plugin's execute tools the loop records the call's
+// sandbox on its tool/call (callSandbox: mode, network, the writable
+// roots computed for the session's cwd and added folders, deny-read
+// paths, pids limit) and sends the same value with the call
+// (pluginapi.CallRequest.Sandbox), from which the plugin builds the
+// command's policy. StartTools also hands mode and network to every plugin
+// as HARNESS_SANDBOX and HARNESS_SANDBOX_NETWORK (toolbox.Config.Env,
+// after the allow-listed variables, so --plugin-env cannot override it),
+// the plugin's fallback for a call that carries none. CreateSession logs
+// the session's sandbox (sandbox/policy, by host, with addDirs, denyRead,
+// pidsLimit) and Run and SetSessionDirs log it again when it differs from
+// the log's last one. A bash call with sandbox "off" records and sends
+// sandbox off, and the approver gets the call's sandbox: such a call is
+// marked Sandboxed for the permission checker (the auto mode runs it
+// unasked) or, asking for sandbox "off", Escalate with its justification.
+// The auto mode needs the sandbox to hold it: AutoRefusal says why not
+// (the setting off; the kernel, probed once, not enforcing the writes,
+// the network, the protected paths or the hidden credential stores);
 // SetSessionMode refuses auto then (ErrAutoUnavailable), and a session
 // already in auto is decided as in ask. A Runtime writes
 // nothing to stdout; it logs to Config.Logger. New refuses a state folder

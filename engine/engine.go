@@ -128,6 +128,10 @@ type Runtime struct {
 	store *session.Store
 	// sessions are the sessions open in this process, for the host services.
 	sessions openSessions
+	// sessionDirs are the folders a session added to the Runtime's
+	// (SetSessionDirs), by session id: the editor's, given again on each
+	// session/load; every change is logged (sandbox/policy).
+	sessionDirs registry[[]string]
 	// tools are the plugins' tools, nil until StartTools.
 	tools *toolbox.Toolbox
 	// approvers are the running turns' approvers, for their subagents.
@@ -404,12 +408,31 @@ func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by strin
 // services until CloseSession, and logs its permission mode (the
 // configured one) and its model (the default, By host).
 func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
+	return r.CreateSessionWithDirs(cwd, nil)
+}
+
+// CreateSessionWithDirs is CreateSession for a session that adds the
+// folders dirs to the Runtime's (SetSessionDirs; ACP's
+// additionalDirectories), logged in its first sandbox/policy. A bad
+// folder is an error naming it, and no session is made.
+func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Session, error) {
+	var checked []string
+	for _, d := range dirs {
+		c, err := CheckAddDir(d, r.home())
+		if err != nil {
+			return nil, err
+		}
+		checked = append(checked, c)
+	}
 	if err := r.ensureStateDir(); err != nil {
 		return nil, err
 	}
 	s, err := r.store.Create(session.CreateOptions{Cwd: cwd})
 	if err != nil {
 		return nil, err
+	}
+	if len(checked) > 0 {
+		r.sessionDirs.set(s.ID(), checked)
 	}
 	// The log alone tells the mode: the configured one is its first event;
 	// and the model it starts on, which prices it in a listing.
@@ -418,10 +441,12 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 		return nil, err
 	}
 	if err := r.logSandbox(s); err != nil {
+		r.sessionDirs.remove(s.ID())
 		s.Close()
 		return nil, err
 	}
 	if err := r.logModel(s); err != nil {
+		r.sessionDirs.remove(s.ID())
 		s.Close()
 		return nil, err
 	}
@@ -448,6 +473,7 @@ func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.Lis
 // tasks).
 func (r *Runtime) CloseSession(s *session.Session) error {
 	r.sessions.remove(s.ID())
+	r.sessionDirs.remove(s.ID())
 	r.closeMCP(s.ID())
 	if r.tools != nil {
 		r.bg.Add(1)

@@ -45,6 +45,7 @@ func (a loopTools) Call(ctx context.Context, c agent.Call) agent.Result {
 	r := a.tb.Call(ctx, toolbox.Call{
 		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
 		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
+		Sandbox: pluginSandbox(c.Sandbox),
 	}, c.Progress)
 	out := agent.Result{Content: r.Content, IsError: r.IsError, Meta: agentMeta(r.Meta)}
 	for _, e := range r.Events {
@@ -200,6 +201,9 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 		AddTools: func(tb agent.Toolbox) agent.Toolbox { return r.withMCP(req.ParentSessionID, tb) }, // the parent's MCP servers too
 		Opened: func(s *session.Session) {
 			r.sessions.add(s)
+			if dirs, ok := r.sessionDirs.get(req.ParentSessionID); ok { // the parent's added folders too
+				r.sessionDirs.set(s.ID(), dirs)
+			}
 			if err := r.logModel(s); err != nil { // a child runs on the default model
 				r.log.Warn("subagent session: model not logged", "session", s.ID(), "err", err)
 			}
@@ -217,6 +221,7 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 		Closed: func(s *session.Session) {
 			unset()
 			r.sessions.remove(s.ID())
+			r.sessionDirs.remove(s.ID())
 		},
 	}, progress)
 	var serr *subagent.Error

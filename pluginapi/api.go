@@ -24,7 +24,9 @@ const ProtocolVersion = 1
 //     ([ReadTextFile], [WriteTextFile]).
 //   - 3: [Plugin.StartEarly] in Describe ([Description.StartEarly]): the
 //     plugin runs from the host's start and is never stopped when idle.
-const ProtocolMinor = 3
+//   - 4: [CallRequest.Sandbox]: the sandbox the host runs the call's
+//     commands under (the bash plugin builds each command's policy from it).
+const ProtocolMinor = 4
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -137,6 +139,31 @@ type CallRequest struct {
 	Turn      int
 	CallID    string
 	Cwd       string
+	// Sandbox is the sandbox the host decided for this call's commands
+	// (the session's setting, with the writable roots computed for Cwd);
+	// nil when the host sends none (a host before minor 4, a call with no
+	// session's setting such as a conformance check). Since minor 4.
+	Sandbox *CallSandbox
+}
+
+// CallSandbox is the sandbox setting a call carries (minor 4): what the
+// bash plugin confines each command of the call to. The host records the
+// same value on the call's tool/call event.
+type CallSandbox struct {
+	// Mode is workspace-write, read-only or off.
+	Mode string
+	// Network is off (loopback only) or on.
+	Network string
+	// WritableRoots are where commands may write: the session's cwd, the
+	// folders the user added, and the git folders of the repositories they
+	// are in (workspace-write); none in read-only and off. The plugin's
+	// own private temp folder is not listed.
+	WritableRoots []string
+	// DenyRead are paths the user asked to hide, besides the credential
+	// stores every sandbox hides.
+	DenyRead []string
+	// PidsLimit caps the processes of one command; 0: the plugin's default.
+	PidsLimit int
 }
 
 // Event is an event a plugin proposes for the caller's session. The host

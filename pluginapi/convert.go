@@ -61,6 +61,18 @@ func callFromPB(r *pb.Execute_Request) CallRequest {
 		Turn:      int(r.GetTurn()),
 		CallID:    r.GetCallId(),
 		Cwd:       r.GetCwd(),
+		Sandbox:   sandboxFromPB(r.GetSandbox()),
+	}
+}
+
+// sandboxFromPB converts a call's sandbox; nil when the host sent none.
+func sandboxFromPB(s *pb.CallSandbox) *CallSandbox {
+	if s == nil {
+		return nil
+	}
+	return &CallSandbox{
+		Mode: s.GetMode(), Network: s.GetNetwork(), WritableRoots: s.GetWritableRoots(),
+		DenyRead: s.GetDenyRead(), PidsLimit: int(s.GetPidsLimit()),
 	}
 }
 

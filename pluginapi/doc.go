@@ -63,7 +63,11 @@
 // Configure also tells the plugin the host's state dir (minor 1), which
 // handlers see as [Call.StateDir]; [Call.SessionDir] is the call's session
 // folder in it, <state-dir>/sessions/<session-id>/, next to the session's
-// log, for files that belong to the session. When the host is done with a
+// log, for files that belong to the session. Since minor 4 a call may
+// carry the sandbox the host decided for its commands ([CallRequest.Sandbox]:
+// mode, network, writable roots, deny-read paths, pids limit; the host
+// logs the same value on the call's tool/call); the bash plugin confines
+// each command to it, and a plugin that runs no commands ignores it. When the host is done with a
 // session it calls SessionClosed, so that a plugin holding resources for
 // that session (the bash plugin's background processes) releases them.
 //

@@ -76,7 +76,7 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 // stated plainly, and "not enforced" where the kernel has none (not
 // Linux). Dim on a terminal.
 func (t Terminal) Header(rt *engine.Runtime, s *session.Session) {
-	line := fmt.Sprintf("session %s · mode %s · %s", termsafe.Line(s.ID()), rt.SessionMode(s), SandboxLine(rt.Sandbox(), runtime.GOOS))
+	line := fmt.Sprintf("session %s · mode %s · %s", termsafe.Line(s.ID()), rt.SessionMode(s), termsafe.Line(SandboxLine(rt.SessionSandbox(s), runtime.GOOS)))
 	if t.Color && IsTerminal(t.Err) {
 		line = "\x1b[2m" + line + "\x1b[0m"
 	}

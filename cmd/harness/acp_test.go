@@ -60,6 +60,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "load", args: []string{"--tools"}, needs: []string{"todo"}},
 		{name: "cancel", args: []string{"--tool"}, needs: []string{"bash"}},
 		{name: "permission", needs: []string{"bash"}},
+		{name: "sandbox", needs: []string{"bash"}},
 		{name: "subagent", needs: []string{"subagent", "todo"}},
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 		{name: "compaction", needs: []string{"todo"}},

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -37,15 +38,22 @@ func cmdSandbox(_ context.Context, args []string, std stdio, e env) (int, error)
 	}
 	p := sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}
 	if sb.Mode != sandbox.Off {
-		p = sandbox.Build(sandbox.Setup{Mode: sb.Mode, Network: sb.Network, Cwd: cwd, TempDir: os.TempDir(),
-			Home: e.get("HOME"), RuntimeDir: e.get("XDG_RUNTIME_DIR")})
+		p = sandbox.Build(sandbox.Setup{Mode: sb.Mode, Network: sb.Network, Cwd: cwd, AddDirs: sb.AddDirs, TempDir: os.TempDir(),
+			Home: e.get("HOME"), RuntimeDir: e.get("XDG_RUNTIME_DIR"), DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit})
 	}
 	k := sandbox.Probe()
 	fmt.Fprintln(std.out, "this kernel:")
 	for _, l := range strings.Split(strings.TrimSuffix(k.String(), "\n"), "\n") {
 		fmt.Fprintf(std.out, "  %s\n", l)
 	}
-	fmt.Fprintf(std.out, "sandbox %s (mode from %s, network from %s), for a command in %s:\n", sb, from(c.source("sandbox")), from(c.source("sandbox-network")), cwd)
+	fmt.Fprintf(std.out, "sandbox %s (mode from %s, network from %s), for a command in %s:\n",
+		termsafe.Line(sb.String()), from(c.source("sandbox")), from(c.source("sandbox-network")), termsafe.Line(cwd))
+	if len(sb.AddDirs) > 0 && sb.Mode != sandbox.Off {
+		fmt.Fprintf(std.out, "  added folders (from %s): %s\n", from(c.source("add-dir")), termsafe.Line(strings.Join(sb.AddDirs, ", ")))
+	}
+	if len(sb.DenyRead) > 0 && sb.Mode != sandbox.Off {
+		fmt.Fprintf(std.out, "  hidden besides the credential stores (from %s): %s\n", from(c.source("deny-read")), termsafe.Line(strings.Join(sb.DenyRead, ", ")))
+	}
 	for _, r := range k.Enforceable(p) {
 		fmt.Fprintf(std.out, "  %s\n", r)
 	}

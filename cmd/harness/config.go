@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,13 @@ type config struct {
 	// allow-list of hosts, comma-separated (package sandbox).
 	Sandbox        string
 	SandboxNetwork string
+	// AddDirs are more folders bash commands may write in (--add-dir,
+	// repeatable; HARNESS_ADD_DIRS colon-separated; key add-dirs, a
+	// list), DenyRead more paths they cannot read (--deny-read; key
+	// deny-read), PidsLimit the processes of one command; "~" expanded.
+	AddDirs   []string
+	DenyRead  []string
+	PidsLimit int
 	// CompactAt is the percent of the context window a request may fill
 	// before compaction.
 	CompactAt int
@@ -118,6 +126,9 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.PluginEnv, "plugin-env", "HARNESS_PLUGIN_ENV", "", "comma-separated names of environment variables the plugins (and so bash commands) get besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR, XDG_*, the proxy variables and the toolchains' (GO*, JAVA_HOME, VIRTUAL_ENV …), e.g. NPM_CONFIG_REGISTRY; values come from this environment")
 	s.String(&c.Sandbox, "sandbox", "HARNESS_SANDBOX", string(sandbox.WorkspaceWrite), "what bash commands may write, enforced by the kernel: workspace-write (the session's folder and a private temp folder) | read-only | off (the user's rights); see harness sandbox")
 	s.StringList(&c.SandboxNetwork, "sandbox-network", "HARNESS_SANDBOX_NETWORK", string(sandbox.NetworkOff), ",", "what sandboxed bash commands reach: off (loopback only) | on | hosts, comma-separated (registry.npmjs.org,*.example.com,127.0.0.1:8080; the config file takes an array), reached only through harness's HTTP/HTTPS proxy")
+	s.List(&c.AddDirs, "add-dir", "add-dirs", "HARNESS_ADD_DIRS", "a folder bash commands may write in besides the session's, its .git hooks and config, .vscode and the like kept read-only; repeat for more (env: colon-separated; config key add-dirs, a list)", nil)
+	s.List(&c.DenyRead, "deny-read", "deny-read", "HARNESS_DENY_READ", "a path bash commands cannot read (hidden as empty), besides ~/.ssh, ~/.aws and the other credential stores; repeat for more (env: colon-separated; config key deny-read, a list)", nil)
+	s.Int(&c.PidsLimit, "pids-limit", "HARNESS_PIDS_LIMIT", sandbox.DefaultPidsLimit, "most processes (and threads) one sandboxed bash command may have")
 	s.Bool(&c.MCPProject, "mcp-project", "HARNESS_MCP_PROJECT", false, "start the MCP servers of the project's .mcp.json too (they run commands from the repository)")
 	s.Bool(&c.Watch, "watch", "HARNESS_WATCH", true, "reload a plugin when its binary changes; --watch=false turns it off")
 	s.Bool(&c.Yes, "yes", "", false, "allow every tool call without asking (same as --mode allow-all)")
@@ -223,6 +234,12 @@ func (c *config) check() error {
 	if _, err := parseNetwork(c.SandboxNetwork); err != nil {
 		return fmt.Errorf("%s: %w", c.source("sandbox-network"), err)
 	}
+	if _, err := c.sandboxPaths(); err != nil {
+		return err
+	}
+	if c.PidsLimit < 0 || c.PidsLimit > maxPidsLimit || (c.PidsLimit > 0 && c.PidsLimit < minPidsLimit) {
+		return fmt.Errorf("%s: pids-limit must be from %d to %d (0: the default, %d)", c.source("pids-limit"), minPidsLimit, maxPidsLimit, sandbox.DefaultPidsLimit)
+	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
 	}
@@ -247,11 +264,49 @@ func (c *config) check() error {
 	return nil
 }
 
+// The range of pids-limit: a command needs bash and a few children; the
+// kernel's own cap on pids is 2^22.
+const (
+	minPidsLimit = 8
+	maxPidsLimit = 1 << 22
+)
+
+// sandboxPaths checks add-dir and deny-read ("~" expanded with $HOME)
+// and returns the sandbox with them; an error names the setting's source.
+func (c *config) sandboxPaths() (engine.Sandbox, error) {
+	home := ""
+	if c.env != nil {
+		home = c.env.get("HOME")
+	}
+	var sb engine.Sandbox
+	for _, d := range c.AddDirs {
+		checked, err := engine.CheckAddDir(d, home)
+		if err != nil {
+			return sb, fmt.Errorf("%s: %w", c.source("add-dir"), err)
+		}
+		if !slices.Contains(sb.AddDirs, checked) {
+			sb.AddDirs = append(sb.AddDirs, checked)
+		}
+	}
+	for _, p := range c.DenyRead {
+		checked, err := engine.CheckDenyRead(p, home)
+		if err != nil {
+			return sb, fmt.Errorf("%s: %w", c.source("deny-read"), err)
+		}
+		if !slices.Contains(sb.DenyRead, checked) {
+			sb.DenyRead = append(sb.DenyRead, checked)
+		}
+	}
+	return sb, nil
+}
+
 // sandbox is the sandbox setting; check has validated it.
 func (c *config) sandbox() engine.Sandbox {
-	m, _ := sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
-	n, _ := parseNetwork(c.SandboxNetwork)
-	return engine.Sandbox{Mode: m, Network: n}
+	sb, _ := c.sandboxPaths()
+	sb.Mode, _ = sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
+	sb.Network, _ = parseNetwork(c.SandboxNetwork)
+	sb.PidsLimit = c.PidsLimit
+	return sb
 }
 
 // parseNetwork reads the sandbox-network setting: off, on or an

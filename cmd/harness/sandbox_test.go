@@ -246,13 +246,13 @@ func TestSandboxOnToolCall(t *testing.T) {
 		want string // the bash call's sandbox, with CWD for the session's cwd
 		git  bool   // the cwd is a subfolder of a git repository (GIT: its git folder)
 	}{
-		{name: "default", want: `{"mode":"workspace-write","network":"off","roots":["CWD"]}`},
-		{name: "git subfolder", git: true, want: `{"mode":"workspace-write","network":"off","roots":["CWD","GIT"]}`},
-		{name: "read-only", args: []string{"--sandbox", "read-only"}, want: `{"mode":"read-only","network":"off"}`},
+		{name: "default", want: `{"mode":"workspace-write","network":"off","pidsLimit":1024,"roots":["CWD"]}`},
+		{name: "git subfolder", git: true, want: `{"mode":"workspace-write","network":"off","pidsLimit":1024,"roots":["CWD","GIT"]}`},
+		{name: "read-only", args: []string{"--sandbox", "read-only"}, want: `{"mode":"read-only","network":"off","pidsLimit":1024}`},
 		{name: "off", args: []string{"--sandbox", "off"}, want: `{"mode":"off","network":"on"}`},
-		{name: "network on", args: []string{"--sandbox-network", "on"}, want: `{"mode":"workspace-write","network":"on","roots":["CWD"]}`},
+		{name: "network on", args: []string{"--sandbox-network", "on"}, want: `{"mode":"workspace-write","network":"on","pidsLimit":1024,"roots":["CWD"]}`},
 		{name: "allow-list", args: []string{"--sandbox-network", "registry.npmjs.org,127.0.0.1:8080"},
-			want: `{"mode":"workspace-write","network":"registry.npmjs.org,127.0.0.1:8080","roots":["CWD"]}`},
+			want: `{"mode":"workspace-write","network":"registry.npmjs.org,127.0.0.1:8080","pidsLimit":1024,"roots":["CWD"]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

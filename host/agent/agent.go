@@ -76,6 +76,9 @@ type Call struct {
 	// Plugin is the binary the step's tool list named for the tool; a
 	// toolbox that hot-reloads routes the call to it while it drains.
 	Plugin *event.Plugin
+	// Sandbox is the sandbox the call's tool/call records (Loop.Sandbox),
+	// for the toolbox to send with the call; nil: none.
+	Sandbox *event.CallSandbox
 	// Progress, when not nil, takes the call's live output; the loop
 	// forwards it to a Live that implements ToolProgress. It is not logged.
 	Progress func(text string)

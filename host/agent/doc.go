@@ -107,9 +107,9 @@
 // ends (release is called after its last tool/result), so the tool/call
 // names the process that serves the call even when a reload replaced it
 // while the model thought. With Loop.Sandbox set, a tool/call also records
-// the sandbox the call runs under (nil from it: none), and the Approver
-// gets the same in ApprovalRequest.Sandbox, so what is decided is what is
-// logged.
+// the sandbox the call runs under (nil from it: none); the Approver gets
+// the same in ApprovalRequest.Sandbox and the call carries it
+// (Call.Sandbox), so what is decided and sent is what is logged.
 //
 // # Permission
 //

@@ -49,10 +49,11 @@ type Loop struct {
 	// the system prompt and the tools.
 	KeepTokens int
 	// Sandbox, when set, gives the sandbox a call of tool t with arguments
-	// args (the model's JSON) runs under in a session whose cwd is cwd
-	// (nil: none); the loop records it on the call's tool/call and hands
-	// it to the Approver (ApprovalRequest.Sandbox).
-	Sandbox func(t Tool, cwd, args string) *event.CallSandbox
+	// args (the model's JSON) runs under in session sessionID, whose cwd is
+	// cwd (nil: none); the loop records it on the call's tool/call, hands it
+	// to the Approver (ApprovalRequest.Sandbox) and sends the same value to
+	// the toolbox (Call.Sandbox), so that what is logged is what is sent.
+	Sandbox func(t Tool, sessionID, cwd, args string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
 }
@@ -111,8 +112,7 @@ type callState struct {
 	resolved bool // its tool/result is appended
 	// preview is the diffs its tool/call carries.
 	preview []event.Diff
-	// sandbox is the sandbox its tool/call carries.
-	sandbox *event.CallSandbox
+	sandbox *event.CallSandbox // what its tool/call records, sent with the call
 }
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to

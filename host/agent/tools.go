@@ -87,7 +87,8 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 				done <- finished{i: next, r: *denied} // buffered: never blocks
 			} else {
 				call := Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: st.tools[c.Name].Plugin}
+					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: st.tools[c.Name].Plugin,
+					Sandbox: st.calls[next].sandbox}
 				if tp, ok := t.live.(ToolProgress); ok {
 					sid, id := call.SessionID, c.ID
 					call.Progress = func(text string) { tp.ToolProgress(sid, id, text) }
@@ -215,7 +216,7 @@ func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 	if tool, ok := st.tools[c.Name]; ok {
 		ev.Plugin, ev.MCP, ev.Kind = tool.Plugin, tool.MCP, tool.Kind
 		if t.l.Sandbox != nil {
-			ev.Sandbox = t.l.Sandbox(tool, t.s.Cwd(), c.Arguments)
+			ev.Sandbox = t.l.Sandbox(tool, t.s.ID(), t.s.Cwd(), c.Arguments)
 			c.sandbox = ev.Sandbox
 		}
 		if pv, ok := t.l.Tools.(Previewer); ok && ctx.Err() == nil {

@@ -175,16 +175,21 @@ type ToolCall struct {
 	Sandbox *CallSandbox `json:"sandbox,omitempty"`
 }
 
-// CallSandbox is the sandbox a tool call's commands run under: its mode
-// (workspace-write, read-only, off), network (off, on) and the writable
-// roots the host knows will apply — the session's cwd and the git folder
-// of the repository it is in, in workspace-write; none in read-only and
-// off. The command's private temp folder, writable in every mode, is
-// made by the plugin and not listed.
+// CallSandbox is the sandbox a tool call's commands run under, as the
+// host sent it with the call (pluginapi.CallSandbox): its mode
+// (workspace-write, read-only, off), network (off, on), the writable
+// roots — the session's cwd, the folders the user added and the git
+// folders of their repositories, in workspace-write; none in read-only
+// and off —, the paths the user asked to hide (besides the credential
+// stores every sandbox hides) and the pids limit per command (0: the
+// default, 1,024). The command's private temp folder, writable in every
+// mode, is made by the plugin and not listed.
 type CallSandbox struct {
-	Mode    string   `json:"mode"`
-	Network string   `json:"network"`
-	Roots   []string `json:"roots,omitempty"`
+	Mode      string   `json:"mode"`
+	Network   string   `json:"network"`
+	Roots     []string `json:"roots,omitempty"`
+	DenyRead  []string `json:"denyRead,omitempty"`
+	PidsLimit int      `json:"pidsLimit,omitempty"`
 }
 
 // Location is a file a tool call reads or changes, with a 1-based line
@@ -314,10 +319,16 @@ type PermissionMode struct {
 // canonical text: "registry.npmjs.org,*.example.com"). A session is created with one, and the host logs
 // another when a turn starts under a setting other than the log's last
 // (a session continued with another --sandbox). Like PermissionMode it may
-// come outside a turn.
+// come outside a turn. AddDirs are the folders the user added as writable
+// roots (--add-dir, ACP additionalDirectories), DenyRead the paths the
+// user asked to hide, PidsLimit the processes one command may have (0:
+// the default, 1,024); a change of any of them is logged too.
 type SandboxPolicy struct {
-	Mode    string `json:"mode"`
-	Network string `json:"network"`
+	Mode      string   `json:"mode"`
+	Network   string   `json:"network"`
+	AddDirs   []string `json:"addDirs,omitempty"`
+	DenyRead  []string `json:"denyRead,omitempty"`
+	PidsLimit int      `json:"pidsLimit,omitempty"`
 	// By says who set it: host (the host's setting: its flag,
 	// environment, config file or default).
 	By string `json:"by"`

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/harness-dev/harness/host/event"
@@ -60,7 +61,7 @@ func TestSandboxPolicyAnywhere(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	s := create(t, st, "sandboxes")
-	if p := s.Sandbox(); p != (event.SandboxPolicy{}) {
+	if p := s.Sandbox(); p.Mode != "" || p.Network != "" || p.AddDirs != nil {
 		t.Errorf("Sandbox() of a new session = %+v, want none", p)
 	}
 	mustAppend(t, s,
@@ -69,6 +70,8 @@ func TestSandboxPolicyAnywhere(t *testing.T) {
 		event.UserMessage{Content: event.Text("go")},
 		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted},
 		event.SandboxPolicy{Mode: "read-only", Network: "on", By: "host"},
+		event.SandboxPolicy{Mode: "workspace-write", Network: "on", AddDirs: []string{"/srv/a", "/srv/b"},
+			DenyRead: []string{"/srv/secret"}, PidsLimit: 64, By: "host"},
 	)
 	for _, bad := range []event.SandboxPolicy{{Network: "off", By: "host"}, {Mode: "off", By: "host"}} {
 		if _, err := s.Append(bad); err == nil {
@@ -80,7 +83,9 @@ func TestSandboxPolicyAnywhere(t *testing.T) {
 	}
 	r := open(t, st, "sandboxes")
 	defer r.Close()
-	if p := r.Sandbox(); p.Mode != "read-only" || p.Network != "on" {
-		t.Errorf("Sandbox() after reopen = %+v, want read-only, network on", p)
+	want := event.SandboxPolicy{Mode: "workspace-write", Network: "on", AddDirs: []string{"/srv/a", "/srv/b"},
+		DenyRead: []string{"/srv/secret"}, PidsLimit: 64, By: "host"}
+	if p := r.Sandbox(); !reflect.DeepEqual(p, want) {
+		t.Errorf("Sandbox() after reopen = %+v, want %+v", p, want)
 	}
 }

@@ -11,6 +11,11 @@
 // in harness); a file named explicitly must exist, the default one may be
 // missing.
 //
+// A list setting ([Set.List]: add-dirs, deny-read) takes the same rule
+// as a whole: every --flag given (each adds one item), else the
+// variable's items separated by colons, else the file's array of strings,
+// else empty; sources are not merged.
+//
 // # Errors
 //
 // A bad value anywhere is one error naming where it came from: the flag

@@ -32,12 +32,18 @@ type Set struct {
 // setting is one declared setting.
 type setting struct {
 	name, env string
+	key       string             // its key in the file: name, unless List says otherwise
 	set       func(string) error // parses text into the target
 	source    string             // where the value came from
 	fromFlag  bool
 	boolFlag  bool
 	text      string // the default as text, for -h
 	join      string // StringList's separator: the file may hold an array
+	// list: a List setting. Each flag appends; the variable's value is
+	// split at colons; the file's is an array of strings. reset empties
+	// the list before the first value from a source.
+	list  bool
+	reset func()
 }
 
 // New returns an empty Set whose flags go to fs.
@@ -57,6 +63,9 @@ func (v flagValue) String() string {
 }
 
 func (v flagValue) Set(text string) error {
+	if v.s.list && !v.s.fromFlag {
+		v.s.reset() // the first flag replaces the default
+	}
 	if err := v.s.set(text); err != nil {
 		return err
 	}
@@ -70,7 +79,7 @@ func (s *Set) add(name, env, def, usage string, boolFlag bool, set func(string) 
 	if _, dup := s.byName[name]; dup {
 		panic("settings: " + name + " declared twice") // a programming error
 	}
-	st := &setting{name: name, env: env, set: set, source: "default", boolFlag: boolFlag, text: def}
+	st := &setting{name: name, key: name, env: env, set: set, source: "default", boolFlag: boolFlag, text: def}
 	s.list = append(s.list, st)
 	s.byName[name] = st
 	if env != "" {
@@ -159,6 +168,30 @@ func (s *Set) Duration(p *time.Duration, name, env string, def time.Duration, us
 	})
 }
 
+// List declares a setting holding a list of texts: the flag may be
+// given many times (each adds one), the variable holds the items
+// separated by colons (empty items are skipped), the file's key an array
+// of strings (or one string) under key (a plural, add-dirs for --add-dir;
+// "" for name). Each item is checked by check (nil: any), whose error is
+// named with the item's source. The default is empty. Source names the
+// setting by name.
+func (s *Set) List(p *[]string, name, key, env, usage string, check func(string) error) {
+	*p = nil
+	st := s.add(name, env, "", usage, false, func(v string) error {
+		if check != nil {
+			if err := check(v); err != nil {
+				return err
+			}
+		}
+		*p = append(*p, v)
+		return nil
+	})
+	st.list, st.reset = true, func() { *p = nil }
+	if key != "" {
+		st.key = key
+	}
+}
+
 // ConfigFile declares the setting naming the config file (flag and
 // variable only): def is the default path, "" for none.
 func (s *Set) ConfigFile(p *string, name, env, def, usage string) {
@@ -237,23 +270,44 @@ func (s *Set) Resolve(env Lookup) error {
 			continue
 		}
 		if v := get(st.env); v != "" {
-			if err := st.set(v); err != nil {
-				return fmt.Errorf("%s: %w", st.env, err)
+			items := []string{v}
+			if st.list {
+				st.reset()
+				items = strings.FieldsFunc(v, func(r rune) bool { return r == ':' })
+			}
+			for _, item := range items {
+				if err := st.set(item); err != nil {
+					return fmt.Errorf("%s: %w", st.env, err)
+				}
 			}
 			st.source = st.env
 			continue
 		}
-		prim, ok := keys[st.name]
+		prim, ok := keys[st.key]
 		if !ok {
 			continue
 		}
-		where := fmt.Sprintf("config file %s: %s", s.file, st.name)
+		where := fmt.Sprintf("config file %s: %s", s.file, st.key)
 		var raw any
 		if err := md.PrimitiveDecode(prim, &raw); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		if _, table := s.tables[st.name]; table && isTable(raw) {
 			continue // the table of the same name: decoded below
+		}
+		if st.list {
+			items, err := texts(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			st.reset()
+			for _, item := range items {
+				if err := st.set(item); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+			}
+			st.source = where
+			continue
 		}
 		text, err := scalar(raw)
 		if _, isList := raw.([]any); isList && st.join != "" {
@@ -294,7 +348,7 @@ func (s *Set) Resolve(env Lookup) error {
 func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	var bad []string
 	for k := range keys {
-		if _, ok := s.byName[k]; !ok || s.byName[k] == s.config {
+		if st := s.byKey(k); st == nil || st == s.config {
 			if _, table := s.tables[k]; !table {
 				bad = append(bad, k)
 			}
@@ -312,7 +366,7 @@ func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	known := make([]string, 0, len(s.list)+len(s.tables))
 	for _, st := range s.list {
 		if st != s.config {
-			known = append(known, st.name)
+			known = append(known, st.key)
 		}
 	}
 	for k := range s.tables {
@@ -320,6 +374,16 @@ func (s *Set) unknown(keys map[string]toml.Primitive, md toml.MetaData) error {
 	}
 	slices.Sort(known)
 	return fmt.Errorf("config file %s: unknown key %q (a typo?); known keys: %s", s.file, bad[0], strings.Join(known, ", "))
+}
+
+// byKey is the setting whose file key is k, nil if none.
+func (s *Set) byKey(k string) *setting {
+	for _, st := range s.list {
+		if st.key == k {
+			return st
+		}
+	}
+	return nil
 }
 
 // readFile parses the config file at path; a missing file is no error
@@ -365,6 +429,26 @@ func isTable(v any) bool {
 		return true
 	}
 	return false
+}
+
+// texts reads a list setting's TOML value: an array of strings, or one
+// string.
+func texts(v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return []string{v}, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for i, item := range v {
+			text, ok := item.(string)
+			if !ok {
+				return nil, fmt.Errorf("item %d: want a string, not a %T", i+1, item)
+			}
+			out = append(out, text)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list of strings such as [\"~/src/lib\"], not a %T", v)
 }
 
 // scalar renders a single TOML value as the text the setting parses.

@@ -1,10 +1,12 @@
 package settings
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +229,80 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("a syntax error quotes the file: %v", err)
 		}
 	})
+}
+
+// TestList: a list setting takes each flag, the variable split at colons,
+// the file's array or one string, by the same precedence, and an item
+// its check refuses is an error naming the source.
+func TestList(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		env     string
+		file    string
+		want    []string
+		source  string
+		wantErr string
+	}{
+		{name: "default", want: nil, source: "default"},
+		{name: "flags", args: []string{"--dir", "/a", "--dir=/b"}, env: "/e", file: "dirs = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "--dir"},
+		{name: "env", env: "/a::/b:", file: "dirs = [\"/f\"]\n", want: []string{"/a", "/b"}, source: "T_DIRS"},
+		{name: "file array", file: "dirs = [\"/a\", \"/b\"]\n", want: []string{"/a", "/b"}, source: "config file FILE: dirs"},
+		{name: "file string", file: "dirs = \"/a\"\n", want: []string{"/a"}, source: "config file FILE: dirs"},
+		{name: "file empty array", file: "dirs = []\n", want: nil, source: "config file FILE: dirs"},
+		{name: "bad flag item", args: []string{"--dir", "rel"}, wantErr: `invalid value "rel" for flag -dir: not absolute`},
+		{name: "bad env item", env: "/a:rel", wantErr: `T_DIRS: not absolute`},
+		{name: "bad file item", file: "dirs = [\"/a\", \"rel\"]\n", wantErr: `config file FILE: dirs: not absolute`},
+		{name: "file number item", file: "dirs = [\"/a\", 3]\n", wantErr: `config file FILE: dirs: item 2: want a string`},
+		{name: "file number", file: "dirs = 3\n", wantErr: `config file FILE: dirs: want a list of strings`},
+		{name: "the flag's name is no file key", file: "dir = [\"/a\"]\n", wantErr: `unknown key "dir" (a typo?); known keys: dirs`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if tt.file != "" {
+				if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var cfg string
+			var dirs []string
+			s := New(fs)
+			s.ConfigFile(&cfg, "config", "", path, "config file")
+			s.List(&dirs, "dir", "dirs", "T_DIRS", "folders", func(v string) error {
+				if !filepath.IsAbs(v) {
+					return errors.New("not absolute")
+				}
+				return nil
+			})
+			err := fs.Parse(tt.args)
+			if err == nil {
+				err = s.Resolve(func(k string) (string, bool) {
+					if k == "T_DIRS" && tt.env != "" {
+						return tt.env, true
+					}
+					return "", false
+				})
+			}
+			if tt.wantErr != "" {
+				if want := strings.ReplaceAll(tt.wantErr, "FILE", path); err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %v, want one containing %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(dirs, tt.want) {
+				t.Errorf("dirs = %q, want %q", dirs, tt.want)
+			}
+			if got, want := s.Source("dir"), strings.ReplaceAll(tt.source, "FILE", path); got != want {
+				t.Errorf("Source = %q, want %q", got, want)
+			}
+		})
+	}
 }

@@ -122,6 +122,7 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 		Turn:      c.Turn,
 		CallID:    c.CallID,
 		Cwd:       c.Cwd,
+		Sandbox:   c.Sandbox,
 	}, progress)
 	if err != nil {
 		return p.callFailed(ctx, inst, err)
@@ -164,7 +165,7 @@ func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
 	defer inst.calls.leave()
 	m, err := inst.client.Preview(ctx, pluginapi.CallRequest{
 		Tool: c.Name, Args: args, SessionID: c.SessionID, Caller: c.Caller,
-		Turn: c.Turn, CallID: c.CallID, Cwd: c.Cwd,
+		Turn: c.Turn, CallID: c.CallID, Cwd: c.Cwd, Sandbox: c.Sandbox,
 	})
 	if err != nil {
 		e.plug.log.Debug("preview failed", "tool", c.Name, "call", c.CallID, "error", err)

@@ -192,6 +192,9 @@ type Call struct {
 	// matching the list the model saw; otherwise, and when Plugin is nil,
 	// the current process serves. Result.Plugin says which one did.
 	Plugin *event.Plugin
+	// Sandbox is sent with the call (pluginapi.CallRequest.Sandbox): the
+	// sandbox the host decided for its commands; nil: none.
+	Sandbox *pluginapi.CallSandbox
 }
 
 // Result is what a call produced. Every failure is an error Result whose

@@ -52,6 +52,18 @@ func callToPB(c pluginapi.CallRequest) *pb.Execute_Request {
 		Turn:      uint32(max(c.Turn, 0)),
 		CallId:    c.CallID,
 		Cwd:       c.Cwd,
+		Sandbox:   sandboxToPB(c.Sandbox),
+	}
+}
+
+// sandboxToPB converts a call's sandbox; nil when there is none.
+func sandboxToPB(s *pluginapi.CallSandbox) *pb.CallSandbox {
+	if s == nil {
+		return nil
+	}
+	return &pb.CallSandbox{
+		Mode: s.Mode, Network: s.Network, WritableRoots: s.WritableRoots,
+		DenyRead: s.DenyRead, PidsLimit: uint32(max(s.PidsLimit, 0)),
 	}
 }
 

@@ -50,11 +50,16 @@
 // before the init sees it (ptrace tricks) is not contained.
 //
 // Sandbox (Linux, policy.go, package sandbox). Every command runs under
-// a sandbox.Policy the plugin builds per call: workspace-write (writes
-// only in the session's cwd — and its repository's git folder — and a
-// private $TMPDIR per session), network off, unless HARNESS_SANDBOX
-// (workspace-write | read-only | off) and HARNESS_SANDBOX_NETWORK (off |
-// on | an allow-list of hosts) in the plugin's environment say otherwise. The policy's JSON goes
+// a sandbox.Policy the plugin builds per call from the sandbox the host
+// sent with it (pluginapi.CallRequest.Sandbox, minor 4: mode, network,
+// the writable roots — the session's cwd, the added folders and their git
+// folders — deny-read paths, pids limit; the host logs the same on the
+// tool/call), plus a private $TMPDIR per session. A sandbox it cannot read
+// runs nothing. A call without one (an older host, a conformance check)
+// gets workspace-write over the cwd and its repository's git folder,
+// network off, unless HARNESS_SANDBOX (workspace-write | read-only | off)
+// and HARNESS_SANDBOX_NETWORK (off | on | an allow-list of hosts) in the
+// plugin's environment say otherwise. The policy's JSON goes
 // to the init on its control pipe, before the cwd and the line. In a
 // namespace the init binds the protected paths inside the roots
 // read-only, hides the credential stores and harness's config and state
@@ -63,7 +68,7 @@
 // RLIMIT_NPROC, seccomp. With the network off the init is started in a
 // network namespace of its own (lo up); the init started ahead is made
 // for the previous command's network, and replaced when the next one
-// differs. With an allow-list (HARNESS_SANDBOX_NETWORK=a.org,*.b.com,
+// differs. With an allow-list (network a.org,*.b.com,
 // sandbox.ParseNetwork) it is the same namespace, and the only way out
 // is harness's proxy (proxy.go, package sandbox/netproxy): the plugin
 // serves a Unix socket of the command's own in its private folder (which
@@ -75,16 +80,17 @@
 // the proxy refused names them and says only the user can widen the
 // list; the socket goes when the init is reaped. In the fallback there
 // is no namespace: an allow-list is no network at all, and a refused
-// command's note says why. The plugin puts each init in a pids cgroup of its own
-// (PidsLimit, 1,024) where it can make one, removed once the init is
-// gone. In the fallback there are no mounts and no network namespace:
-// Landlock holds the writes outside the roots, seccomp refuses AF_INET,
-// AF_INET6 and AF_PACKET sockets. A command that fails printing what a
-// refusal prints gets a line naming the sandbox, what it allows and how
-// to escalate. Mode off is the plugin as it was. A bash call with
-// sandbox "off" (and a one-line justification, required) runs that one
-// command with mode off: the host has asked the user (it reads the
-// argument as this plugin does; see engine).
+// command's note says why. The plugin puts each init in a pids cgroup of
+// its own (PidsLimit: the call's, else 1,024) where it can make one,
+// removed once the init is gone. In the fallback there are no mounts and
+// no network namespace: Landlock holds the writes outside the roots,
+// seccomp refuses AF_INET, AF_INET6 and AF_PACKET sockets. A command that
+// fails printing what a refusal prints gets a line naming the sandbox,
+// what it allows (its writable roots by name) and how to escalate. Mode
+// off is the plugin as it was. A bash call with sandbox "off" (and a
+// one-line justification, required) runs that one command unsandboxed
+// only when the host sends it with sandbox mode off: the host has asked
+// the user (it reads the argument as this plugin does; see engine).
 //
 // At start the plugin calls prctl(PR_SET_DUMPABLE, 0): a process of the
 // same non-root user can then neither read its memory nor its

@@ -88,6 +88,8 @@ type call struct {
 	args    map[string]any
 	session string // default s1; "-" for none
 	id      string // call id, default c-<test name>
+	// sandbox is the host's sandbox for the call; nil: none sent.
+	sandbox *pluginapi.CallSandbox
 }
 
 func (f fixture) req(t testing.TB, c call) pluginapi.CallRequest {
@@ -99,7 +101,7 @@ func (f fixture) req(t testing.TB, c call) pluginapi.CallRequest {
 	}
 	req := pluginapi.CallRequest{
 		Tool: c.tool, Args: plugintest.Args(t, c.args), Caller: pluginapi.CallerAgent,
-		SessionID: c.session, Turn: 1, CallID: c.id, Cwd: f.cwd,
+		SessionID: c.session, Turn: 1, CallID: c.id, Cwd: f.cwd, Sandbox: c.sandbox,
 	}
 	switch c.session {
 	case "":

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,11 @@ import (
 // (the host passes them; commands never see HARNESS_* variables):
 // HARNESS_SANDBOX is the mode (workspace-write, the default; read-only;
 // off), HARNESS_SANDBOX_NETWORK the network (off, the default; on; or an
-// allow-list of hosts, comma-separated: sandbox.ParseNetwork).
+// allow-list of hosts, comma-separated: sandbox.ParseNetwork). They
+// are the fallback for a call that carries no sandbox (a host before
+// protocol minor 4, a conformance check): a call's own
+// (pluginapi.CallRequest.Sandbox, the host's decision, which it logs on
+// the tool/call) wins.
 const (
 	envSandbox        = "HARNESS_SANDBOX"
 	envSandboxNetwork = "HARNESS_SANDBOX_NETWORK"
@@ -73,14 +78,41 @@ func newSandboxConfig(environ []string) *sandboxConfig {
 	return c
 }
 
-// policy is the sandbox of a command the call runs: the session's cwd
-// writable (with its protected paths read-only), the session's private
-// temp folder under tmpRoot, the credential stores, harness's config and
-// state hidden — the session's own folder (its spill files) shown
-// read-only. escalated (the call's sandbox "off", which the host asked
-// the user about) is sandbox.Off for this command alone.
+// policy is the sandbox of a command the call runs: the writable roots
+// the call's sandbox names (the session's cwd, the added folders and
+// their git folders; without one, the cwd and its git folder) with their
+// protected paths read-only, the session's private temp folder under
+// tmpRoot, the credential stores, the call's deny-read paths, harness's
+// config and state hidden — the session's own folder (its spill files)
+// shown read-only. A call's sandbox this plugin does not understand is an
+// error: the command does not run rather than run less confined.
+// escalated is the call's sandbox "off": the command runs unsandboxed only
+// when the host sent mode off with it (it asked the user); a call without
+// the host's sandbox cannot escalate.
 func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string, escalated bool) (sandbox.Policy, error) {
-	if c.mode == sandbox.Off || escalated {
+	mode, network, pids := c.mode, c.network, c.pidsLimit
+	var roots, deny []string
+	sent := call.Sandbox != nil
+	if sent {
+		sb := call.Sandbox
+		m, err := sandbox.ParseMode(sb.Mode)
+		if err != nil {
+			return sandbox.Policy{}, fmt.Errorf("the host's sandbox for this call: %w", err)
+		}
+		n, err := sandbox.ParseNetwork(sb.Network)
+		if err != nil {
+			return sandbox.Policy{}, fmt.Errorf("the host's sandbox for this call: %w", err)
+		}
+		network = n
+		mode, roots, deny = m, sb.WritableRoots, sb.DenyRead
+		if sb.PidsLimit > 0 {
+			pids = sb.PidsLimit
+		}
+	}
+	if escalated && !sent {
+		return sandbox.Policy{}, errors.New(`sandbox "off" needs a host that asks the user first and says so with the call (plugin protocol minor 4); this one did not, so the command did not run`)
+	}
+	if mode == sandbox.Off {
 		return sandbox.Policy{Mode: sandbox.Off, Network: sandbox.NetworkOn}, nil
 	}
 	temp, err := c.tempDir(call.SessionID, tmpRoot)
@@ -88,15 +120,39 @@ func (c *sandboxConfig) policy(call *pluginapi.Call, cwd, tmpRoot string, escala
 		return sandbox.Policy{}, err
 	}
 	s := sandbox.Setup{
-		Mode: c.mode, Network: c.network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
+		Mode: mode, Network: network, Cwd: cwd, TempDir: temp, Home: c.home, RuntimeDir: c.runtime,
 		Harness: []string{c.configDir, call.StateDir}, Show: []string{call.SessionDir()},
-		PidsLimit: c.pidsLimit,
+		PidsLimit: pids, DenyRead: deny,
+	}
+	if sent { // the host's roots, exactly: it computed them for this cwd
+		if err := checkRoots(roots); err != nil {
+			return sandbox.Policy{}, err
+		}
+		s.Cwd, s.AddDirs = "", roots
 	}
 	p := sandbox.Build(s)
 	if err := p.Validate(); err != nil {
 		return sandbox.Policy{}, fmt.Errorf("sandbox policy: %w", err)
 	}
 	return p, nil
+}
+
+// checkRoots refuses a writable root that is no longer the folder the
+// host resolved: the host sends roots with their links resolved, so a
+// root that now resolves elsewhere was replaced by a link (a command
+// writing in a folder that holds an added one could aim it at ~) and
+// would open the link's target to writes.
+func checkRoots(roots []string) error {
+	for _, r := range roots {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return fmt.Errorf("writable root %s: %w", r, err)
+		}
+		if real != r {
+			return fmt.Errorf("writable root %s is now a link to %s: the sandbox refuses to open it to writes; the user should check it", r, real)
+		}
+	}
+	return nil
 }
 
 // tempDir makes (once) the private temp folder of session under root,
@@ -149,7 +205,7 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	if !refusedRE.MatchString(output) {
 		return ""
 	}
-	what := "writes only in the working directory and $TMPDIR (.git's hooks and config read-only)"
+	what := "writes only in " + rootsText(p.WritableRoots) + " and $TMPDIR (.git's hooks and config, .vscode and the like read-only)"
 	if p.Mode == sandbox.ReadOnly {
 		what = "writes only in $TMPDIR"
 	}
@@ -165,6 +221,27 @@ func sandboxNote(p sandbox.Policy, output string) string {
 	what += fmt.Sprintf(", at most %d processes", p.Pids())
 	return "[the sandbox (" + p.String() + ") may have refused this: " + what +
 		". If the task needs more, retry with sandbox: \"off\" and a one-line justification; the user will be asked.]"
+}
+
+// maxNoteRoots is how many writable roots sandboxNote names.
+const maxNoteRoots = 8
+
+// rootsText names the writable roots for sandboxNote: the working
+// directory, the folders the user added and their git folders, as the
+// host sent them.
+func rootsText(roots []string) string {
+	if len(roots) == 0 {
+		return "nowhere else"
+	}
+	names := roots
+	if len(names) > maxNoteRoots {
+		names = names[:maxNoteRoots]
+	}
+	out := strings.Join(names, ", ")
+	if len(roots) > len(names) {
+		out += fmt.Sprintf(" (and %d more)", len(roots)-len(names))
+	}
+	return out
 }
 
 // missingProtected lists the protected paths of p that do not exist: a
