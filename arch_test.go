@@ -160,7 +160,7 @@ func importRules() []importRule {
 		// ends (acpbridge, cmd) sit on it, never under it.
 		{dir: "engine", allowInternal: []string{"host", "pluginapi", "sandbox"}, allowExternal: true},
 		// the engine as an ACP agent: the adapter between the two.
-		{dir: "acpagent", allowInternal: []string{"acpbridge", "engine", "host"}, allowExternal: true},
+		{dir: "acpagent", allowInternal: []string{"acpbridge", "engine", "host", "sandbox"}, allowExternal: true},
 	}
 }
 

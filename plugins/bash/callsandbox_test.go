@@ -54,7 +54,7 @@ func TestCallSandboxWins(t *testing.T) {
 				{name: "unknown mode runs nothing", sandbox: &pluginapi.CallSandbox{Mode: "sideways", Network: "off"},
 					command: "touch $CWD/a6", notWrote: []string{"CWD/a6"}, want: `unknown sandbox mode "sideways"`},
 				{name: "unknown network runs nothing", sandbox: &pluginapi.CallSandbox{Mode: "workspace-write", Network: "anywhere"},
-					command: "touch $CWD/a7", notWrote: []string{"CWD/a7"}, want: `unknown network "anywhere"`},
+					command: "touch $CWD/a7", notWrote: []string{"CWD/a7"}, want: `"anywhere": not off, on, or a host`},
 			}
 			// An added folder inside the cwd that a command replaced with
 			// a link to a folder outside every root.
@@ -103,10 +103,10 @@ func TestSandboxNoteNamesRoots(t *testing.T) {
 		want, not string
 	}{
 		{p: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: sandbox.NetworkOff, WritableRoots: []string{"/p", "/added"}},
-			want: "writes go only to /p, /added and $TMPDIR"},
+			want: "writes only in /p, /added and $TMPDIR"},
 		{p: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: sandbox.NetworkOff, WritableRoots: many},
 			want: "/rh (and 2 more) and $TMPDIR", not: "/ri"},
-		{p: sandbox.Policy{Mode: sandbox.ReadOnly, Network: sandbox.NetworkOff}, want: "writes go only to $TMPDIR", not: "added"},
+		{p: sandbox.Policy{Mode: sandbox.ReadOnly, Network: sandbox.NetworkOff}, want: "writes only in $TMPDIR", not: "added"},
 	}
 	for _, tc := range tests {
 		got := sandboxNote(tc.p, "touch: cannot touch 'x': Read-only file system")

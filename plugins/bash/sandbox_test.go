@@ -545,17 +545,23 @@ func TestSandboxNamespacesRefused(t *testing.T) {
 	}
 }
 
-// TestSandboxEscalation: a call with sandbox "off" (which the host asked
-// the user about) runs that one command outside the sandbox: it writes
-// beside the project and reads the planted key; the next call, without
-// it, is sandboxed again and its refused write's result names the
-// sandbox and how to escalate.
+// TestSandboxEscalation: a call with sandbox "off" runs that one command
+// outside the sandbox only when the host sends it with sandbox mode off
+// (it asked the user): without the host's sandbox it runs nothing; with
+// it, it writes beside the project and reads the planted key; the next
+// call, without it, is sandboxed again and its refused write's result
+// names the sandbox and how to escalate.
 func TestSandboxEscalation(t *testing.T) {
 	t.Parallel()
 	s := newSandboxed(t, sandbox.WorkspaceWrite, 0)
 	outside := filepath.Join(s.outside, "escalated")
-	res := s.exec(t, call{args: map[string]any{"command": "echo hi > " + outside + "; cat ~/.ssh/id_ed25519",
-		"sandbox": "off", "justification": "write beside the project"}})
+	args := map[string]any{"command": "echo hi > " + outside + "; cat ~/.ssh/id_ed25519",
+		"sandbox": "off", "justification": "write beside the project"}
+	res := s.exec(t, call{args: args})
+	if exists(outside) || !strings.Contains(res.Content, "needs a host that asks the user first") {
+		t.Fatalf("sandbox off without the host's sandbox: %q on disk\n%s", read(outside), res.Content)
+	}
+	res = s.exec(t, call{args: args, sandbox: &pluginapi.CallSandbox{Mode: "off", Network: "on"}})
 	if read(outside) != "hi\n" || !strings.Contains(res.Content, "planted") {
 		t.Fatalf("sandbox off did not run outside the sandbox: %q on disk\n%s", read(outside), res.Content)
 	}
