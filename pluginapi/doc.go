@@ -17,7 +17,7 @@
 //
 // pluginapi is a Go module of its own, github.com/harness-dev/harness/pluginapi,
 // the plugin SDK: a plugin requires it (`go get
-// github.com/harness-dev/harness/pluginapi@v1.3.0`) and pulls in nothing
+// github.com/harness-dev/harness/pluginapi@v1.4.0`) and pulls in nothing
 // else of harness — its dependency graph is go-plugin, gRPC, protobuf and
 // hclog and what they need, never the host's modules (the ACP SDK,
 // fsnotify, the MCP SDK; arch_test.go and internal/modproxy's TestThirdPartyPath
