@@ -24,7 +24,10 @@ const ProtocolVersion = 1
 //     ([ReadTextFile], [WriteTextFile]).
 //   - 3: [Plugin.StartEarly] in Describe ([Description.StartEarly]): the
 //     plugin runs from the host's start and is never stopped when idle.
-const ProtocolMinor = 3
+//   - 4: [Plugin.Capabilities] in Describe ([Description.Capabilities]):
+//     what the plugin's process needs beyond the default confinement the
+//     host launches it under.
+const ProtocolMinor = 4
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -126,6 +129,9 @@ type Description struct {
 	// StartEarly says the plugin asked to run for as long as the host does
 	// ([Plugin.StartEarly]).
 	StartEarly bool `json:",omitempty"`
+	// Capabilities is what the plugin asked for beyond the default
+	// ([Plugin.Capabilities]); zero from a plugin before minor 4.
+	Capabilities Capabilities `json:",omitzero"`
 }
 
 // CallRequest is one tool call, with its context as fields.

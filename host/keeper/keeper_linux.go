@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // supported: Linux has child subreapers and parent-death signals.
@@ -75,8 +79,29 @@ func run(req Request) int {
 	if os.Getppid() != req.HostPID { // the host died before the signal was set
 		return fail("keeper: the host is gone")
 	}
+	env := os.Environ()
+	if req.Confine != nil {
+		// On this thread, which forks the process and then only keeps it:
+		// the rest of the keeper (its other threads) stays as it was.
+		p := *req.Confine
+		if dir := os.Getenv("PLUGIN_UNIX_SOCKET_DIR"); filepath.IsAbs(dir) {
+			p.Write = append(p.Write, filepath.Clean(dir))
+		}
+		if req.Temp {
+			tmp, err := os.MkdirTemp("", "harness-plugin-")
+			if err != nil {
+				return fail("keeper: make the plugin's temp folder: %v", err)
+			}
+			defer os.RemoveAll(tmp)
+			p.Write = append(p.Write, tmp)
+			env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
+		}
+		if _, err := sandbox.ConfineThread(p); err != nil {
+			return fail("keeper: confine %s: %v", path, err)
+		}
+	}
 	kept, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 		// Its own process group: the host SIGKILLs that group to stop
 		// it, and the keeper, outside it, then kills what it left.
