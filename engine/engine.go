@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -118,6 +119,16 @@ type Config struct {
 	// Plugins start on the first call to one of their tools either way
 	// (toolbox.Config.StartOnUse).
 	PluginIdle time.Duration
+	// ConfinePlugins launches every plugin confined by the capabilities it
+	// declares (pluginapi.Capabilities; see the README's "Plugin
+	// capabilities"): a plugin declaring more than the default runs only
+	// when it is a built-in (BuiltinPluginDirs) or the user trusted its
+	// binary (`harness plugins trust`). It is off with Sandbox off.
+	ConfinePlugins bool
+	// BuiltinPluginDirs are the plugin dirs whose plugins ship with
+	// harness (the plugins/ folder next to the executable): trusted with
+	// what they declare.
+	BuiltinPluginDirs []string
 }
 
 // Runtime runs turns of sessions with the plugins' tools. Build it with New.
@@ -473,6 +484,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 	if err := ownership.MkdirAll(filepath.Join(r.cfg.StateDir, "plugins", "cache")); err != nil {
 		return fmt.Errorf("start plugins: %w", err)
 	}
+	cwd, _ := os.Getwd() // a confined plugin's "cwd" when no call starts it
 	tb, err := toolbox.Open(ctx, toolbox.Config{
 		Dirs:        r.cfg.PluginDirs,
 		CacheDir:    filepath.Join(r.cfg.StateDir, "plugins", "cache"),
@@ -489,6 +501,8 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
 		Supervisor:  Supervise,
+		Confiner:    r.confiner(),
+		Cwd:         cwd,
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)

@@ -214,6 +214,11 @@ func (s *server) plugin() pluginapi.Plugin {
 	return pluginapi.Plugin{
 		Name:    "fs",
 		Version: "1.0.0",
+		// Reads anywhere (outside the project only what the user allowed,
+		// asked above); writes nothing itself: under a host, write and
+		// edit go through the host's WriteTextFile (hostFiles), inside
+		// the project and out.
+		Capabilities: pluginapi.Capabilities{Read: []string{"/"}},
 		Tools: []pluginapi.Tool{
 			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead)),
 			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite)),

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+
+	"github.com/harness-dev/harness/host/keeper"
+	"github.com/harness-dev/harness/host/pluginlock"
+	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
+	"github.com/harness-dev/harness/sandbox"
+)
+
+// pluginConfiner is the engine's toolbox.Confiner: every plugin runs under
+// its keeper confined to a sandbox.Profile made from the capabilities it
+// is granted — the default for one that declares nothing more; what it
+// declares for a built-in (a plugin dir in BuiltinPluginDirs) or a binary
+// the user trusted with them (`harness plugins trust`, recorded with its
+// sha256 in the dir's lock); refused otherwise.
+type pluginConfiner struct {
+	builtin []string // plugin dirs of the plugins that ship with harness
+	home    string
+	// own are harness's own config and state: never readable by a
+	// plugin through "home".
+	own []string
+}
+
+// newPluginConfiner is the confiner of cfg.
+func newPluginConfiner(cfg Config) *pluginConfiner {
+	home, _ := os.UserHomeDir()
+	conf := cfg.ConfigDir
+	if conf == "" {
+		conf = DefaultConfigDir(os.Getenv)
+	}
+	return &pluginConfiner{builtin: cfg.BuiltinPluginDirs, home: home, own: []string{conf, cfg.StateDir}}
+}
+
+// TrustHint is the command that trusts the plugin file name.
+func trustHint(name string) string { return "harness plugins trust " + name }
+
+func (c *pluginConfiner) Grant(dir, name, sum string, declared *pluginapi.Capabilities) (pluginapi.Capabilities, error) {
+	if slices.Contains(c.builtin, dir) {
+		if declared == nil {
+			return pluginapi.Capabilities{}, nil
+		}
+		return *declared, nil
+	}
+	t, ok, err := pluginlock.Trusted(dir, name)
+	if err != nil {
+		return pluginapi.Capabilities{}, fmt.Errorf("plugin %s: %w; it is not started", name, err)
+	}
+	trusted := ok && t.SHA256 == sum
+	granted := pluginapi.Capabilities{}
+	if trusted {
+		granted = capsFromTrust(t.Capabilities)
+	}
+	switch {
+	case declared == nil || granted.Covers(*declared):
+		return granted, nil
+	case trusted:
+		return granted, fmt.Errorf("plugin %s asks for %s, more than you trusted it with (%s); it is not started: if you trust it, run %s",
+			name, declared, granted, trustHint(name))
+	case ok:
+		return granted, fmt.Errorf("plugin %s changed since you trusted it (sha256 %s, was %s) and asks for %s; it is not started: if you trust the new binary, run %s",
+			name, shortSum(sum), shortSum(t.SHA256), declared, trustHint(name))
+	}
+	return granted, fmt.Errorf("plugin %s asks for %s beyond the default confinement; it is not started: if you trust it, run %s",
+		name, declared, trustHint(name))
+}
+
+func (c *pluginConfiner) Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error) {
+	if caps.Sandboxes {
+		return Supervise, nil // it confines what it starts itself
+	}
+	p := PluginProfile(caps, cwd, c.home, c.own)
+	temp := slices.Contains(caps.Write, pluginapi.CapTemp)
+	return func(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.WrapConfined(cmd, p, temp) }, nil
+}
+
+// PluginProfile is the sandbox profile of a plugin granted caps, whose
+// "cwd" is cwd: the default reads cwd (and the system folders, which
+// sandbox.ConfineThread adds); "home" reads the home folder but its
+// credential stores and own (harness's config and state); "cwd" and
+// absolute paths in Write are writable. Program is left for the keeper.
+func PluginProfile(caps pluginapi.Capabilities, cwd, home string, own []string) sandbox.Profile {
+	var p sandbox.Profile
+	p.Network, p.Exec = caps.Network, caps.Exec
+	add := func(list *[]string, path string) {
+		if path != "" && filepath.IsAbs(path) && !slices.Contains(*list, filepath.Clean(path)) {
+			*list = append(*list, filepath.Clean(path))
+		}
+	}
+	add(&p.Read, cwd)
+	for _, r := range caps.Read {
+		if r == pluginapi.CapHome {
+			for _, h := range sandbox.HomeReads(home, own) {
+				add(&p.Read, h)
+			}
+			continue
+		}
+		add(&p.Read, r)
+	}
+	for _, w := range caps.Write {
+		switch w {
+		case pluginapi.CapCwd:
+			add(&p.Write, cwd)
+		case pluginapi.CapTemp: // the keeper makes it
+		default:
+			add(&p.Write, w)
+		}
+	}
+	return p
+}
+
+func capsFromTrust(t pluginlock.Capabilities) pluginapi.Capabilities {
+	return pluginapi.Capabilities{Network: t.Network, Write: t.Write, Read: t.Read, Exec: t.Exec, Sandboxes: t.Sandboxes}
+}
+
+// CapsToTrust is caps as a trust record holds them.
+func CapsToTrust(c pluginapi.Capabilities) pluginlock.Capabilities {
+	return pluginlock.Capabilities{Network: c.Network, Write: c.Write, Read: c.Read, Exec: c.Exec, Sandboxes: c.Sandboxes}
+}
+
+var _ toolbox.Confiner = (*pluginConfiner)(nil)
+
+func shortSum(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}
+
+// confiner is the toolbox's Confiner: nil (plugins unconfined) unless
+// Config.ConfinePlugins, and with the sandbox off.
+func (r *Runtime) confiner() toolbox.Confiner {
+	if !r.cfg.ConfinePlugins || r.Sandbox().Mode == sandbox.Off {
+		return nil
+	}
+	return newPluginConfiner(r.cfg)
+}

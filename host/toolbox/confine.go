@@ -1,0 +1,94 @@
+package toolbox
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
+)
+
+// Confiner launches plugins confined by the capabilities they are granted
+// (Config.Confiner; the engine passes one built on host/keeper and
+// package sandbox). See "Confinement" in the package doc.
+type Confiner interface {
+	// Grant says what the plugin file name in dir, of sha256 sum, may do
+	// when it declares declared (nil: not known yet, before its first
+	// Describe): the capabilities it is launched with, or an error naming
+	// what the user must do (`harness plugins trust NAME`) when it asks
+	// for more than it may have.
+	Grant(dir, name, sum string, declared *pluginapi.Capabilities) (pluginapi.Capabilities, error)
+	// Supervisor returns the supervisor that launches a process with caps
+	// granted, cwd being the working directory the profile's "cwd"
+	// stands for.
+	Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error)
+}
+
+// cwdKey carries the working directory of the call that starts a plugin
+// (its profile's "cwd") through a start.
+type cwdKey struct{}
+
+func withCwd(ctx context.Context, cwd string) context.Context {
+	if cwd == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, cwdKey{}, cwd)
+}
+
+// cwdOf is the call's working directory a start was asked for, else
+// the toolbox's Config.Cwd.
+func (tb *Toolbox) cwdOf(ctx context.Context) string {
+	if cwd, ok := ctx.Value(cwdKey{}).(string); ok && cwd != "" {
+		return cwd
+	}
+	return tb.cfg.Cwd
+}
+
+// grant is what a start launches the plugin file path with: nil
+// supervisor settings when the toolbox confines nothing.
+type grant struct {
+	caps pluginapi.Capabilities
+	cwd  string
+	sup  pluginhost.Supervisor
+}
+
+// grantFor asks the Confiner what path may do when it declares declared,
+// and makes its supervisor.
+func (tb *Toolbox) grantFor(ctx context.Context, path, sum string, declared *pluginapi.Capabilities) (*grant, error) {
+	c := tb.cfg.Confiner
+	caps, err := c.Grant(filepath.Dir(path), filepath.Base(path), sum, declared)
+	if err != nil {
+		return nil, err
+	}
+	g := &grant{caps: caps, cwd: tb.cwdOf(ctx)}
+	if g.sup, err = c.Supervisor(caps, g.cwd); err != nil {
+		return nil, fmt.Errorf("confine plugin %s: %w", filepath.Base(path), err)
+	}
+	return g, nil
+}
+
+// cwdBound reports whether caps ties the process to its profile's cwd:
+// it writes there ("cwd"), so that a call of a session elsewhere would
+// fail on every write. (The default reads the cwd it started in; a call
+// from elsewhere runs, and its reads there are refused.) Never for a
+// plugin that sandboxes itself: it runs unconfined.
+func cwdBound(caps pluginapi.Capabilities) bool {
+	return !caps.Sandboxes && slices.Contains(caps.Write, pluginapi.CapCwd)
+}
+
+// outsideCwd is the error of a call whose cwd lies outside the one the
+// plugin's confined process was started for; "" when it lies inside.
+func outsideCwd(name string, inst *instance, cwd string) string {
+	if inst.confinedTo == "" || cwd == "" || within(cwd, inst.confinedTo) {
+		return ""
+	}
+	return fmt.Sprintf("plugin %s runs confined to the working directory %s, and this session's is %s: "+
+		"one process per working directory is not supported yet; start another harness there", name, inst.confinedTo, cwd)
+}
+
+func within(path, root string) bool {
+	return path == root || root == "/" || strings.HasPrefix(path, root+string(filepath.Separator))
+}
