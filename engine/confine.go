@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -141,4 +142,35 @@ func (r *Runtime) confiner() toolbox.Confiner {
 		return nil
 	}
 	return newPluginConfiner(r.cfg)
+}
+
+// DescribeConfined starts the plugin binary at path confined to the
+// default profile (its "cwd" an empty temp folder), asks for its
+// description and stops it: what `harness plugins trust` shows before it
+// records anything. Nothing it declares is granted here.
+func DescribeConfined(ctx context.Context, path string) (pluginapi.Description, error) {
+	cwd, err := os.MkdirTemp("", "harness-describe-")
+	if err != nil {
+		return pluginapi.Description{}, fmt.Errorf("describe %s: %w", path, err)
+	}
+	defer os.RemoveAll(cwd)
+	p := PluginProfile(pluginapi.Capabilities{}, cwd, "", nil)
+	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
+		Path: path,
+		Supervisor: func(cmd *exec.Cmd) (pluginhost.Supervised, error) {
+			return keeper.WrapConfined(cmd, p, false)
+		},
+	})
+	if err != nil {
+		return pluginapi.Description{}, fmt.Errorf("start %s confined: %w", filepath.Base(path), err)
+	}
+	defer c.Close()
+	d, err := c.Describe(ctx)
+	if err != nil {
+		return d, fmt.Errorf("describe %s: %w", filepath.Base(path), err)
+	}
+	if err := d.Capabilities.Validate(); err != nil {
+		return d, fmt.Errorf("describe %s: %w", filepath.Base(path), err)
+	}
+	return d, nil
 }
