@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"fmt"
 	"os"
 	"os/exec"
@@ -101,8 +102,19 @@ func testPlugins(t testing.TB) string {
 		out, err := staticBuild("-o", dir+"/", "../../plugins/...").CombinedOutput()
 		if err != nil {
 			builtPlugins.err = fmt.Errorf("go build plugins: %v\n%s", err, out)
+			return
 		}
 		builtPlugins.dir = dir
+		// Outside the folder next to harness they are third parties':
+		// trusted with what they declare, as their user would.
+		for _, p := range realPlugins {
+			var errb bytes.Buffer
+			if code := run(context.Background(), []string{"plugins", "trust", "--plugin-dir", dir, p},
+				stdio{in: strings.NewReader(""), out: io.Discard, err: &errb}, func(string) (string, bool) { return "", false }); code != 0 {
+				builtPlugins.err = fmt.Errorf("harness plugins trust %s: %s", p, errb.String())
+				return
+			}
+		}
 	})
 	if builtPlugins.err != nil {
 		t.Fatal(builtPlugins.err)
