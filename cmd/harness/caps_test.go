@@ -132,7 +132,7 @@ func TestPluginCapabilities(t *testing.T) {
 		name    string
 		declare func(l *capsLab) []string
 		shown   func(l *capsLab) string // in harness plugins, once trusted
-		allowed string // the probe that succeeds once trusted; "" none
+		allowed string                  // the probe that succeeds once trusted; "" none
 	}{
 		{name: "default", declare: func(*capsLab) []string { return nil }, shown: func(*capsLab) string { return "default" }},
 		{name: "network", declare: func(*capsLab) []string { return []string{"network=1"} },
