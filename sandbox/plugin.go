@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -134,15 +135,59 @@ func HomeReads(home string, exclude []string) []string {
 // that one's own). At most a few levels; missing ones are dropped.
 func interpreters(program string) []string {
 	var out []string
+	add := func(p string) bool {
+		if p == "" || slices.Contains(out, p) {
+			return false
+		}
+		out = append(out, p)
+		return true
+	}
 	for range 4 {
 		next := interpreterOf(program)
-		if next == "" || slices.Contains(out, next) {
+		if !add(next) {
 			return out
 		}
-		out = append(out, next)
+		// #!/usr/bin/env node: env runs node, found on PATH.
+		if filepath.Base(next) == "env" {
+			if name := envTarget(program); name != "" {
+				if found, err := exec.LookPath(name); err == nil && filepath.IsAbs(found) {
+					add(filepath.Clean(found))
+					for _, i := range interpreters(found) {
+						add(i)
+					}
+				}
+			}
+		}
 		program = next
 	}
 	return out
+}
+
+// envTarget is the program a `#!/usr/bin/env [-S] NAME …` line of
+// program names; "".
+func envTarget(program string) string {
+	f, err := os.Open(program)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := f.ReadAt(head, 0)
+	line, ok := bytes.CutPrefix(head[:n], []byte("#!"))
+	if !ok {
+		return ""
+	}
+	line, _, _ = bytes.Cut(line, []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) < 2 {
+		return ""
+	}
+	for _, f := range fields[1:] {
+		if !strings.HasPrefix(f, "-") && !strings.Contains(f, "=") {
+			return f
+		}
+	}
+	return ""
 }
 
 // interpreterOf is program's ELF interpreter or #! interpreter; "".
@@ -158,10 +203,10 @@ func interpreterOf(program string) string {
 	if line, ok := bytes.CutPrefix(head, []byte("#!")); ok {
 		line, _, _ = bytes.Cut(line, []byte("\n"))
 		fields := strings.Fields(string(line))
-		if len(fields) > 0 && filepath.IsAbs(fields[0]) {
-			return filepath.Clean(fields[0])
+		if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+			return ""
 		}
-		return ""
+		return filepath.Clean(fields[0])
 	}
 	ef, err := elf.NewFile(f)
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"runtime"
 	"syscall"
 	"testing"
@@ -159,4 +161,37 @@ func FuzzDecodeProfile(f *testing.F) {
 			t.Fatalf("re-decode: %v", err)
 		}
 	})
+}
+
+// TestInterpreters checks the programs a plugin's start runs: the ELF
+// interpreter of a dynamic binary, a #! interpreter, and through
+// #!/usr/bin/env the program found on PATH.
+func TestInterpreters(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	sh, _ = filepath.EvalSymlinks(sh)
+	dir := t.TempDir()
+	script := func(name, line string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(line+"\necho\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	direct := interpreters(script("direct", "#!"+sh))
+	if len(direct) == 0 || direct[0] != sh {
+		t.Errorf("#!%s: %v", sh, direct)
+	}
+	if env, err := exec.LookPath("env"); err == nil && filepath.IsAbs(env) {
+		t.Setenv("PATH", filepath.Dir(sh))
+		got := interpreters(script("viaenv", "#!"+env+" -S sh -e"))
+		if !slices.Contains(got, filepath.Join(filepath.Dir(sh), "sh")) {
+			t.Errorf("#!%s sh: %v, want sh from PATH", env, got)
+		}
+	}
+	if got := interpreters(script("bare", "#!")); len(got) != 0 {
+		t.Errorf("#!: %v, want none", got)
+	}
 }
