@@ -46,6 +46,18 @@
 // created empty when missing. Enforceable lists this too (the bash plugin
 // names, in a command's result, the protected names it created).
 //
+// A plugin's process is confined differently, by a Profile of what it
+// declared (pluginapi.Capabilities): ConfineThread, on the thread that
+// forks it (host/keeper's), applies no_new_privs; Landlock handling reads,
+// writes and execution as an allow-list — SystemReads and Profile.Read
+// readable, Profile.Write writable, only Program and its interpreters
+// (ELF PT_INTERP, #!, #!/usr/bin/env NAME found on PATH) executable
+// unless Exec; RLIMIT_NPROC; Restrict's seccomp filters, refusing
+// AF_INET, AF_INET6 and AF_PACKET sockets unless Network. No namespace
+// and no mount is made: credential stores are kept out by listing what is
+// readable (HomeReads lists the home folder without them). Without
+// Landlock it fails: nothing would be confined.
+//
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
 // the process that applies it. Decode refuses unknown fields, an unknown
 // mode or network, relative or unclean paths.

@@ -80,7 +80,6 @@ func ConfineThread(p Profile) (Applied, error) {
 	return a, nil
 }
 
-
 // fileAccess are the rights Landlock accepts on a file that is not a
 // folder.
 const fileAccess = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile)

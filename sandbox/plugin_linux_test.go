@@ -6,8 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 
