@@ -80,6 +80,7 @@ func run(req Request) int {
 		return fail("keeper: the host is gone")
 	}
 	env := os.Environ()
+	cleanup := func() {}
 	if req.Confine != nil {
 		// On this thread, which forks the process and then only keeps it:
 		// the rest of the keeper (its other threads) stays as it was.
@@ -92,7 +93,14 @@ func run(req Request) int {
 			if err != nil {
 				return fail("keeper: make the plugin's temp folder: %v", err)
 			}
-			defer os.RemoveAll(tmp)
+			// From another thread: this one may not remove it from its
+			// parent once confined. Before exitAs, which may not return.
+			cleanup = func() {
+				done := make(chan struct{})
+				go func() { _ = os.RemoveAll(tmp); close(done) }()
+				<-done
+			}
+			defer cleanup()
 			p.Write = append(p.Write, tmp)
 			env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
 		}
@@ -153,6 +161,7 @@ func run(req Request) int {
 			}
 		case ev := <-events:
 			if ev.none {
+				cleanup()
 				return exitAs(status)
 			}
 			if ev.pid == kept {

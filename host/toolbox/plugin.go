@@ -329,9 +329,15 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	var g *grant
 	if tb.cfg.Confiner != nil {
 		// What it may do before it says what it needs: what the user
-		// trusted these bytes with, or the default.
+		// trusted these bytes with, or the default; what their cached
+		// description declared, when there is one (a built-in then starts
+		// once, not twice). Describe is checked against the grant anyway.
+		var hint *pluginapi.Capabilities
+		if d, ok := tb.cachedDescription(path, sum); ok {
+			hint = &d.Capabilities
+		}
 		var err error
-		if g, err = tb.grantFor(ctx, path, sum, nil); err != nil {
+		if g, err = tb.grantFor(ctx, path, sum, hint); err != nil {
 			return nil, desc, &failedStage{StageStart, err}
 		}
 		sup = g.sup
