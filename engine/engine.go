@@ -209,7 +209,7 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 	var tools agent.Toolbox
 	system := res.Text
 	if r.tools != nil {
-		tools = loopTools{r.tools}
+		tools = loopTools{tb: r.tools, cwd: cwd}
 		// The prompt as the requests will carry it (see toolPrompt), so
 		// that the loop's token accounting counts it as sent.
 		var names []string
@@ -508,7 +508,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		return fmt.Errorf("start plugins: %w", err)
 	}
 	r.tools = tb
-	r.subagents.Tools = loopTools{tb}
+	r.subagents.Tools = loopTools{tb: tb}
 	return nil
 }
 

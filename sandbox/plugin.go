@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -150,7 +149,7 @@ func interpreters(program string) []string {
 		// #!/usr/bin/env node: env runs node, found on PATH.
 		if filepath.Base(next) == "env" {
 			if name := envTarget(program); name != "" {
-				if found, err := exec.LookPath(name); err == nil && filepath.IsAbs(found) {
+				if found := lookPath(name); found != "" {
 					add(filepath.Clean(found))
 					for _, i := range interpreters(found) {
 						add(i)
@@ -224,6 +223,29 @@ func interpreterOf(program string) string {
 		interp := string(bytes.TrimRight(b, "\x00"))
 		if filepath.IsAbs(interp) {
 			return filepath.Clean(interp)
+		}
+	}
+	return ""
+}
+
+// lookPath finds name as env(1) would: in $PATH, else in the C
+// library's default path (/bin:/usr/bin) when PATH is unset; "" when
+// nowhere.
+func lookPath(name string) string {
+	if strings.Contains(name, "/") {
+		return ""
+	}
+	path, ok := os.LookupEnv("PATH")
+	if !ok || path == "" {
+		path = "/bin:/usr/bin"
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
 		}
 	}
 	return ""

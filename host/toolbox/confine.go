@@ -31,6 +31,11 @@ type Confiner interface {
 // (its profile's "cwd") through a start.
 type cwdKey struct{}
 
+// WithCwd returns ctx carrying cwd, the working directory of the session
+// for which a start through it ([Toolbox.StartTool]) is made: a confined
+// plugin's profile "cwd" stands for it. [Toolbox.Call] sets its call's.
+func WithCwd(ctx context.Context, cwd string) context.Context { return withCwd(ctx, cwd) }
+
 func withCwd(ctx context.Context, cwd string) context.Context {
 	if cwd == "" {
 		return ctx
