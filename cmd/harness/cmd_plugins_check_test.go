@@ -200,8 +200,8 @@ func pluginDirWith(t *testing.T, bins ...string) string {
 	for _, b := range bins {
 		copyFile(t, b, filepath.Join(dir, filepath.Base(b)))
 		// Installed by a user who trusts it with what it declares.
-		if code, _, errOut := harness(t, nil, "plugins", "trust", "--plugin-dir", dir, filepath.Base(b)); code != 0 {
-			t.Fatalf("harness plugins trust %s: exit %d\n%s", filepath.Base(b), code, errOut)
+		if err := trustPlugins(dir, filepath.Base(b)); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return dir

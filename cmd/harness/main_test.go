@@ -107,19 +107,27 @@ func testPlugins(t testing.TB) string {
 		builtPlugins.dir = dir
 		// Outside the folder next to harness they are third parties':
 		// trusted with what they declare, as their user would.
-		for _, p := range realPlugins {
-			var errb bytes.Buffer
-			if code := run(context.Background(), []string{"plugins", "trust", "--plugin-dir", dir, p},
-				stdio{in: strings.NewReader(""), out: io.Discard, err: &errb}, func(string) (string, bool) { return "", false }); code != 0 {
-				builtPlugins.err = fmt.Errorf("harness plugins trust %s: %s", p, errb.String())
-				return
-			}
-		}
+		builtPlugins.err = trustPlugins(dir, realPlugins...)
 	})
 	if builtPlugins.err != nil {
 		t.Fatal(builtPlugins.err)
 	}
 	return builtPlugins.dir
+}
+
+// trustPlugins runs `harness plugins trust` in process for each plugin
+// file name of dir, as a user trusting them with what they declare does:
+// outside the folder next to harness, plugins that declare more than the
+// default are not started until then.
+func trustPlugins(dir string, names ...string) error {
+	for _, name := range names {
+		var errb bytes.Buffer
+		if code := run(context.Background(), []string{"plugins", "trust", "--plugin-dir", dir, name},
+			stdio{in: strings.NewReader(""), out: io.Discard, err: &errb}, func(string) (string, bool) { return "", false }); code != 0 {
+			return fmt.Errorf("harness plugins trust %s: %s", name, errb.String())
+		}
+	}
+	return nil
 }
 
 // realPlugins are the plugins of ./plugins, which a harness started with
