@@ -95,6 +95,7 @@ func PluginProfile(caps pluginapi.Capabilities, cwd, home string, own []string) 
 			*list = append(*list, filepath.Clean(path))
 		}
 	}
+	p.Hide = sandbox.PluginHidden(home, os.Getenv("XDG_RUNTIME_DIR"), own).DenyRead
 	add(&p.Read, cwd)
 	for _, r := range caps.Read {
 		if r == pluginapi.CapHome {

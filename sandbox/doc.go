@@ -53,10 +53,13 @@
 // readable, Profile.Write writable, only Program and its interpreters
 // (ELF PT_INTERP, #!, #!/usr/bin/env NAME found on PATH) executable
 // unless Exec; RLIMIT_NPROC; Restrict's seccomp filters, refusing
-// AF_INET, AF_INET6 and AF_PACKET sockets unless Network. No namespace
-// and no mount is made: credential stores are kept out by listing what is
-// readable (HomeReads lists the home folder without them). Without
-// Landlock it fails: nothing would be confined.
+// AF_INET, AF_INET6 and AF_PACKET sockets unless Network. Credential
+// stores are kept out by listing what is readable (HomeReads lists the
+// home folder without them); HideThread, before it and where the caller
+// may (root), moves the thread into a mount namespace hiding Profile.Hide
+// (PluginHidden: credential stores, daemons' sockets, which Landlock
+// before ABI 9 cannot refuse a connect to). Without Landlock
+// ConfineThread fails: nothing would be confined.
 //
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
 // the process that applies it. Decode refuses unknown fields, an unknown

@@ -18,3 +18,6 @@ type Applied struct {
 	LandlockABI             int
 	Seccomp, SocketsRefused bool
 }
+
+// HideThread hides nothing outside Linux.
+func HideThread(Profile) error { return errNotLinux }

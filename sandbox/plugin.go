@@ -34,6 +34,10 @@ type Profile struct {
 	// PidsLimit caps its processes (RLIMIT_NPROC, for a user other than
 	// root); 0 is DefaultPidsLimit.
 	PidsLimit int `json:"pidsLimit,omitempty"`
+	// Hide are paths hidden in a mount namespace of the process's own
+	// where one can be had (PluginHidden's DenyRead): the Unix sockets
+	// and credential stores Landlock cannot keep it from.
+	Hide []string `json:"hide,omitempty"`
 }
 
 // SystemReads are the folders every profile may read: the system's
@@ -52,7 +56,7 @@ func (p Profile) Validate() error {
 	for _, l := range []struct {
 		name  string
 		paths []string
-	}{{"read path", p.Read}, {"write path", p.Write}} {
+	}{{"read path", p.Read}, {"write path", p.Write}, {"hidden path", p.Hide}} {
 		if len(l.paths) > maxPaths {
 			return fmt.Errorf("%d %ss, at most %d", len(l.paths), l.name, maxPaths)
 		}
@@ -249,4 +253,17 @@ func lookPath(name string) string {
 		}
 	}
 	return ""
+}
+
+// PluginHidden is what a plugin's mount namespace hides, where it gets
+// one: the credential stores of home, the sockets of daemons that run
+// what they are asked outside any sandbox (docker, podman, containerd,
+// X), runtimeDir ($XDG_RUNTIME_DIR: systemd, D-Bus) and the paths of
+// own (harness's config and state). Landlock before ABI 9 does not refuse
+// connecting to a Unix socket by its path: only hiding it does.
+func PluginHidden(home, runtimeDir string, own []string) Policy {
+	s := Setup{Mode: ReadOnly, Network: NetworkOff, Home: home, RuntimeDir: runtimeDir, DenyRead: own}
+	p := Build(s)
+	p.ReadOnly = nil
+	return p
 }

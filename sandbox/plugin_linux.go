@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -106,4 +107,34 @@ func pathRules(rules []landlock.Rule, rights landlock.AccessFSSet, paths []strin
 		rules = append(rules, landlock.PathAccess(r, files...).IgnoreIfMissing())
 	}
 	return rules
+}
+
+// HideThread moves the calling OS thread into a mount namespace of its
+// own (private propagation) and hides p.Hide there (Mounts: an empty
+// read-only tmpfs or /dev/null over each), with a private /dev/shm. It
+// needs CAP_SYS_ADMIN (root: an unprivileged caller cannot unshare a
+// user namespace from a thread of a multithreaded process) and returns
+// an error otherwise, having changed nothing. Call it before
+// ConfineThread, on the same locked thread.
+func HideThread(p Profile) error {
+	if len(p.Hide) == 0 {
+		return nil
+	}
+	// A hidden folder holding what the process needs (its binary, a
+	// folder it may write, its socket folder) or what it declared it
+	// reads by name stays shown ("/" and the home folder show none).
+	keep := append(append([]string{p.Program}, p.Write...), p.Read...)
+	var hide []string
+	for _, h := range p.Hide {
+		if !slices.ContainsFunc(keep, func(k string) bool { return within(k, []string{h}) }) {
+			hide = append(hide, h)
+		}
+	}
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("make a mount namespace: %w", err)
+	}
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	return Mounts(Policy{Mode: ReadOnly, Network: NetworkOff, DenyRead: hide})
 }

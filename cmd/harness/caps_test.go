@@ -133,21 +133,26 @@ func TestPluginCapabilities(t *testing.T) {
 		declare func(l *capsLab) []string
 		shown   func(l *capsLab) string // in harness plugins, once trusted
 		allowed string                  // the probe that succeeds once trusted; "" none
+		trust   bool                    // it declares more than the default: trusted first
 	}{
 		{name: "default", declare: func(*capsLab) []string { return nil }, shown: func(*capsLab) string { return "default" }},
 		{name: "network", declare: func(*capsLab) []string { return []string{"network=1"} },
-			shown: func(*capsLab) string { return "network" }, allowed: "connect"},
+			shown: func(*capsLab) string { return "network" }, allowed: "connect", trust: true},
 		{name: "write bashrc", declare: func(l *capsLab) []string { return []string{"write=" + filepath.Join(l.home, ".bashrc")} },
-			shown: func(l *capsLab) string { return "write " + filepath.Join(l.home, ".bashrc") }, allowed: "write"},
+			shown: func(l *capsLab) string { return "write " + filepath.Join(l.home, ".bashrc") }, allowed: "write", trust: true},
 		{name: "read ssh", declare: func(l *capsLab) []string { return []string{"read=" + filepath.Join(l.home, ".ssh")} },
-			shown: func(l *capsLab) string { return "read " + filepath.Join(l.home, ".ssh") }, allowed: "read"},
+			shown: func(l *capsLab) string { return "read " + filepath.Join(l.home, ".ssh") }, allowed: "read", trust: true},
+		// Reading everything, as fs does, still leaves the credential
+		// stores hidden where the keeper gets a mount namespace (root).
+		{name: "read everything", declare: func(*capsLab) []string { return []string{"read=/"} },
+			shown: func(*capsLab) string { return "read /" }, allowed: map[bool]string{false: "read"}[os.Getuid() == 0], trust: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l := newCapsLab(t)
 			l.build(t, tc.declare(l)...)
-			if tc.allowed != "" {
+			if tc.trust {
 				got, errOut := l.probe(t)
 				for _, id := range []string{"write", "read", "connect"} {
 					if !strings.Contains(got[id], `unknown tool \"probe\"`) {

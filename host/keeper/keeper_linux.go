@@ -104,6 +104,14 @@ func run(req Request) int {
 			p.Write = append(p.Write, tmp)
 			env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
 		}
+		// Root only: a thread of this multithreaded process cannot make a
+		// user namespace. Elsewhere the sockets stay reachable by path
+		// (the README says so).
+		if os.Getuid() == 0 {
+			if err := sandbox.HideThread(p); err != nil {
+				return fail("keeper: hide the sockets and credential stores from %s: %v", path, err)
+			}
+		}
 		if _, err := sandbox.ConfineThread(p); err != nil {
 			return fail("keeper: confine %s: %v", path, err)
 		}
