@@ -199,10 +199,11 @@ func pluginDirWith(t *testing.T, bins ...string) string {
 	}
 	for _, b := range bins {
 		copyFile(t, b, filepath.Join(dir, filepath.Base(b)))
-		// Installed by a user who trusts it with what it declares.
-		if err := trustPlugins(dir, filepath.Base(b)); err != nil {
-			t.Fatal(err)
-		}
+		// Installed by a user who trusts it with what it declares; one
+		// that cannot be described (another protocol, a broken binary: what
+		// some of these tests are about) is left untrusted, and fails as
+		// it would anyway.
+		_ = trustPlugins(dir, filepath.Base(b))
 	}
 	return dir
 }
