@@ -86,6 +86,11 @@ func parseRequest(rest []string) (Request, error) {
 	if req.Path == "" {
 		return req, errors.New("the request names no binary")
 	}
+	if req.Confine != nil {
+		if err := req.Confine.Validate(); err != nil {
+			return req, fmt.Errorf("the request's profile: %w", err)
+		}
+	}
 	return req, nil
 }
 
