@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/host/pluginlock"
@@ -23,21 +26,34 @@ import (
 // the user trusted with them (`harness plugins trust`, recorded with its
 // sha256 in the dir's lock); refused otherwise.
 type pluginConfiner struct {
-	builtin []string // plugin dirs of the plugins that ship with harness
-	home    string
+	// unconfined says why plugins cannot be confined here (not Linux, no
+	// Landlock, no keeper); "" when they can. Trust is still asked for;
+	// the processes run with the user's rights, said once in the log.
+	unconfined string
+	warnOnce   sync.Once
+	log        hclog.Logger
+	builtin    []string // plugin dirs of the plugins that ship with harness
+	home       string
 	// own are harness's own config and state: never readable by a
 	// plugin through "home".
 	own []string
 }
 
 // newPluginConfiner is the confiner of cfg.
-func newPluginConfiner(cfg Config) *pluginConfiner {
+func newPluginConfiner(cfg Config, log hclog.Logger) *pluginConfiner {
 	home, _ := os.UserHomeDir()
 	conf := cfg.ConfigDir
 	if conf == "" {
 		conf = DefaultConfigDir(os.Getenv)
 	}
-	return &pluginConfiner{builtin: cfg.BuiltinPluginDirs, home: home, own: []string{conf, cfg.StateDir}}
+	c := &pluginConfiner{builtin: cfg.BuiltinPluginDirs, home: home, own: []string{conf, cfg.StateDir}, log: log}
+	switch {
+	case !keeper.CanConfine():
+		c.unconfined = "no keeper runs here (not Linux, or a binary whose main does not call keeper.Main)"
+	case sandbox.LandlockABI() == 0:
+		c.unconfined = "this kernel has no Landlock"
+	}
+	return c
 }
 
 // TrustHint is the command that trusts the plugin file name.
@@ -76,6 +92,12 @@ func (c *pluginConfiner) Grant(dir, name, sum string, declared *pluginapi.Capabi
 func (c *pluginConfiner) Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error) {
 	if caps.Sandboxes {
 		return Supervise, nil // it confines what it starts itself
+	}
+	if c.unconfined != "" {
+		c.warnOnce.Do(func() {
+			c.log.Warn("plugins run unconfined, with your rights: " + c.unconfined + "; those asking for more than the default still need harness plugins trust")
+		})
+		return Supervise, nil
 	}
 	p := PluginProfile(caps, cwd, c.home, c.own)
 	temp := slices.Contains(caps.Write, pluginapi.CapTemp)
@@ -142,11 +164,12 @@ func (r *Runtime) confiner() toolbox.Confiner {
 	if !r.cfg.ConfinePlugins || r.Sandbox().Mode == sandbox.Off {
 		return nil
 	}
-	return newPluginConfiner(r.cfg)
+	return newPluginConfiner(r.cfg, r.log.Named("toolbox"))
 }
 
 // DescribeConfined starts the plugin binary at path confined to the
-// default profile (its "cwd" an empty temp folder), asks for its
+// default profile (its "cwd" an empty temp folder; unconfined where
+// plugins cannot be confined, as they all run there), asks for its
 // description and stops it: what `harness plugins trust` shows before it
 // records anything. Nothing it declares is granted here.
 func DescribeConfined(ctx context.Context, path string) (pluginapi.Description, error) {
@@ -156,12 +179,12 @@ func DescribeConfined(ctx context.Context, path string) (pluginapi.Description, 
 	}
 	defer os.RemoveAll(cwd)
 	p := PluginProfile(pluginapi.Capabilities{}, cwd, "", nil)
-	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
-		Path: path,
-		Supervisor: func(cmd *exec.Cmd) (pluginhost.Supervised, error) {
-			return keeper.WrapConfined(cmd, p, false)
-		},
-	})
+	sup := func(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.WrapConfined(cmd, p, false) }
+	if !keeper.CanConfine() || sandbox.LandlockABI() == 0 {
+		// Nothing is confined here: it would run so anyway.
+		sup = Supervise
+	}
+	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{Path: path, Supervisor: sup})
 	if err != nil {
 		return pluginapi.Description{}, fmt.Errorf("start %s confined: %w", filepath.Base(path), err)
 	}

@@ -21,3 +21,6 @@ type Applied struct {
 
 // HideThread hides nothing outside Linux.
 func HideThread(Profile) error { return errNotLinux }
+
+// LandlockABI is 0 outside Linux.
+func LandlockABI() int { return 0 }

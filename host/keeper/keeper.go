@@ -116,6 +116,10 @@ func Wrap(cmd *exec.Cmd) (*Kept, error) { return wrap(cmd, Request{}) }
 // process would run unconfined.
 var ErrCannotConfine = errors.New("plugins are confined only on Linux by harness's keeper, which cannot run here")
 
+// CanConfine reports whether [WrapConfined] can run a process under a
+// keeper here: Linux, in a binary whose main called [Main].
+func CanConfine() bool { return supported && hooked.Load() }
+
 // WrapConfined is [Wrap] with the process confined to profile (its
 // Program set to cmd.Path), and a private temp folder when temp. Where no
 // keeper can run it fails with ErrCannotConfine rather than run the
