@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -198,3 +199,23 @@ func DescribeConfined(ctx context.Context, path string) (pluginapi.Description, 
 	}
 	return d, nil
 }
+
+// FileGate bounds the host's text files for a plugin of dir granted caps
+// to what its profile lets it read and write itself; nil for a built-in
+// (plugins/fs writes through the host, outside the project too once the
+// user allowed it) and for a plugin that sandboxes itself.
+func (c *pluginConfiner) FileGate(dir string, caps pluginapi.Capabilities, cwd string) *toolbox.FileGate {
+	if slices.Contains(c.builtin, dir) || caps.Sandboxes {
+		return nil
+	}
+	p := PluginProfile(caps, cwd, c.home, c.own)
+	// A hidden tree holding a path it declared by name is shown to it
+	// (sandbox.HideThread): the host may read there too.
+	named := append(slices.Clone(p.Read), p.Write...)
+	deny := slices.DeleteFunc(slices.Clone(p.Hide), func(h string) bool {
+		return slices.ContainsFunc(named, func(n string) bool { return n == h || strings.HasPrefix(n, h+"/") })
+	})
+	return &toolbox.FileGate{Read: append(slices.Clone(sandbox.SystemReads), p.Read...), Write: p.Write, Deny: deny}
+}
+
+var _ toolbox.GateConfiner = (*pluginConfiner)(nil)

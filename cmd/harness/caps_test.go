@@ -89,7 +89,8 @@ func (l *capsLab) harness(t *testing.T, state string, ok bool, args ...string) (
 
 // probe runs a turn whose script calls capsprobe's three probes — write
 // ~/.bashrc, read ~/.ssh/id_ed25519, connect to the listener — and
-// returns each result's text by probe, and harness's stderr.
+// returns each result's text by probe, and harness's stderr; then the
+// same write and read through the host's text files.
 func (l *capsLab) probe(t *testing.T) (map[string]string, string) {
 	t.Helper()
 	call := func(id string, args map[string]string) string {
@@ -100,6 +101,8 @@ func (l *capsLab) probe(t *testing.T) (map[string]string, string) {
 		call("write", map[string]string{"what": "write", "path": filepath.Join(l.home, ".bashrc")}),
 		call("read", map[string]string{"what": "read", "path": filepath.Join(l.home, ".ssh", "id_ed25519")}),
 		call("connect", map[string]string{"what": "connect", "addr": l.addr}),
+		call("hostwrite", map[string]string{"what": "hostwrite", "path": filepath.Join(l.home, ".bashrc")}),
+		call("hostread", map[string]string{"what": "hostread", "path": filepath.Join(l.home, ".ssh", "id_ed25519")}),
 	}, ",")+`]}`, `{"text":"done"}`)
 	state := t.TempDir()
 	_, errOut := l.harness(t, state, true, "run", "--provider", "script", "--script", script, "--yes", "--plugin-dir", l.dir, "probe")
@@ -143,7 +146,8 @@ func TestPluginCapabilities(t *testing.T) {
 		{name: "read ssh", declare: func(l *capsLab) []string { return []string{"read=" + filepath.Join(l.home, ".ssh")} },
 			shown: func(l *capsLab) string { return "read " + filepath.Join(l.home, ".ssh") }, allowed: "read", trust: true},
 		// Reading everything, as fs does, still leaves the credential
-		// stores hidden where the keeper gets a mount namespace (root).
+		// stores hidden where the keeper gets a mount namespace (root);
+		// the host reads none of them for it, root or not.
 		{name: "read everything", declare: func(*capsLab) []string { return []string{"read=/"} },
 			shown: func(*capsLab) string { return "read /" }, allowed: map[bool]string{false: "read"}[os.Getuid() == 0], trust: true},
 	}
@@ -168,9 +172,10 @@ func TestPluginCapabilities(t *testing.T) {
 				}
 			}
 			got, errOut := l.probe(t)
-			for _, id := range []string{"write", "read", "connect"} {
+			for _, id := range []string{"write", "read", "connect", "hostwrite", "hostread"} {
 				want := "refused " + id
-				if id == tc.allowed {
+				// What it may do itself, the host does for it; not more.
+				if id == tc.allowed || id == "host"+tc.allowed && tc.name != "read everything" {
 					want = "did " + id
 				}
 				if !strings.Contains(got[id], want) {

@@ -58,6 +58,7 @@ type grant struct {
 	caps pluginapi.Capabilities
 	cwd  string
 	sup  pluginhost.Supervisor
+	gate *FileGate // nil: the host's text files unbounded
 }
 
 // grantFor asks the Confiner what path may do when it declares declared,
@@ -71,6 +72,9 @@ func (tb *Toolbox) grantFor(ctx context.Context, path, sum string, declared *plu
 	g := &grant{caps: caps, cwd: tb.cwdOf(ctx)}
 	if g.sup, err = c.Supervisor(caps, g.cwd); err != nil {
 		return nil, fmt.Errorf("confine plugin %s: %w", filepath.Base(path), err)
+	}
+	if gc, ok := c.(GateConfiner); ok {
+		g.gate = gc.FileGate(filepath.Dir(path), caps, g.cwd)
 	}
 	return g, nil
 }
@@ -96,4 +100,81 @@ func outsideCwd(name string, inst *instance, cwd string) string {
 
 func within(path, root string) bool {
 	return path == root || root == "/" || strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// FileGate bounds the host's text files (pluginapi.TextFiles) for a
+// confined plugin: the host reads and writes for it only what its
+// confinement lets it read and write itself, so that the host's services
+// are no way around it. Paths are absolute and clean.
+type FileGate struct {
+	Read  []string // readable trees (Write's are too)
+	Write []string // writable trees
+	Deny  []string // trees neither read nor written (hidden ones)
+}
+
+// GateConfiner is a Confiner that bounds the host's text files for the
+// plugins it confines; nil from FileGate: not bounded (a built-in).
+type GateConfiner interface {
+	Confiner
+	FileGate(dir string, caps pluginapi.Capabilities, cwd string) *FileGate
+}
+
+func (g *FileGate) allows(path string, write bool) bool {
+	path = filepath.Clean(path)
+	for _, d := range g.Deny {
+		if within(path, d) {
+			return false
+		}
+	}
+	trees := g.Write
+	if !write {
+		trees = append(slices.Clone(g.Read), g.Write...)
+	}
+	return slices.ContainsFunc(trees, func(t string) bool { return within(path, t) })
+}
+
+// gatedServices are the host's services as a confined plugin gets them:
+// the text files bounded by its gate, the rest as they are.
+type gatedServices struct {
+	pluginapi.HostServices
+	name string
+	gate *FileGate
+}
+
+func (s gatedServices) RequestPermission(ctx context.Context, req pluginapi.PermissionRequest) (pluginapi.PermissionResponse, error) {
+	p, ok := s.HostServices.(pluginapi.Permissions)
+	if !ok {
+		return pluginapi.PermissionResponse{}, fmt.Errorf("request permission: %w", pluginapi.ErrUnimplemented)
+	}
+	return p.RequestPermission(ctx, req)
+}
+
+func (s gatedServices) SpawnSubagent(ctx context.Context, req pluginapi.SubagentRequest, progress pluginapi.Progress) (pluginapi.SubagentResult, error) {
+	sa, ok := s.HostServices.(pluginapi.Subagents)
+	if !ok {
+		return pluginapi.SubagentResult{}, fmt.Errorf("spawn subagent: %w", pluginapi.ErrUnimplemented)
+	}
+	return sa.SpawnSubagent(ctx, req, progress)
+}
+
+func (s gatedServices) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRequest) (pluginapi.TextFile, error) {
+	tf, ok := s.HostServices.(pluginapi.TextFiles)
+	if !ok {
+		return pluginapi.TextFile{}, fmt.Errorf("read text file: %w", pluginapi.ErrUnimplemented)
+	}
+	if !filepath.IsAbs(req.Path) || !s.gate.allows(req.Path, false) {
+		return pluginapi.TextFile{}, fmt.Errorf("read %s: plugin %s may not read it (outside what it declared: the host reads for it only what it could itself)", req.Path, s.name)
+	}
+	return tf.ReadTextFile(ctx, req)
+}
+
+func (s gatedServices) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFileRequest) (pluginapi.TextFile, error) {
+	tf, ok := s.HostServices.(pluginapi.TextFiles)
+	if !ok {
+		return pluginapi.TextFile{}, fmt.Errorf("write text file: %w", pluginapi.ErrUnimplemented)
+	}
+	if !filepath.IsAbs(req.Path) || !s.gate.allows(req.Path, true) {
+		return pluginapi.TextFile{}, fmt.Errorf("write %s: plugin %s may not write it (outside what it declared: the host writes for it only what it could itself)", req.Path, s.name)
+	}
+	return tf.WriteTextFile(ctx, req)
 }

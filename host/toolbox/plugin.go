@@ -403,11 +403,15 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	if err == nil {
 		mark(StageDescribe)
 		stage = StageConfigure
+		host := tb.cfg.Services
+		if g != nil && g.gate != nil && host != nil {
+			host = gatedServices{HostServices: host, name: desc.Name, gate: g.gate}
+		}
 		err = c.Configure(ctx, pluginapi.ConfigureRequest{
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
 			StateDir:    tb.cfg.StateDir,
-			Host:        tb.cfg.Services,
+			Host:        host,
 		})
 		if err != nil {
 			err = fmt.Errorf("configure: %w", err)

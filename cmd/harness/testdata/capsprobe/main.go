@@ -1,7 +1,8 @@
 // Command capsprobe is a third-party test plugin for the capability tests
 // (cmd/harness caps_test.go): its one tool tries what a confined plugin
 // must not do unless it declared it and was trusted — write a file, read
-// a file, connect to a TCP address — and says what happened. What it
+// a file (itself or through the host's text files), connect to a TCP
+// address — and says what happened. What it
 // declares is set at build time: -ldflags "-X main.network=1 -X
 // main.write=/abs/path -X main.read=/abs/path -X main.salt=anything".
 package main
@@ -25,9 +26,13 @@ type probeArgs struct {
 	Addr string `json:"addr"`
 }
 
-func probe(ctx context.Context, _ *pluginapi.Call, a probeArgs) (pluginapi.Result, error) {
+func probe(ctx context.Context, call *pluginapi.Call, a probeArgs) (pluginapi.Result, error) {
 	var err error
 	switch a.What {
+	case "hostwrite": // through the host's text files
+		_, err = pluginapi.WriteTextFile(ctx, call.Host, pluginapi.WriteTextFileRequest{SessionID: call.SessionID, Path: a.Path, Content: "echo owned\n"})
+	case "hostread":
+		_, err = pluginapi.ReadTextFile(ctx, call.Host, pluginapi.ReadTextFileRequest{SessionID: call.SessionID, Path: a.Path})
 	case "write":
 		err = os.WriteFile(a.Path, []byte("echo owned\n"), 0o644)
 	case "read":
@@ -63,7 +68,7 @@ func main() {
 		Tools: []pluginapi.Tool{pluginapi.Typed(pluginapi.ToolSpec{
 			Name:        "probe",
 			Description: "Tries to write, read or connect.",
-			Schema: json.RawMessage(`{"type":"object","properties":{"what":{"type":"string","enum":["write","read","connect"]},` +
+			Schema: json.RawMessage(`{"type":"object","properties":{"what":{"type":"string","enum":["write","read","connect","hostwrite","hostread"]},` +
 				`"path":{"type":"string"},"addr":{"type":"string"}},"required":["what"],"additionalProperties":false}`),
 		}, probe)},
 	})
