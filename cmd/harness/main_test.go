@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -94,19 +95,26 @@ var builtPlugins struct {
 func testPlugins(t testing.TB) string {
 	t.Helper()
 	builtPlugins.once.Do(func() {
-		dir, err := testTempDir("harness-plugins-")
+		// Next to this test binary, where an installed harness has its
+		// plugins: harness run in process (harness()) takes them for its
+		// built-ins, as a user's harness does the plugins it ships with.
+		dirs, err := engine.PluginDirs("")
+		if err == nil {
+			err = os.Mkdir(dirs[0], 0o700)
+		}
 		if err != nil {
-			builtPlugins.err = err
+			builtPlugins.err = fmt.Errorf("make the test's plugin dir: %w", err)
 			return
 		}
+		dir := dirs[0]
 		out, err := staticBuild("-o", dir+"/", "../../plugins/...").CombinedOutput()
 		if err != nil {
 			builtPlugins.err = fmt.Errorf("go build plugins: %v\n%s", err, out)
 			return
 		}
 		builtPlugins.dir = dir
-		// Outside the folder next to harness they are third parties':
-		// trusted with what they declare, as their user would.
+		// A harness binary run from elsewhere takes them for third
+		// parties': trusted with what they declare, as their user would.
 		builtPlugins.err = trustPlugins(dir, realPlugins...)
 	})
 	if builtPlugins.err != nil {

@@ -70,7 +70,11 @@
 // no call asked for: Open, StartEarly, a reload); a plugin granted a write
 // in its cwd refuses, with a result saying so, a call from a session
 // whose cwd lies elsewhere. [PluginInfo.Capabilities] is what the plugin
-// declared.
+// declared. A [GateConfiner] also bounds the host's text files for the
+// process ([FileGate]): Configure hands it HostServices whose ReadTextFile
+// and WriteTextFile refuse a path the plugin could not read or write
+// itself, so that the host does not do for it what its confinement
+// refuses.
 //
 // # Start on first use
 //
