@@ -31,6 +31,12 @@ func (f *fakeConfiner) Grant(dir, name, sum string, declared *pluginapi.Capabili
 	return *declared, nil
 }
 
+// FileGate bounds the host's text files to its cwd, as the engine's
+// does for a third party's plugin that writes there.
+func (f *fakeConfiner) FileGate(dir string, caps pluginapi.Capabilities, cwd string) *toolbox.FileGate {
+	return &toolbox.FileGate{Read: []string{"/"}, Write: []string{cwd}}
+}
+
 func (f *fakeConfiner) Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error) {
 	f.mu.Lock()
 	f.made = append(f.made, caps.String()+" @ "+cwd)

@@ -428,7 +428,9 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		ref:    event.Plugin{Name: desc.Name, Version: desc.Version, SHA256: sum, PID: c.PID()},
 		calls:  newFlight(),
 	}
-	if g != nil && cwdBound(g.caps) {
+	if g != nil && g.gate != nil && cwdBound(g.caps) {
+		// Its writes, its own and the host's for it, are bounded to
+		// g.cwd. (A built-in's through the host are not.)
 		inst.confinedTo = g.cwd
 	}
 	return inst, desc, nil
