@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -119,6 +120,16 @@ type Config struct {
 	// Plugins start on the first call to one of their tools either way
 	// (toolbox.Config.StartOnUse).
 	PluginIdle time.Duration
+	// ConfinePlugins launches every plugin confined by the capabilities it
+	// declares (pluginapi.Capabilities; see the README's "Plugin
+	// capabilities"): a plugin declaring more than the default runs only
+	// when it is a built-in (BuiltinPluginDirs) or the user trusted its
+	// binary (`harness plugins trust`). It is off with Sandbox off.
+	ConfinePlugins bool
+	// BuiltinPluginDirs are the plugin dirs whose plugins ship with
+	// harness (the plugins/ folder next to the executable): trusted with
+	// what they declare.
+	BuiltinPluginDirs []string
 }
 
 // Runtime runs turns of sessions with the plugins' tools. Build it with New.
@@ -205,7 +216,7 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 	var tools agent.Toolbox
 	system := res.Text
 	if r.tools != nil {
-		tools = loopTools{r.tools}
+		tools = loopTools{tb: r.tools, cwd: cwd}
 		// The prompt as the requests will carry it (see toolPrompt), so
 		// that the loop's token accounting counts it as sent.
 		var names []string
@@ -524,6 +535,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 	if err := ownership.MkdirAll(filepath.Join(r.cfg.StateDir, "plugins", "cache")); err != nil {
 		return fmt.Errorf("start plugins: %w", err)
 	}
+	cwd, _ := os.Getwd() // a confined plugin's "cwd" when no call starts it
 	tb, err := toolbox.Open(ctx, toolbox.Config{
 		Dirs:        r.cfg.PluginDirs,
 		CacheDir:    filepath.Join(r.cfg.StateDir, "plugins", "cache"),
@@ -540,12 +552,14 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
 		Supervisor:  Supervise,
+		Confiner:    r.confiner(),
+		Cwd:         cwd,
 	})
 	if err != nil {
 		return fmt.Errorf("start plugins: %w", err)
 	}
 	r.tools = tb
-	r.subagents.Tools = loopTools{tb}
+	r.subagents.Tools = loopTools{tb: tb}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/toolbox"
 )
 
 // stepTools is the toolbox of one loop, which starts the plugins a step
@@ -80,7 +81,7 @@ func (s *stepTools) startCalled(ctx context.Context, name string) {
 	}
 	st.started[name] = true
 	st.pending.Go(func() {
-		ref, release, err := s.tb.StartTool(context.WithoutCancel(ctx), name)
+		ref, release, err := s.tb.StartTool(toolbox.WithCwd(context.WithoutCancel(ctx), s.cwd), name)
 		if err != nil {
 			return // the call fails the usual way
 		}

@@ -19,7 +19,12 @@ import (
 )
 
 // loopTools adapts the plugin toolbox to the loop's Toolbox interface.
-type loopTools struct{ tb *toolbox.Toolbox }
+type loopTools struct {
+	tb *toolbox.Toolbox
+	// cwd is the session's working directory: the plugins a step starts
+	// are confined to it (toolbox.WithCwd); "" the host's.
+	cwd string
+}
 
 // Tools implements agent.Toolbox.
 func (a loopTools) Tools() []agent.Tool { return agentTools(a.tb.Tools()) }

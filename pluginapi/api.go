@@ -25,7 +25,10 @@ const ProtocolVersion = 1
 //   - 3: [Plugin.StartEarly] in Describe ([Description.StartEarly]): the
 //     plugin runs from the host's start and is never stopped when idle.
 //   - 4: [CallRequest.Sandbox]: the sandbox the host runs the call's
-//     commands under (the bash plugin builds each command's policy from it).
+//     commands under (the bash plugin builds each command's policy from
+//     it); [Plugin.Capabilities] in Describe ([Description.Capabilities]):
+//     what the plugin's process needs beyond the default confinement the
+//     host launches it under.
 const ProtocolMinor = 4
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
@@ -128,6 +131,9 @@ type Description struct {
 	// StartEarly says the plugin asked to run for as long as the host does
 	// ([Plugin.StartEarly]).
 	StartEarly bool `json:",omitempty"`
+	// Capabilities is what the plugin asked for beyond the default
+	// ([Plugin.Capabilities]); zero from a plugin before minor 4.
+	Capabilities Capabilities `json:",omitzero"`
 }
 
 // CallRequest is one tool call, with its context as fields.

@@ -19,6 +19,7 @@ func describeToPB(p *Plugin) *pb.Describe_Response {
 		EventTypes:    append([]string(nil), p.EventTypes...),
 		SdkVersion:    SDKVersion(),
 		StartEarly:    p.StartEarly,
+		Capabilities:  capsToPB(p.Capabilities),
 	}
 	for _, t := range p.Tools {
 		r.Tools = append(r.Tools, &pb.ToolSpec{
@@ -106,4 +107,18 @@ func stateFromPB(r *pb.ReadState_Response) ReadStateResponse {
 		out.Todos = append(out.Todos, Todo{Content: t.GetContent(), Status: t.GetStatus()})
 	}
 	return out
+}
+
+// capsToPB converts c; nil when it asks for nothing.
+func capsToPB(c Capabilities) *pb.Capabilities {
+	if c.IsDefault() {
+		return nil
+	}
+	return &pb.Capabilities{
+		Network:   c.Network,
+		Write:     append([]string(nil), c.Write...),
+		Read:      append([]string(nil), c.Read...),
+		Exec:      c.Exec,
+		Sandboxes: c.Sandboxes,
+	}
 }

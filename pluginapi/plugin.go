@@ -43,6 +43,12 @@ type Plugin struct {
 	// (a watch, a connection, a cache worth keeping warm). Hosts before
 	// protocol minor 3 ignore it.
 	StartEarly bool
+	// Capabilities is what the plugin's process needs beyond the default
+	// confinement hosts launch plugins under (see [Capabilities]). A
+	// third-party plugin asking for more than the default is not started
+	// until the user trusts it (`harness plugins trust NAME`). Hosts before
+	// protocol minor 4 ignore it.
+	Capabilities Capabilities
 	// OnExit, if set, is called once when the plugin stops serving: before
 	// the process exits because the host shut it down, closed its stdin or
 	// went away, or because it got SIGTERM; and when an in-process server

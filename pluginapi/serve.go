@@ -166,6 +166,7 @@ type describeJSON struct {
 	EventTypes    []string       `json:"eventTypes"`
 	SDKVersion    string         `json:"sdkVersion,omitempty"`
 	StartEarly    bool           `json:"startEarly,omitempty"`
+	Capabilities  *Capabilities  `json:"capabilities,omitempty"`
 }
 
 type toolSpecJSON struct {
@@ -183,6 +184,10 @@ func printDescription(w io.Writer, p *Plugin) int {
 		Name: p.Name, Version: p.Version, Protocol: ProtocolVersion, ProtocolMinor: ProtocolMinor,
 		Tools: []toolSpecJSON{}, EventTypes: append([]string{}, p.EventTypes...),
 		SDKVersion: SDKVersion(), StartEarly: p.StartEarly,
+	}
+	if !p.Capabilities.IsDefault() {
+		c := p.Capabilities
+		d.Capabilities = &c
 	}
 	for _, t := range p.Tools {
 		d.Tools = append(d.Tools, toolSpecJSON{

@@ -58,6 +58,21 @@
 // namespace Restrict refuses inet sockets, as for off, and Enforceable
 // says the list is not had.
 //
+// A plugin's process is confined differently, by a Profile of what it
+// declared (pluginapi.Capabilities): ConfineThread, on the thread that
+// forks it (host/keeper's), applies no_new_privs; Landlock handling reads,
+// writes and execution as an allow-list — SystemReads and Profile.Read
+// readable, Profile.Write writable, only Program and its interpreters
+// (ELF PT_INTERP, #!, #!/usr/bin/env NAME found on PATH) executable
+// unless Exec; RLIMIT_NPROC; Restrict's seccomp filters, refusing
+// AF_INET, AF_INET6 and AF_PACKET sockets unless Network. Credential
+// stores are kept out by listing what is readable (HomeReads lists the
+// home folder without them); HideThread, before it and where the caller
+// may (root), moves the thread into a mount namespace hiding Profile.Hide
+// (PluginHidden: credential stores, daemons' sockets, which Landlock
+// before ABI 9 cannot refuse a connect to). Without Landlock
+// ConfineThread fails: nothing would be confined.
+//
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
 // the process that applies it. Decode refuses unknown fields, an unknown
 // mode or network (the network's JSON is "off", "on" or a list of

@@ -17,11 +17,15 @@ import (
 // each plugin's failure.
 func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSDK\tSHA256\tSTATUS\tTOOLS\tPATH\n")
+	_, _ = io.WriteString(tw, "PLUGIN\tVERSION\tSDK\tSHA256\tSTATUS\tTOOLS\tCAPABILITIES\tPATH\n")
 	failed := 0
 	for _, p := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(cell(p.Name)), dash(cell(p.Version)), dash(cell(p.SDK)), short(cell(p.SHA256)),
-			cell(string(p.Status)), dash(cell(strings.Join(p.Tools, ","))), cell(p.Path))
+		caps := "-"
+		if p.Name != "" {
+			caps = cell(p.Capabilities.String())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(cell(p.Name)), dash(cell(p.Version)), dash(cell(p.SDK)), short(cell(p.SHA256)),
+			cell(string(p.Status)), dash(cell(strings.Join(p.Tools, ","))), caps, cell(p.Path))
 		if p.Err != "" {
 			failed++
 		}

@@ -17,11 +17,14 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 			return cmdPluginsCheck(ctx, args[1:], std, e)
 		case "pin":
 			return cmdPluginsPin(ctx, args[1:], std, e)
+		case "trust":
+			return cmdPluginsTrust(ctx, args[1:], std, e)
 		}
 	}
 	fs := newFlagSet("plugins", std.err, "harness plugins [flags]                list the plugins, their tools and failures\n"+
 		"       harness plugins check [flags] PATH...  run the conformance checks on plugin binaries\n"+
-		"       harness plugins pin [--dev] [flags]    pin the plugins' sha256 in a lock file next to each plugin dir")
+		"       harness plugins pin [--dev] [flags]    pin the plugins' sha256 in a lock file next to each plugin dir\n"+
+		"       harness plugins trust [flags] NAME     show what plugin NAME asks for beyond the default confinement, and trust it")
 	c := bindConfig(fs, e)
 	if code, done := c.parse(fs, args); done {
 		return code, nil

@@ -199,6 +199,11 @@ func pluginDirWith(t *testing.T, bins ...string) string {
 	}
 	for _, b := range bins {
 		copyFile(t, b, filepath.Join(dir, filepath.Base(b)))
+		// Installed by a user who trusts it with what it declares; one
+		// that cannot be described (another protocol, a broken binary: what
+		// some of these tests are about) is left untrusted, and fails as
+		// it would anyway.
+		_ = trustPlugins(dir, filepath.Base(b))
 	}
 	return dir
 }
@@ -305,7 +310,7 @@ func TestPluginsCheck(t *testing.T) {
 		"the real plugins pass": {
 			args: []string{filepath.Join(plugins, "todo"), filepath.Join(plugins, "bash")},
 			wantOut: []string{"ok: todo 1.0.0 passed 9 checks", "ok: bash 1.0.0 passed 9 checks",
-				"PASS  describe ", "todo 1.0.0, protocol 1.4, tools: todo_write; events: todo/write"},
+				"PASS  describe ", "todo 1.0.0, protocol 1.4, tools: todo_write; events: todo/write; capabilities: default"},
 		},
 		"another protocol version names both": {
 			args: []string{v2Plugin(t)}, wantCode: exitFailed,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -98,21 +100,47 @@ var builtPlugins struct {
 func testPlugins(t testing.TB) string {
 	t.Helper()
 	builtPlugins.once.Do(func() {
-		dir, err := testTempDir("harness-plugins-")
+		// Next to this test binary, where an installed harness has its
+		// plugins: harness run in process (harness()) takes them for its
+		// built-ins, as a user's harness does the plugins it ships with.
+		dirs, err := engine.PluginDirs("")
+		if err == nil {
+			err = os.Mkdir(dirs[0], 0o700)
+		}
 		if err != nil {
-			builtPlugins.err = err
+			builtPlugins.err = fmt.Errorf("make the test's plugin dir: %w", err)
 			return
 		}
+		dir := dirs[0]
 		out, err := staticBuild("-o", dir+"/", "../../plugins/...").CombinedOutput()
 		if err != nil {
 			builtPlugins.err = fmt.Errorf("go build plugins: %v\n%s", err, out)
+			return
 		}
 		builtPlugins.dir = dir
+		// A harness binary run from elsewhere takes them for third
+		// parties': trusted with what they declare, as their user would.
+		builtPlugins.err = trustPlugins(dir, realPlugins...)
 	})
 	if builtPlugins.err != nil {
 		t.Fatal(builtPlugins.err)
 	}
 	return builtPlugins.dir
+}
+
+// trustPlugins runs `harness plugins trust` in process for each plugin
+// file name of dir, as a user trusting them with what they declare does:
+// outside the folder next to harness, plugins that declare more than the
+// default are not started until then.
+func trustPlugins(dir string, names ...string) error {
+	for _, name := range names {
+		var errb bytes.Buffer
+		if code := run(context.Background(), []string{"plugins", "trust", "--plugin-dir", dir, name},
+			stdio{in: strings.NewReader(""), out: io.Discard, err: &errb}, func(string) (string, bool) { return "", false }); code != 0 {
+			return fmt.Errorf("harness plugins trust %s: %s", name, errb.String())
+		}
+	}
+	return nil
 }
 
 // realPlugins are the plugins of ./plugins, which a harness started with

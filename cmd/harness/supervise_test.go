@@ -39,8 +39,10 @@ func spawnerPlugins(t testing.TB) string {
 		}
 		if out, err := staticBuild("-o", filepath.Join(dir, "spawner"), "../../host/toolbox/testdata/spawner").CombinedOutput(); err != nil {
 			builtSpawner.err = fmt.Errorf("go build spawner: %v\n%s", err, out)
+			return
 		}
 		builtSpawner.dir = dir
+		builtSpawner.err = trustPlugins(dir, "spawner") // it declares exec and writes
 	})
 	if builtSpawner.err != nil {
 		t.Fatal(builtSpawner.err)

@@ -89,7 +89,13 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	return engine.Config{StateDir: dir, PluginDirs: dirs, Logger: log, LogLevel: c.LogLevel,
+	// The plugins next to the executable ship with it: trusted with what
+	// they declare. Every other plugin dir's are third parties'.
+	builtin, err := engine.PluginDirs("")
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{StateDir: dir, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
 		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,

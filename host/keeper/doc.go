@@ -18,9 +18,9 @@
 // the host's toolbox, llmproc and mcpclient use it) as it would the
 // command, then calls [Kept.Started], which returns the kept process's
 // pid or exec's own error for it ("fork/exec /x: permission denied"). The
-// keeper's argv carries a [Request]: the host's pid as JSON (a capability
-// profile to apply before the exec is meant to be added there), then the
-// binary and its argv as they are. The keeper, on Linux:
+// keeper's argv carries a [Request]: the host's pid (and, from
+// [WrapConfined], the sandbox.Profile to confine the process to) as JSON,
+// then the binary and its argv as they are. The keeper, on Linux:
 //
 //   - becomes a child subreaper (PR_SET_CHILD_SUBREAPER), so orphans,
 //     setsid and double forks below it are reparented to it, never to init;
@@ -31,6 +31,14 @@
 //     sends each thread's — so a keeper whose goroutine was not on the
 //     main thread was SIGKILLed with the host and left the process's
 //     children running.) It checks that its parent is still the host;
+//   - with a profile, confines the locked thread that will fork the
+//     process (sandbox.ConfineThread, its socket folder
+//     $PLUGIN_UNIX_SOCKET_DIR writable, and with Request.Temp a private
+//     TMPDIR removed when the keeper ends) — the process inherits it and
+//     the keeper's other threads stay as they were; where it cannot (no
+//     Landlock) the process is not started: "keeper: confine …" is
+//     Started's error. [WrapConfined] fails with [ErrCannotConfine] where
+//     no keeper runs, rather than run the process unconfined;
 //   - starts the process with its own stdin, stdout and stderr (the host's
 //     pipes: the host talks to the process directly — go-plugin's
 //     handshake on stdout, the stdin whose EOF tells a plugin the host

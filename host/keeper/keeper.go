@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // arg is the hidden first argument of a keeper: argv is [name, arg,
@@ -28,6 +30,14 @@ type Request struct {
 	// HostPID is the host's pid: the keeper starts nothing once its
 	// parent is another process (the host died before it was told).
 	HostPID int `json:"hostPid"`
+	// Confine, when set, is the profile the keeper confines the process
+	// to before it execs it (sandbox.ConfineThread on the thread that
+	// forks it): the plugin's socket folder ($PLUGIN_UNIX_SOCKET_DIR) is
+	// added to its writable paths, and with Temp a private temp folder,
+	// its TMPDIR, removed once the process is gone.
+	Confine *sandbox.Profile `json:"confine,omitempty"`
+	// Temp asks for the private temp folder (with Confine).
+	Temp bool `json:"temp,omitempty"`
 	// Path is the binary to run, Args its argv (Args[0] its name); they
 	// follow the JSON in argv.
 	Path string   `json:"-"`
@@ -76,6 +86,11 @@ func parseRequest(rest []string) (Request, error) {
 	if req.Path == "" {
 		return req, errors.New("the request names no binary")
 	}
+	if req.Confine != nil {
+		if err := req.Confine.Validate(); err != nil {
+			return req, fmt.Errorf("the request's profile: %w", err)
+		}
+	}
 	return req, nil
 }
 
@@ -95,11 +110,37 @@ type Kept struct {
 // such binary) Kept.Cmd is cmd itself, so that starting it fails or runs
 // as it always did. After Kept.Cmd has started, call [Kept.Started]; if it
 // failed to start, [Kept.Close].
-func Wrap(cmd *exec.Cmd) (*Kept, error) {
+func Wrap(cmd *exec.Cmd) (*Kept, error) { return wrap(cmd, Request{}) }
+
+// ErrCannotConfine is WrapConfined's error where no keeper can run: the
+// process would run unconfined.
+var ErrCannotConfine = errors.New("plugins are confined only on Linux by harness's keeper, which cannot run here")
+
+// CanConfine reports whether [WrapConfined] can run a process under a
+// keeper here: Linux, in a binary whose main called [Main].
+func CanConfine() bool { return supported && hooked.Load() }
+
+// WrapConfined is [Wrap] with the process confined to profile (its
+// Program set to cmd.Path), and a private temp folder when temp. Where no
+// keeper can run it fails with ErrCannotConfine rather than run the
+// process unconfined.
+func WrapConfined(cmd *exec.Cmd, profile sandbox.Profile, temp bool) (*Kept, error) {
+	if !supported || !hooked.Load() {
+		return nil, ErrCannotConfine
+	}
+	profile.Program = cmd.Path
+	if err := profile.Validate(); err != nil {
+		return nil, fmt.Errorf("confine %s: %w", cmd.Path, err)
+	}
+	return wrap(cmd, Request{Confine: &profile, Temp: temp})
+}
+
+func wrap(cmd *exec.Cmd, rq Request) (*Kept, error) {
 	if !supported || !hooked.Load() || cmd.Err != nil {
 		return &Kept{Cmd: cmd}, nil
 	}
-	req, err := json.Marshal(Request{HostPID: os.Getpid(), Path: cmd.Path, Args: cmd.Args})
+	rq.HostPID, rq.Path, rq.Args = os.Getpid(), cmd.Path, cmd.Args
+	req, err := json.Marshal(rq)
 	if err != nil {
 		return nil, fmt.Errorf("encode the keeper's request: %w", err)
 	}

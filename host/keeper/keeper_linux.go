@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/harness-dev/harness/sandbox"
 )
 
 // supported: Linux has child subreapers and parent-death signals.
@@ -75,8 +79,45 @@ func run(req Request) int {
 	if os.Getppid() != req.HostPID { // the host died before the signal was set
 		return fail("keeper: the host is gone")
 	}
+	env := os.Environ()
+	cleanup := func() {}
+	if req.Confine != nil {
+		// On this thread, which forks the process and then only keeps it:
+		// the rest of the keeper (its other threads) stays as it was.
+		p := *req.Confine
+		if dir := os.Getenv("PLUGIN_UNIX_SOCKET_DIR"); filepath.IsAbs(dir) {
+			p.Write = append(p.Write, filepath.Clean(dir))
+		}
+		if req.Temp {
+			tmp, err := os.MkdirTemp("", "harness-plugin-")
+			if err != nil {
+				return fail("keeper: make the plugin's temp folder: %v", err)
+			}
+			// From another thread: this one may not remove it from its
+			// parent once confined. Before exitAs, which may not return.
+			cleanup = func() {
+				done := make(chan struct{})
+				go func() { _ = os.RemoveAll(tmp); close(done) }()
+				<-done
+			}
+			defer cleanup()
+			p.Write = append(p.Write, tmp)
+			env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+tmp)
+		}
+		// Root only: a thread of this multithreaded process cannot make a
+		// user namespace. Elsewhere the sockets stay reachable by path
+		// (the README says so).
+		if os.Getuid() == 0 {
+			if err := sandbox.HideThread(p); err != nil {
+				return fail("keeper: hide the sockets and credential stores from %s: %v", path, err)
+			}
+		}
+		if _, err := sandbox.ConfineThread(p); err != nil {
+			return fail("keeper: confine %s: %v", path, err)
+		}
+	}
 	kept, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 		// Its own process group: the host SIGKILLs that group to stop
 		// it, and the keeper, outside it, then kills what it left.
@@ -128,6 +169,7 @@ func run(req Request) int {
 			}
 		case ev := <-events:
 			if ev.none {
+				cleanup()
 				return exitAs(status)
 			}
 			if ev.pid == kept {

@@ -15,6 +15,8 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add(`[]`, "/bin/x", "x")
 	f.Add(`{"hostPid":"1"}`, "/bin/x", "x")
 	f.Add(`{"hostPid":7}`, "/b\xffad/\xc3", "-\x00")
+	f.Add(`{"hostPid":1,"confine":{"program":"/bin/x","read":["/a"],"write":["/b"],"hide":["/c"],"exec":true},"temp":true}`, "/bin/x", "x")
+	f.Add(`{"hostPid":1,"confine":{"program":"x"}}`, "/bin/x", "x")
 	f.Fuzz(func(t *testing.T, js, path, arg0 string) {
 		req, err := parseRequest([]string{js, path, arg0})
 		if err != nil {
@@ -35,7 +37,8 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 func TestParseRequestRefuses(t *testing.T) {
-	for _, args := range [][]string{nil, {"{}"}, {"{}", "/x"}, {"{", "/x", "x"}, {"{}", "", "x"}} {
+	for _, args := range [][]string{nil, {"{}"}, {"{}", "/x"}, {"{", "/x", "x"}, {"{}", "", "x"},
+		{`{"confine":{"program":"rel"}}`, "/x", "x"}, {`{"confine":{"program":"/x","write":["/a/../b"]}}`, "/x", "x"}} {
 		if req, err := parseRequest(args); err == nil {
 			t.Errorf("parseRequest(%q) = %+v, want an error", args, req)
 		}

@@ -331,6 +331,7 @@ func summary(d pluginapi.Description) string {
 	if len(d.EventTypes) > 0 {
 		s += "; events: " + strings.Join(d.EventTypes, ", ")
 	}
+	s += "; capabilities: " + d.Capabilities.String()
 	if d.ProtocolMinor > pluginapi.ProtocolMinor {
 		s += fmt.Sprintf(" (newer than this harness's 1.%d: what it added is unused)", pluginapi.ProtocolMinor)
 	}

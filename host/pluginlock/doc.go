@@ -44,6 +44,18 @@
 // hot-reloaded (`harness dev`), and the recorded sums are only a note of
 // what was there. `harness plugins pin` without --dev pins the dir again.
 //
+// # Trust records
+//
+// `harness plugins trust NAME` records, under "trusted", that the user
+// trusts the plugin file NAME — these bytes, by sha256 — with the
+// capabilities it declared beyond the default confinement ([Trust],
+// [SetTrust], [Trusted]); the host grants a binary with another sum
+// nothing more than the default. In a dir without a lock it writes one
+// marked "unpinned": true, which pins nothing (Verify lets every plugin
+// run, as without a lock); `harness plugins pin` keeps the records. The
+// lock file is as trustworthy as the folder holding it: whoever can
+// write there can pin and trust.
+//
 // # Where the check belongs
 //
 // The host hashes a plugin file while it copies it into its

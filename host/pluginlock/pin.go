@@ -30,7 +30,8 @@ func PinDir(dir string, dev bool, w io.Writer) (ok bool, err error) {
 	case err != nil:
 		fmt.Fprintf(w, "%s: replacing an unreadable lock (%v)\n", path, err)
 	}
-	if err := Write(dir, Lock{Development: dev, Plugins: pins}); err != nil {
+	// Trust records stay: the user gave them, one binary at a time.
+	if err := Write(dir, Lock{Development: dev, Plugins: pins, Trusted: old.Trusted}); err != nil {
 		return false, fmt.Errorf("pin %s: %w", dir, err)
 	}
 	if dev {

@@ -32,6 +32,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 	if tb.closed.Load() {
 		return errorResult(nil, "%v", errClosed)
 	}
+	ctx = withCwd(ctx, c.Cwd)
 	for range maxRoutes {
 		e, ok := tb.route(c)
 		if !ok {
@@ -75,6 +76,10 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			default:
 				return errorResult(&ref, "%v", err)
 			}
+		}
+		if msg := outsideCwd(e.plug.desc.Name, inst, c.Cwd); msg != "" {
+			inst.calls.leave()
+			return errorResult(&ref, "%s", msg)
 		}
 		res := e.plug.execute(ctx, inst, c, args, progress)
 		inst.calls.leave()

@@ -55,6 +55,27 @@
 // and everything below it when the host dies; crash results, restarts
 // and the pid a call records are the plugin's, as without it.
 //
+// # Confinement
+//
+// With Config.Confiner (the engine passes one built on host/keeper and
+// package sandbox) every start launches the plugin confined: first with
+// what the Confiner grants the file's bytes before they say anything (a
+// trust record's capabilities, or the default), then, when its Describe
+// declares more (pluginapi.Capabilities), the Confiner is asked again
+// with the declaration — a built-in or a binary trusted with those very
+// capabilities starts again with them; anything else is a failure whose
+// one line names `harness plugins trust NAME`, never a plugin started
+// with less confinement than it was granted. A profile's "cwd" is the
+// working directory of the call whose start it is (Config.Cwd for a start
+// no call asked for: Open, StartEarly, a reload); a plugin granted a write
+// in its cwd refuses, with a result saying so, a call from a session
+// whose cwd lies elsewhere. [PluginInfo.Capabilities] is what the plugin
+// declared. A [GateConfiner] also bounds the host's text files for the
+// process ([FileGate]): Configure hands it HostServices whose ReadTextFile
+// and WriteTextFile refuse a path the plugin could not read or write
+// itself, so that the host does not do for it what its confinement
+// refuses.
+//
 // # Start on first use
 //
 // With Config.StartOnUse (the engine sets it) Open starts no plugin whose

@@ -76,6 +76,10 @@ type instance struct {
 	// result of each, that it holds state (bash's background tasks): it is
 	// not stopped when idle until they are released.
 	holding map[string]bool
+
+	// confinedTo is the working directory its confined profile stands
+	// for; "" when it is not tied to one.
+	confinedTo string
 }
 
 // alive reports whether the process has not exited (as far as the client
@@ -321,32 +325,77 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	if _, err := tb.cache.Verify(sum); err != nil {
 		return nil, desc, &failedStage{StageStart, err}
 	}
-	c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
-		Path:         exe,
-		Name:         filepath.Base(path),
-		Logger:       tb.log,
-		Env:          append([]string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel}, tb.cfg.Env...),
-		PassEnv:      tb.cfg.PluginEnv,
-		StartTimeout: tb.cfg.StartTimeout,
-		StopTimeout:  tb.cfg.StopTimeout,
-		Supervisor:   tb.cfg.Supervisor,
-	})
+	sup := tb.cfg.Supervisor
+	var g *grant
+	if tb.cfg.Confiner != nil {
+		// What it may do before it says what it needs: what the user
+		// trusted these bytes with, or the default; what their cached
+		// description declared, when there is one (a built-in then starts
+		// once, not twice). Describe is checked against the grant anyway.
+		var hint *pluginapi.Capabilities
+		if d, ok := tb.cachedDescription(path, sum); ok {
+			hint = &d.Capabilities
+		}
+		var err error
+		if g, err = tb.grantFor(ctx, path, sum, hint); err != nil {
+			return nil, desc, &failedStage{StageStart, err}
+		}
+		sup = g.sup
+	}
+	launch := func() (*pluginhost.Client, error) {
+		c, err := pluginhost.Launch(ctx, pluginhost.LaunchConfig{
+			Path:         exe,
+			Name:         filepath.Base(path),
+			Logger:       tb.log,
+			Env:          append([]string{pluginapi.EnvLogLevel + "=" + tb.cfg.LogLevel}, tb.cfg.Env...),
+			PassEnv:      tb.cfg.PluginEnv,
+			StartTimeout: tb.cfg.StartTimeout,
+			StopTimeout:  tb.cfg.StopTimeout,
+			Supervisor:   sup,
+		})
+		if err != nil {
+			return nil, startFailure(err)
+		}
+		return c, nil
+	}
+	describe := func(c *pluginhost.Client) (pluginapi.Description, error) {
+		dctx, dcancel := context.WithTimeout(ctx, tb.cfg.DescribeTimeout)
+		defer dcancel()
+		desc, err := c.Describe(dctx)
+		// The deadline has passed even when dctx does not say so yet: gRPC may
+		// deliver the server's cancel (RST_STREAM) before dctx's own timer fires.
+		deadline, _ := dctx.Deadline()
+		if err != nil && (dctx.Err() != nil || !time.Now().Before(deadline)) && ctx.Err() == nil {
+			err = fmt.Errorf("did not answer Describe within %s; it is not used", seconds(tb.cfg.DescribeTimeout))
+		}
+		return desc, err
+	}
+	c, err := launch()
 	if err != nil {
-		return nil, desc, &failedStage{StageStart, startFailure(err)}
+		return nil, desc, &failedStage{StageStart, err}
 	}
 	mark(StageStart)
 	stage := StageDescribe
-	dctx, dcancel := context.WithTimeout(ctx, tb.cfg.DescribeTimeout)
-	desc, err = c.Describe(dctx)
-	// The deadline has passed even when dctx does not say so yet: gRPC may
-	// deliver the server's cancel (RST_STREAM) before dctx's own timer fires.
-	deadline, _ := dctx.Deadline()
-	if err != nil && (dctx.Err() != nil || !time.Now().Before(deadline)) && ctx.Err() == nil {
-		err = fmt.Errorf("did not answer Describe within %s; it is not used", seconds(tb.cfg.DescribeTimeout))
-	}
-	dcancel()
+	desc, err = describe(c)
 	if err == nil {
 		err = validateDescription(desc)
+	}
+	if err == nil && g != nil && !g.caps.Covers(desc.Capabilities) {
+		// It needs more than it was launched with: granted (a built-in,
+		// or trusted with these very capabilities) it starts again with
+		// them; else it is refused, saying how to trust it.
+		c.Close()
+		declared := desc.Capabilities
+		if g, err = tb.grantFor(ctx, path, sum, &declared); err != nil {
+			return nil, desc, &failedStage{stage, err}
+		}
+		sup = g.sup
+		if c, err = launch(); err != nil {
+			return nil, desc, &failedStage{StageStart, err}
+		}
+		if desc, err = describe(c); err == nil && !g.caps.Covers(desc.Capabilities) {
+			err = fmt.Errorf("it asks for %s now, %s a moment ago; it is not used", desc.Capabilities, declared)
+		}
 	}
 	if err == nil && hooks != nil && hooks.check != nil {
 		err = hooks.check(desc)
@@ -354,11 +403,15 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 	if err == nil {
 		mark(StageDescribe)
 		stage = StageConfigure
+		host := tb.cfg.Services
+		if g != nil && g.gate != nil && host != nil {
+			host = gatedServices{HostServices: host, name: desc.Name, gate: g.gate}
+		}
 		err = c.Configure(ctx, pluginapi.ConfigureRequest{
 			HostVersion: tb.cfg.HostVersion,
 			LogLevel:    tb.cfg.LogLevel,
 			StateDir:    tb.cfg.StateDir,
-			Host:        tb.cfg.Services,
+			Host:        host,
 		})
 		if err != nil {
 			err = fmt.Errorf("configure: %w", err)
@@ -369,12 +422,18 @@ func (tb *Toolbox) start(ctx context.Context, path, exe, sum string, hooks *star
 		return nil, desc, &failedStage{stage, err}
 	}
 	mark(StageConfigure)
-	return &instance{
+	inst := &instance{
 		client: c,
 		exited: c.Exited(),
 		ref:    event.Plugin{Name: desc.Name, Version: desc.Version, SHA256: sum, PID: c.PID()},
 		calls:  newFlight(),
-	}, desc, nil
+	}
+	if g != nil && g.gate != nil && cwdBound(g.caps) {
+		// Its writes, its own and the host's for it, are bounded to
+		// g.cwd. (A built-in's through the host are not.)
+		inst.confinedTo = g.cwd
+	}
+	return inst, desc, nil
 }
 
 // current returns the live process, or nil.
@@ -432,7 +491,9 @@ func (p *plugin) acquire(ctx context.Context) (*instance, error) {
 			}
 			// The restart outlives this call's ctx: other calls may wait
 			// for it. Close cancels it.
-			rctx, cancel := context.WithTimeout(context.Background(), p.tb.cfg.StartTimeout)
+			// It carries the call's working directory: a confined
+			// plugin's profile stands for it.
+			rctx, cancel := context.WithTimeout(withCwd(context.Background(), p.tb.cwdOf(ctx)), p.tb.cfg.StartTimeout)
 			st = &start{done: make(chan struct{}), cancel: cancel}
 			p.starting = st
 			go p.restart(rctx, st)
@@ -621,14 +682,15 @@ func (p *plugin) info() PluginInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pi := PluginInfo{
-		Path:    p.path,
-		Name:    p.desc.Name,
-		Version: p.desc.Version,
-		SDK:     p.desc.SDKVersion,
-		SHA256:  p.sum,
-		Tools:   toolNames(p.desc),
-		Status:  StatusStopped,
-		Err:     p.lastErr,
+		Path:         p.path,
+		Name:         p.desc.Name,
+		Version:      p.desc.Version,
+		SDK:          p.desc.SDKVersion,
+		SHA256:       p.sum,
+		Tools:        toolNames(p.desc),
+		Status:       StatusStopped,
+		Capabilities: p.desc.Capabilities,
+		Err:          p.lastErr,
 	}
 	switch {
 	case p.disabled:

@@ -58,6 +58,14 @@ type Config struct {
 	// (engine passes host/keeper's; pluginhost.LaunchConfig.Supervisor).
 	// Default: none, the plugin is the host's child.
 	Supervisor pluginhost.Supervisor
+	// Confiner, if set, launches every plugin confined by the capabilities
+	// it is granted (see "Confinement" in the package doc), in place of
+	// Supervisor. Default: none, plugins run with the host's rights.
+	Confiner Confiner
+	// Cwd is the working directory a confined plugin's profile ("cwd")
+	// stands for when no call starts it (described at Open, StartEarly,
+	// reloads): the host's.
+	Cwd string
 	// StartTimeout bounds one start: launch, Describe, Configure
 	// (default 10 s).
 	StartTimeout time.Duration
@@ -236,8 +244,11 @@ type PluginInfo struct {
 	SDK    string
 	SHA256 string
 	Tools  []string
-	PID    int // 0 when no process runs
-	Status Status
+	// Capabilities are what the plugin declared beyond the default
+	// confinement (its description's).
+	Capabilities pluginapi.Capabilities
+	PID          int // 0 when no process runs
+	Status       Status
 	// Err is why it failed, or its last crash.
 	Err string
 	// LastReload is the last reload attempt of this file (nil: none),

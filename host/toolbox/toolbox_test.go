@@ -94,6 +94,7 @@ var variants = map[string]string{
 	"versioned-v1":    "-X main.version=v1",
 	"versioned-v2":    "-X main.version=v2",
 	"versioned-clash": "-X main.version=clash -X main.tool=todo_write", // todo's tool
+	"versioned-cwd":   "-X main.version=cwd -X main.write=cwd",         // writes its cwd
 }
 
 // buildVariants builds the variants of testdata/versioned into dir,

@@ -21,6 +21,9 @@ func validateDescription(d pluginapi.Description) error {
 	if strings.IndexFunc(d.Name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
 		return fmt.Errorf("describe: plugin name %q has spaces or control characters", d.Name)
 	}
+	if err := d.Capabilities.Validate(); err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
 	seen := make(map[string]bool, len(d.Tools))
 	for i, t := range d.Tools {
 		if !validToolName(t.Name) {

@@ -19,6 +19,7 @@ func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
 		EventTypes:    r.GetEventTypes(),
 		SDKVersion:    r.GetSdkVersion(),
 		StartEarly:    r.GetStartEarly(),
+		Capabilities:  capsFromPB(r.GetCapabilities()),
 	}
 	for _, t := range r.GetTools() {
 		d.Tools = append(d.Tools, pluginapi.ToolSpec{
@@ -93,4 +94,12 @@ func stateToPB(s pluginapi.ReadStateResponse) *pb.ReadState_Response {
 		out.Todos = append(out.Todos, &pb.Todo{Content: t.Content, Status: t.Status})
 	}
 	return out
+}
+
+// capsFromPB converts a Describe's capabilities (nil: the default).
+func capsFromPB(c *pb.Capabilities) pluginapi.Capabilities {
+	if c == nil {
+		return pluginapi.Capabilities{}
+	}
+	return pluginapi.Capabilities{Network: c.GetNetwork(), Write: c.GetWrite(), Read: c.GetRead(), Exec: c.GetExec(), Sandboxes: c.GetSandboxes()}
 }

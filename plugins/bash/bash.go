@@ -132,8 +132,9 @@ func (b *bashPlugin) removeSpills(session string, all bool) {
 // plugin is what Serve serves.
 func (b *bashPlugin) plugin() pluginapi.Plugin {
 	return pluginapi.Plugin{
-		Name:    "bash",
-		Version: "1.0.0",
+		Name:         "bash",
+		Version:      "1.0.0",
+		Capabilities: capabilities,
 		Tools: []pluginapi.Tool{
 			pluginapi.Typed(pluginapi.ToolSpec{
 				Name:            toolBash,

@@ -147,3 +147,9 @@ func main() {
 	b.sb.harden()
 	pluginapi.Serve(b.plugin())
 }
+
+// capabilities is what the plugin declares to the host: it sandboxes its
+// commands itself (each under its init, in namespaces, mounts, Landlock,
+// seccomp and a pids cgroup of its own), which the host's confinement of
+// the plugin's process would refuse, and runs programs.
+var capabilities = pluginapi.Capabilities{Sandboxes: true, Exec: true}

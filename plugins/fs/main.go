@@ -214,6 +214,12 @@ func (s *server) plugin() pluginapi.Plugin {
 	return pluginapi.Plugin{
 		Name:    "fs",
 		Version: "1.0.0",
+		// Reads anywhere (outside the project only what the user allowed,
+		// asked above); writes the project. Under a host, write and edit
+		// go through the host's WriteTextFile (hostFiles), which a host
+		// bounds to these for a plugin that is not its own; outside the
+		// project, once the user allowed it, only a built-in's land.
+		Capabilities: pluginapi.Capabilities{Read: []string{"/"}, Write: []string{pluginapi.CapCwd}},
 		Tools: []pluginapi.Tool{
 			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("read", pluginapi.KindRead, true, false), s.read), s.previewRead)),
 			validUTF8(pluginapi.WithPreview(pluginapi.Typed(spec("write", pluginapi.KindEdit, false, true), s.write), s.previewWrite)),

@@ -196,7 +196,9 @@ def csv_stats(call):
 def main():
     """Serves the plugin and exits with its status (the zipapp's entry)."""
     tool = harness_plugin.Tool("csv_stats", DESCRIPTION, SCHEMA, csv_stats)
-    sys.exit(harness_plugin.Plugin(NAME, VERSION, [tool]).serve(sys.argv))
+    # It reads the file itself, outside the project too once the user
+    # allowed it (asked through the host): it reads "/".
+    sys.exit(harness_plugin.Plugin(NAME, VERSION, [tool], read=["/"]).serve(sys.argv))
 
 
 if __name__ == "__main__":

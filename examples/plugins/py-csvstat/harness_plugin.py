@@ -179,9 +179,13 @@ def error_event(message):
 
 
 class Plugin:
-    def __init__(self, name, version, tools):
+    def __init__(self, name, version, tools, read=None):
         self.name = name
         self.version = version
+        # What more than the default confinement the plugin's process may
+        # read (absolute paths or "home"; protocol minor 4): the host
+        # confines it, and asks its user to trust it first.
+        self.read = list(read or [])
         self.tools = {t.name: t for t in tools}
         self.log = Logger(name)
         self.broker = Broker()
@@ -204,7 +208,8 @@ class Plugin:
             tools=[pb.ToolSpec(name=t.name, description=t.description,
                                parameters_json_schema=json.dumps(t.schema),
                                concurrency_safe=t.concurrency_safe, needs_permission=t.needs_permission)
-                   for t in self.tools.values()])
+                   for t in self.tools.values()],
+            capabilities=pb.Capabilities(read=self.read) if self.read else None)
 
     def Describe(self, request, context):
         return self.describe_response()

@@ -33,6 +33,9 @@ func main() {
 	pluginapi.Serve(pluginapi.Plugin{
 		Name:    "spawner",
 		Version: "0.0.1",
+		// It runs sh and sleep, and writes its pid file wherever it is
+		// told: a host that confines plugins starts it once trusted.
+		Capabilities: pluginapi.Capabilities{Exec: true, Write: []string{"/"}},
 		Tools: []pluginapi.Tool{{
 			Spec: pluginapi.ToolSpec{Name: "spawn", Description: "Leaves three sleeps behind.",
 				Schema: json.RawMessage(`{"type":"object","properties":{"pidfile":{"type":"string"},"hold":{"type":"boolean"}},"required":["pidfile"]}`)},

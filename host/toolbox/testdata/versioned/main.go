@@ -4,7 +4,8 @@
 // "slow_version" reports progress "started" and answers it after sleeping
 // the given milliseconds (or "cancelled" when the call is cancelled
 // first). -X main.tool renames the
-// "version" tool, to make a build that clashes with another plugin.
+// "version" tool, to make a build that clashes with another plugin; -X
+// main.write declares a write capability (pluginapi.Capabilities.Write).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 var (
 	version = "v0"
 	tool    = "version"
+	write   = ""
 )
 
 type slowArgs struct {
@@ -29,6 +31,12 @@ func main() {
 	pluginapi.Serve(pluginapi.Plugin{
 		Name:    "versioned",
 		Version: version,
+		Capabilities: func() (c pluginapi.Capabilities) {
+			if write != "" {
+				c.Write = []string{write}
+			}
+			return c
+		}(),
 		Tools: []pluginapi.Tool{
 			{
 				Spec: pluginapi.ToolSpec{Name: tool, Description: "Answers the plugin's version.", Schema: json.RawMessage(`{"type":"object"}`), ConcurrencySafe: true},

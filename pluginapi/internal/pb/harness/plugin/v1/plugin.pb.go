@@ -88,7 +88,7 @@ func (x Execute_Caller) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Execute_Caller.Descriptor instead.
 func (Execute_Caller) EnumDescriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type RequestPermission_Outcome int32
@@ -137,7 +137,7 @@ func (x RequestPermission_Outcome) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RequestPermission_Outcome.Descriptor instead.
 func (RequestPermission_Outcome) EnumDescriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 0}
 }
 
 type Preview struct {
@@ -403,6 +403,93 @@ func (*Describe) Descriptor() ([]byte, []int) {
 	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
+// Capabilities is what a plugin's process may do beyond the default.
+type Capabilities struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The host's network (default: none; Unix sockets by path stay).
+	Network bool `protobuf:"varint,1,opt,name=network,proto3" json:"network,omitempty"`
+	// Where it may write: "cwd" (the session's working directory), "temp"
+	// (a private temp folder, its TMPDIR), or absolute paths.
+	Write []string `protobuf:"bytes,2,rep,name=write,proto3" json:"write,omitempty"`
+	// What more it may read: "home" (the home folder, credential stores and
+	// harness's own files excepted) or absolute paths.
+	Read []string `protobuf:"bytes,3,rep,name=read,proto3" json:"read,omitempty"`
+	// It may execute other programs (those it can read); default: only its
+	// own binary and its interpreter.
+	Exec bool `protobuf:"varint,4,opt,name=exec,proto3" json:"exec,omitempty"`
+	// It confines its own children with namespaces, mounts and cgroups of
+	// its own (the bash plugin): the host then applies no confinement to
+	// its process. Only for a trusted plugin.
+	Sandboxes     bool `protobuf:"varint,5,opt,name=sandboxes,proto3" json:"sandboxes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Capabilities) Reset() {
+	*x = Capabilities{}
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Capabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Capabilities) ProtoMessage() {}
+
+func (x *Capabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Capabilities.ProtoReflect.Descriptor instead.
+func (*Capabilities) Descriptor() ([]byte, []int) {
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Capabilities) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *Capabilities) GetWrite() []string {
+	if x != nil {
+		return x.Write
+	}
+	return nil
+}
+
+func (x *Capabilities) GetRead() []string {
+	if x != nil {
+		return x.Read
+	}
+	return nil
+}
+
+func (x *Capabilities) GetExec() bool {
+	if x != nil {
+		return x.Exec
+	}
+	return false
+}
+
+func (x *Capabilities) GetSandboxes() bool {
+	if x != nil {
+		return x.Sandboxes
+	}
+	return false
+}
+
 // ToolSpec describes one tool to the model and to the host.
 type ToolSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -426,7 +513,7 @@ type ToolSpec struct {
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +525,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[5]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +538,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolSpec) GetName() string {
@@ -504,7 +591,7 @@ type Configure struct {
 
 func (x *Configure) Reset() {
 	*x = Configure{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +603,7 @@ func (x *Configure) String() string {
 func (*Configure) ProtoMessage() {}
 
 func (x *Configure) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[6]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +616,7 @@ func (x *Configure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure.ProtoReflect.Descriptor instead.
 func (*Configure) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 type Execute struct {
@@ -540,7 +627,7 @@ type Execute struct {
 
 func (x *Execute) Reset() {
 	*x = Execute{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +639,7 @@ func (x *Execute) String() string {
 func (*Execute) ProtoMessage() {}
 
 func (x *Execute) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[7]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +652,7 @@ func (x *Execute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute.ProtoReflect.Descriptor instead.
 func (*Execute) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 // CallSandbox is the sandbox setting of one call (Execute.Request.sandbox,
@@ -592,7 +679,7 @@ type CallSandbox struct {
 
 func (x *CallSandbox) Reset() {
 	*x = CallSandbox{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -604,7 +691,7 @@ func (x *CallSandbox) String() string {
 func (*CallSandbox) ProtoMessage() {}
 
 func (x *CallSandbox) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[8]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -617,7 +704,7 @@ func (x *CallSandbox) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallSandbox.ProtoReflect.Descriptor instead.
 func (*CallSandbox) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallSandbox) GetMode() string {
@@ -667,7 +754,7 @@ type SessionEvent struct {
 
 func (x *SessionEvent) Reset() {
 	*x = SessionEvent{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +766,7 @@ func (x *SessionEvent) String() string {
 func (*SessionEvent) ProtoMessage() {}
 
 func (x *SessionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[9]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +779,7 @@ func (x *SessionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
 func (*SessionEvent) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{9}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SessionEvent) GetType() string {
@@ -717,7 +804,7 @@ type SessionClosed struct {
 
 func (x *SessionClosed) Reset() {
 	*x = SessionClosed{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +816,7 @@ func (x *SessionClosed) String() string {
 func (*SessionClosed) ProtoMessage() {}
 
 func (x *SessionClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[10]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +829,7 @@ func (x *SessionClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed.ProtoReflect.Descriptor instead.
 func (*SessionClosed) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 type Cancel struct {
@@ -753,7 +840,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -765,7 +852,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -778,7 +865,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 type ReadTextFile struct {
@@ -789,7 +876,7 @@ type ReadTextFile struct {
 
 func (x *ReadTextFile) Reset() {
 	*x = ReadTextFile{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +888,7 @@ func (x *ReadTextFile) String() string {
 func (*ReadTextFile) ProtoMessage() {}
 
 func (x *ReadTextFile) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +901,7 @@ func (x *ReadTextFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadTextFile.ProtoReflect.Descriptor instead.
 func (*ReadTextFile) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 type WriteTextFile struct {
@@ -825,7 +912,7 @@ type WriteTextFile struct {
 
 func (x *WriteTextFile) Reset() {
 	*x = WriteTextFile{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +924,7 @@ func (x *WriteTextFile) String() string {
 func (*WriteTextFile) ProtoMessage() {}
 
 func (x *WriteTextFile) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +937,7 @@ func (x *WriteTextFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteTextFile.ProtoReflect.Descriptor instead.
 func (*WriteTextFile) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 type ReadState struct {
@@ -861,7 +948,7 @@ type ReadState struct {
 
 func (x *ReadState) Reset() {
 	*x = ReadState{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +960,7 @@ func (x *ReadState) String() string {
 func (*ReadState) ProtoMessage() {}
 
 func (x *ReadState) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +973,7 @@ func (x *ReadState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState.ProtoReflect.Descriptor instead.
 func (*ReadState) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 // Todo is one item of a session's todo list.
@@ -901,7 +988,7 @@ type Todo struct {
 
 func (x *Todo) Reset() {
 	*x = Todo{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1000,7 @@ func (x *Todo) String() string {
 func (*Todo) ProtoMessage() {}
 
 func (x *Todo) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1013,7 @@ func (x *Todo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Todo.ProtoReflect.Descriptor instead.
 func (*Todo) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Todo) GetContent() string {
@@ -951,7 +1038,7 @@ type RequestPermission struct {
 
 func (x *RequestPermission) Reset() {
 	*x = RequestPermission{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -963,7 +1050,7 @@ func (x *RequestPermission) String() string {
 func (*RequestPermission) ProtoMessage() {}
 
 func (x *RequestPermission) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -976,7 +1063,7 @@ func (x *RequestPermission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission.ProtoReflect.Descriptor instead.
 func (*RequestPermission) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 type SpawnSubagent struct {
@@ -987,7 +1074,7 @@ type SpawnSubagent struct {
 
 func (x *SpawnSubagent) Reset() {
 	*x = SpawnSubagent{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -999,7 +1086,7 @@ func (x *SpawnSubagent) String() string {
 func (*SpawnSubagent) ProtoMessage() {}
 
 func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1012,7 +1099,7 @@ func (x *SpawnSubagent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 type Preview_Request struct {
@@ -1025,7 +1112,7 @@ type Preview_Request struct {
 
 func (x *Preview_Request) Reset() {
 	*x = Preview_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1124,7 @@ func (x *Preview_Request) String() string {
 func (*Preview_Request) ProtoMessage() {}
 
 func (x *Preview_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1069,7 +1156,7 @@ type Preview_Response struct {
 
 func (x *Preview_Response) Reset() {
 	*x = Preview_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1168,7 @@ func (x *Preview_Response) String() string {
 func (*Preview_Response) ProtoMessage() {}
 
 func (x *Preview_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1112,7 +1199,7 @@ type Describe_Request struct {
 
 func (x *Describe_Request) Reset() {
 	*x = Describe_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1124,7 +1211,7 @@ func (x *Describe_Request) String() string {
 func (*Describe_Request) ProtoMessage() {}
 
 func (x *Describe_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1162,14 +1249,20 @@ type Describe_Response struct {
 	// it when it opens its tools (not on the first call to one of them) and
 	// never stops it for being idle. For a plugin that keeps work of its own
 	// going (watches, connections, caches worth keeping warm). Since minor 3.
-	StartEarly    bool `protobuf:"varint,7,opt,name=start_early,json=startEarly,proto3" json:"start_early,omitempty"`
+	StartEarly bool `protobuf:"varint,7,opt,name=start_early,json=startEarly,proto3" json:"start_early,omitempty"`
+	// What the plugin's process needs beyond the default confinement the
+	// host launches it under (read the session's cwd and the system
+	// folders, write nothing but its socket folder, no network, exec
+	// nothing but itself). Unset: the default. A third-party plugin asking
+	// for more is not started until the user trusts it. Since minor 4.
+	Capabilities  *Capabilities `protobuf:"bytes,8,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Describe_Response) Reset() {
 	*x = Describe_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1274,7 @@ func (x *Describe_Response) String() string {
 func (*Describe_Response) ProtoMessage() {}
 
 func (x *Describe_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,6 +1339,13 @@ func (x *Describe_Response) GetStartEarly() bool {
 	return false
 }
 
+func (x *Describe_Response) GetCapabilities() *Capabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
 type Configure_Request struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The host's version string, for logs.
@@ -1269,7 +1369,7 @@ type Configure_Request struct {
 
 func (x *Configure_Request) Reset() {
 	*x = Configure_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1281,7 +1381,7 @@ func (x *Configure_Request) String() string {
 func (*Configure_Request) ProtoMessage() {}
 
 func (x *Configure_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1294,7 +1394,7 @@ func (x *Configure_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Request.ProtoReflect.Descriptor instead.
 func (*Configure_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *Configure_Request) GetHostVersion() string {
@@ -1342,7 +1442,7 @@ type Configure_Response struct {
 
 func (x *Configure_Response) Reset() {
 	*x = Configure_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1454,7 @@ func (x *Configure_Response) String() string {
 func (*Configure_Response) ProtoMessage() {}
 
 func (x *Configure_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1467,7 @@ func (x *Configure_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Configure_Response.ProtoReflect.Descriptor instead.
 func (*Configure_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{6, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 1}
 }
 
 func (x *Configure_Response) GetWarnings() []string {
@@ -1401,7 +1501,7 @@ type Execute_Request struct {
 
 func (x *Execute_Request) Reset() {
 	*x = Execute_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1413,7 +1513,7 @@ func (x *Execute_Request) String() string {
 func (*Execute_Request) ProtoMessage() {}
 
 func (x *Execute_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1426,7 +1526,7 @@ func (x *Execute_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Request.ProtoReflect.Descriptor instead.
 func (*Execute_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 0}
 }
 
 func (x *Execute_Request) GetTool() string {
@@ -1499,7 +1599,7 @@ type Execute_Event struct {
 
 func (x *Execute_Event) Reset() {
 	*x = Execute_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1611,7 @@ func (x *Execute_Event) String() string {
 func (*Execute_Event) ProtoMessage() {}
 
 func (x *Execute_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1624,7 @@ func (x *Execute_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Event.ProtoReflect.Descriptor instead.
 func (*Execute_Event) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 1}
 }
 
 func (x *Execute_Event) GetEvent() isExecute_Event_Event {
@@ -1578,7 +1678,7 @@ type Execute_Progress struct {
 
 func (x *Execute_Progress) Reset() {
 	*x = Execute_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1690,7 @@ func (x *Execute_Progress) String() string {
 func (*Execute_Progress) ProtoMessage() {}
 
 func (x *Execute_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1703,7 @@ func (x *Execute_Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Progress.ProtoReflect.Descriptor instead.
 func (*Execute_Progress) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 2}
 }
 
 func (x *Execute_Progress) GetText() string {
@@ -1637,7 +1737,7 @@ type Execute_Result struct {
 
 func (x *Execute_Result) Reset() {
 	*x = Execute_Result{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1649,7 +1749,7 @@ func (x *Execute_Result) String() string {
 func (*Execute_Result) ProtoMessage() {}
 
 func (x *Execute_Result) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1662,7 +1762,7 @@ func (x *Execute_Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute_Result.ProtoReflect.Descriptor instead.
 func (*Execute_Result) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{7, 3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{8, 3}
 }
 
 func (x *Execute_Result) GetContent() string {
@@ -1709,7 +1809,7 @@ type SessionClosed_Request struct {
 
 func (x *SessionClosed_Request) Reset() {
 	*x = SessionClosed_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1721,7 +1821,7 @@ func (x *SessionClosed_Request) String() string {
 func (*SessionClosed_Request) ProtoMessage() {}
 
 func (x *SessionClosed_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1734,7 +1834,7 @@ func (x *SessionClosed_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed_Request.ProtoReflect.Descriptor instead.
 func (*SessionClosed_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 0}
 }
 
 func (x *SessionClosed_Request) GetSessionId() string {
@@ -1752,7 +1852,7 @@ type SessionClosed_Response struct {
 
 func (x *SessionClosed_Response) Reset() {
 	*x = SessionClosed_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1764,7 +1864,7 @@ func (x *SessionClosed_Response) String() string {
 func (*SessionClosed_Response) ProtoMessage() {}
 
 func (x *SessionClosed_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1777,7 +1877,7 @@ func (x *SessionClosed_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionClosed_Response.ProtoReflect.Descriptor instead.
 func (*SessionClosed_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{10, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 1}
 }
 
 type Cancel_Request struct {
@@ -1789,7 +1889,7 @@ type Cancel_Request struct {
 
 func (x *Cancel_Request) Reset() {
 	*x = Cancel_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +1901,7 @@ func (x *Cancel_Request) String() string {
 func (*Cancel_Request) ProtoMessage() {}
 
 func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +1914,7 @@ func (x *Cancel_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Request.ProtoReflect.Descriptor instead.
 func (*Cancel_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 0}
 }
 
 func (x *Cancel_Request) GetCallId() string {
@@ -1832,7 +1932,7 @@ type Cancel_Response struct {
 
 func (x *Cancel_Response) Reset() {
 	*x = Cancel_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1844,7 +1944,7 @@ func (x *Cancel_Response) String() string {
 func (*Cancel_Response) ProtoMessage() {}
 
 func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[31]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1857,7 +1957,7 @@ func (x *Cancel_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel_Response.ProtoReflect.Descriptor instead.
 func (*Cancel_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 1}
 }
 
 type ReadTextFile_Request struct {
@@ -1871,7 +1971,7 @@ type ReadTextFile_Request struct {
 
 func (x *ReadTextFile_Request) Reset() {
 	*x = ReadTextFile_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1883,7 +1983,7 @@ func (x *ReadTextFile_Request) String() string {
 func (*ReadTextFile_Request) ProtoMessage() {}
 
 func (x *ReadTextFile_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[32]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1896,7 +1996,7 @@ func (x *ReadTextFile_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadTextFile_Request.ProtoReflect.Descriptor instead.
 func (*ReadTextFile_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 0}
 }
 
 func (x *ReadTextFile_Request) GetSessionId() string {
@@ -1924,7 +2024,7 @@ type ReadTextFile_Response struct {
 
 func (x *ReadTextFile_Response) Reset() {
 	*x = ReadTextFile_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2036,7 @@ func (x *ReadTextFile_Response) String() string {
 func (*ReadTextFile_Response) ProtoMessage() {}
 
 func (x *ReadTextFile_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[33]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2049,7 @@ func (x *ReadTextFile_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadTextFile_Response.ProtoReflect.Descriptor instead.
 func (*ReadTextFile_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 1}
 }
 
 func (x *ReadTextFile_Response) GetContent() string {
@@ -1978,7 +2078,7 @@ type WriteTextFile_Request struct {
 
 func (x *WriteTextFile_Request) Reset() {
 	*x = WriteTextFile_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2090,7 @@ func (x *WriteTextFile_Request) String() string {
 func (*WriteTextFile_Request) ProtoMessage() {}
 
 func (x *WriteTextFile_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[34]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2103,7 @@ func (x *WriteTextFile_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteTextFile_Request.ProtoReflect.Descriptor instead.
 func (*WriteTextFile_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14, 0}
 }
 
 func (x *WriteTextFile_Request) GetSessionId() string {
@@ -2037,7 +2137,7 @@ type WriteTextFile_Response struct {
 
 func (x *WriteTextFile_Response) Reset() {
 	*x = WriteTextFile_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2049,7 +2149,7 @@ func (x *WriteTextFile_Response) String() string {
 func (*WriteTextFile_Response) ProtoMessage() {}
 
 func (x *WriteTextFile_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[35]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2062,7 +2162,7 @@ func (x *WriteTextFile_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteTextFile_Response.ProtoReflect.Descriptor instead.
 func (*WriteTextFile_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14, 1}
 }
 
 func (x *WriteTextFile_Response) GetSource() string {
@@ -2081,7 +2181,7 @@ type ReadState_Request struct {
 
 func (x *ReadState_Request) Reset() {
 	*x = ReadState_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2093,7 +2193,7 @@ func (x *ReadState_Request) String() string {
 func (*ReadState_Request) ProtoMessage() {}
 
 func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[36]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2106,7 +2206,7 @@ func (x *ReadState_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Request.ProtoReflect.Descriptor instead.
 func (*ReadState_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15, 0}
 }
 
 func (x *ReadState_Request) GetSessionId() string {
@@ -2128,7 +2228,7 @@ type ReadState_Response struct {
 
 func (x *ReadState_Response) Reset() {
 	*x = ReadState_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2240,7 @@ func (x *ReadState_Response) String() string {
 func (*ReadState_Response) ProtoMessage() {}
 
 func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[37]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2253,7 @@ func (x *ReadState_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadState_Response.ProtoReflect.Descriptor instead.
 func (*ReadState_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{14, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{15, 1}
 }
 
 func (x *ReadState_Response) GetTodos() []*Todo {
@@ -2186,7 +2286,7 @@ type RequestPermission_Request struct {
 
 func (x *RequestPermission_Request) Reset() {
 	*x = RequestPermission_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2198,7 +2298,7 @@ func (x *RequestPermission_Request) String() string {
 func (*RequestPermission_Request) ProtoMessage() {}
 
 func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[38]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2211,7 +2311,7 @@ func (x *RequestPermission_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Request.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 0}
 }
 
 func (x *RequestPermission_Request) GetSessionId() string {
@@ -2260,7 +2360,7 @@ type RequestPermission_Response struct {
 
 func (x *RequestPermission_Response) Reset() {
 	*x = RequestPermission_Response{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2272,7 +2372,7 @@ func (x *RequestPermission_Response) String() string {
 func (*RequestPermission_Response) ProtoMessage() {}
 
 func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[39]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2285,7 +2385,7 @@ func (x *RequestPermission_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPermission_Response.ProtoReflect.Descriptor instead.
 func (*RequestPermission_Response) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{16, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 1}
 }
 
 func (x *RequestPermission_Response) GetOutcome() RequestPermission_Outcome {
@@ -2316,7 +2416,7 @@ type SpawnSubagent_Request struct {
 
 func (x *SpawnSubagent_Request) Reset() {
 	*x = SpawnSubagent_Request{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2428,7 @@ func (x *SpawnSubagent_Request) String() string {
 func (*SpawnSubagent_Request) ProtoMessage() {}
 
 func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[40]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2441,7 @@ func (x *SpawnSubagent_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Request.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Request) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 0}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{18, 0}
 }
 
 func (x *SpawnSubagent_Request) GetParentSessionId() string {
@@ -2385,7 +2485,7 @@ type SpawnSubagent_Event struct {
 
 func (x *SpawnSubagent_Event) Reset() {
 	*x = SpawnSubagent_Event{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2397,7 +2497,7 @@ func (x *SpawnSubagent_Event) String() string {
 func (*SpawnSubagent_Event) ProtoMessage() {}
 
 func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[41]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2410,7 +2510,7 @@ func (x *SpawnSubagent_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Event.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Event) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 1}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{18, 1}
 }
 
 func (x *SpawnSubagent_Event) GetEvent() isSpawnSubagent_Event_Event {
@@ -2463,7 +2563,7 @@ type SpawnSubagent_Progress struct {
 
 func (x *SpawnSubagent_Progress) Reset() {
 	*x = SpawnSubagent_Progress{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2475,7 +2575,7 @@ func (x *SpawnSubagent_Progress) String() string {
 func (*SpawnSubagent_Progress) ProtoMessage() {}
 
 func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[42]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2488,7 +2588,7 @@ func (x *SpawnSubagent_Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Progress.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Progress) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 2}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{18, 2}
 }
 
 func (x *SpawnSubagent_Progress) GetText() string {
@@ -2509,7 +2609,7 @@ type SpawnSubagent_Final struct {
 
 func (x *SpawnSubagent_Final) Reset() {
 	*x = SpawnSubagent_Final{}
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2621,7 @@ func (x *SpawnSubagent_Final) String() string {
 func (*SpawnSubagent_Final) ProtoMessage() {}
 
 func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
-	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[43]
+	mi := &file_harness_plugin_v1_plugin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2534,7 +2634,7 @@ func (x *SpawnSubagent_Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpawnSubagent_Final.ProtoReflect.Descriptor instead.
 func (*SpawnSubagent_Final) Descriptor() ([]byte, []int) {
-	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{17, 3}
+	return file_harness_plugin_v1_plugin_proto_rawDescGZIP(), []int{18, 3}
 }
 
 func (x *SpawnSubagent_Final) GetText() string {
@@ -2572,9 +2672,9 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x19\n" +
 	"\bold_text\x18\x02 \x01(\tR\aoldText\x12\x19\n" +
 	"\bnew_text\x18\x03 \x01(\tR\anewText\x12\x19\n" +
-	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\xa7\x02\n" +
+	"\bnew_file\x18\x04 \x01(\bR\anewFile\"\xec\x02\n" +
 	"\bDescribe\x1a\t\n" +
-	"\aRequest\x1a\x8f\x02\n" +
+	"\aRequest\x1a\xd4\x02\n" +
 	"\bResponse\x12\x1f\n" +
 	"\vplugin_name\x18\x01 \x01(\tR\n" +
 	"pluginName\x12%\n" +
@@ -2586,7 +2686,14 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vsdk_version\x18\x06 \x01(\tR\n" +
 	"sdkVersion\x12\x1f\n" +
 	"\vstart_early\x18\a \x01(\bR\n" +
-	"startEarly\"\xe0\x01\n" +
+	"startEarly\x12C\n" +
+	"\fcapabilities\x18\b \x01(\v2\x1f.harness.plugin.v1.CapabilitiesR\fcapabilities\"\x84\x01\n" +
+	"\fCapabilities\x12\x18\n" +
+	"\anetwork\x18\x01 \x01(\bR\anetwork\x12\x14\n" +
+	"\x05write\x18\x02 \x03(\tR\x05write\x12\x12\n" +
+	"\x04read\x18\x03 \x03(\tR\x04read\x12\x12\n" +
+	"\x04exec\x18\x04 \x01(\bR\x04exec\x12\x1c\n" +
+	"\tsandboxes\x18\x05 \x01(\bR\tsandboxes\"\xe0\x01\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +
@@ -2735,7 +2842,7 @@ func file_harness_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_harness_plugin_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_harness_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_harness_plugin_v1_plugin_proto_goTypes = []any{
 	(Execute_Caller)(0),                // 0: harness.plugin.v1.Execute.Caller
 	(RequestPermission_Outcome)(0),     // 1: harness.plugin.v1.RequestPermission.Outcome
@@ -2744,89 +2851,91 @@ var file_harness_plugin_v1_plugin_proto_goTypes = []any{
 	(*Location)(nil),                   // 4: harness.plugin.v1.Location
 	(*FileDiff)(nil),                   // 5: harness.plugin.v1.FileDiff
 	(*Describe)(nil),                   // 6: harness.plugin.v1.Describe
-	(*ToolSpec)(nil),                   // 7: harness.plugin.v1.ToolSpec
-	(*Configure)(nil),                  // 8: harness.plugin.v1.Configure
-	(*Execute)(nil),                    // 9: harness.plugin.v1.Execute
-	(*CallSandbox)(nil),                // 10: harness.plugin.v1.CallSandbox
-	(*SessionEvent)(nil),               // 11: harness.plugin.v1.SessionEvent
-	(*SessionClosed)(nil),              // 12: harness.plugin.v1.SessionClosed
-	(*Cancel)(nil),                     // 13: harness.plugin.v1.Cancel
-	(*ReadTextFile)(nil),               // 14: harness.plugin.v1.ReadTextFile
-	(*WriteTextFile)(nil),              // 15: harness.plugin.v1.WriteTextFile
-	(*ReadState)(nil),                  // 16: harness.plugin.v1.ReadState
-	(*Todo)(nil),                       // 17: harness.plugin.v1.Todo
-	(*RequestPermission)(nil),          // 18: harness.plugin.v1.RequestPermission
-	(*SpawnSubagent)(nil),              // 19: harness.plugin.v1.SpawnSubagent
-	(*Preview_Request)(nil),            // 20: harness.plugin.v1.Preview.Request
-	(*Preview_Response)(nil),           // 21: harness.plugin.v1.Preview.Response
-	(*Describe_Request)(nil),           // 22: harness.plugin.v1.Describe.Request
-	(*Describe_Response)(nil),          // 23: harness.plugin.v1.Describe.Response
-	(*Configure_Request)(nil),          // 24: harness.plugin.v1.Configure.Request
-	(*Configure_Response)(nil),         // 25: harness.plugin.v1.Configure.Response
-	(*Execute_Request)(nil),            // 26: harness.plugin.v1.Execute.Request
-	(*Execute_Event)(nil),              // 27: harness.plugin.v1.Execute.Event
-	(*Execute_Progress)(nil),           // 28: harness.plugin.v1.Execute.Progress
-	(*Execute_Result)(nil),             // 29: harness.plugin.v1.Execute.Result
-	(*SessionClosed_Request)(nil),      // 30: harness.plugin.v1.SessionClosed.Request
-	(*SessionClosed_Response)(nil),     // 31: harness.plugin.v1.SessionClosed.Response
-	(*Cancel_Request)(nil),             // 32: harness.plugin.v1.Cancel.Request
-	(*Cancel_Response)(nil),            // 33: harness.plugin.v1.Cancel.Response
-	(*ReadTextFile_Request)(nil),       // 34: harness.plugin.v1.ReadTextFile.Request
-	(*ReadTextFile_Response)(nil),      // 35: harness.plugin.v1.ReadTextFile.Response
-	(*WriteTextFile_Request)(nil),      // 36: harness.plugin.v1.WriteTextFile.Request
-	(*WriteTextFile_Response)(nil),     // 37: harness.plugin.v1.WriteTextFile.Response
-	(*ReadState_Request)(nil),          // 38: harness.plugin.v1.ReadState.Request
-	(*ReadState_Response)(nil),         // 39: harness.plugin.v1.ReadState.Response
-	(*RequestPermission_Request)(nil),  // 40: harness.plugin.v1.RequestPermission.Request
-	(*RequestPermission_Response)(nil), // 41: harness.plugin.v1.RequestPermission.Response
-	(*SpawnSubagent_Request)(nil),      // 42: harness.plugin.v1.SpawnSubagent.Request
-	(*SpawnSubagent_Event)(nil),        // 43: harness.plugin.v1.SpawnSubagent.Event
-	(*SpawnSubagent_Progress)(nil),     // 44: harness.plugin.v1.SpawnSubagent.Progress
-	(*SpawnSubagent_Final)(nil),        // 45: harness.plugin.v1.SpawnSubagent.Final
+	(*Capabilities)(nil),               // 7: harness.plugin.v1.Capabilities
+	(*ToolSpec)(nil),                   // 8: harness.plugin.v1.ToolSpec
+	(*Configure)(nil),                  // 9: harness.plugin.v1.Configure
+	(*Execute)(nil),                    // 10: harness.plugin.v1.Execute
+	(*CallSandbox)(nil),                // 11: harness.plugin.v1.CallSandbox
+	(*SessionEvent)(nil),               // 12: harness.plugin.v1.SessionEvent
+	(*SessionClosed)(nil),              // 13: harness.plugin.v1.SessionClosed
+	(*Cancel)(nil),                     // 14: harness.plugin.v1.Cancel
+	(*ReadTextFile)(nil),               // 15: harness.plugin.v1.ReadTextFile
+	(*WriteTextFile)(nil),              // 16: harness.plugin.v1.WriteTextFile
+	(*ReadState)(nil),                  // 17: harness.plugin.v1.ReadState
+	(*Todo)(nil),                       // 18: harness.plugin.v1.Todo
+	(*RequestPermission)(nil),          // 19: harness.plugin.v1.RequestPermission
+	(*SpawnSubagent)(nil),              // 20: harness.plugin.v1.SpawnSubagent
+	(*Preview_Request)(nil),            // 21: harness.plugin.v1.Preview.Request
+	(*Preview_Response)(nil),           // 22: harness.plugin.v1.Preview.Response
+	(*Describe_Request)(nil),           // 23: harness.plugin.v1.Describe.Request
+	(*Describe_Response)(nil),          // 24: harness.plugin.v1.Describe.Response
+	(*Configure_Request)(nil),          // 25: harness.plugin.v1.Configure.Request
+	(*Configure_Response)(nil),         // 26: harness.plugin.v1.Configure.Response
+	(*Execute_Request)(nil),            // 27: harness.plugin.v1.Execute.Request
+	(*Execute_Event)(nil),              // 28: harness.plugin.v1.Execute.Event
+	(*Execute_Progress)(nil),           // 29: harness.plugin.v1.Execute.Progress
+	(*Execute_Result)(nil),             // 30: harness.plugin.v1.Execute.Result
+	(*SessionClosed_Request)(nil),      // 31: harness.plugin.v1.SessionClosed.Request
+	(*SessionClosed_Response)(nil),     // 32: harness.plugin.v1.SessionClosed.Response
+	(*Cancel_Request)(nil),             // 33: harness.plugin.v1.Cancel.Request
+	(*Cancel_Response)(nil),            // 34: harness.plugin.v1.Cancel.Response
+	(*ReadTextFile_Request)(nil),       // 35: harness.plugin.v1.ReadTextFile.Request
+	(*ReadTextFile_Response)(nil),      // 36: harness.plugin.v1.ReadTextFile.Response
+	(*WriteTextFile_Request)(nil),      // 37: harness.plugin.v1.WriteTextFile.Request
+	(*WriteTextFile_Response)(nil),     // 38: harness.plugin.v1.WriteTextFile.Response
+	(*ReadState_Request)(nil),          // 39: harness.plugin.v1.ReadState.Request
+	(*ReadState_Response)(nil),         // 40: harness.plugin.v1.ReadState.Response
+	(*RequestPermission_Request)(nil),  // 41: harness.plugin.v1.RequestPermission.Request
+	(*RequestPermission_Response)(nil), // 42: harness.plugin.v1.RequestPermission.Response
+	(*SpawnSubagent_Request)(nil),      // 43: harness.plugin.v1.SpawnSubagent.Request
+	(*SpawnSubagent_Event)(nil),        // 44: harness.plugin.v1.SpawnSubagent.Event
+	(*SpawnSubagent_Progress)(nil),     // 45: harness.plugin.v1.SpawnSubagent.Progress
+	(*SpawnSubagent_Final)(nil),        // 46: harness.plugin.v1.SpawnSubagent.Final
 }
 var file_harness_plugin_v1_plugin_proto_depIdxs = []int32{
 	4,  // 0: harness.plugin.v1.ToolMeta.locations:type_name -> harness.plugin.v1.Location
 	5,  // 1: harness.plugin.v1.ToolMeta.diffs:type_name -> harness.plugin.v1.FileDiff
-	26, // 2: harness.plugin.v1.Preview.Request.call:type_name -> harness.plugin.v1.Execute.Request
+	27, // 2: harness.plugin.v1.Preview.Request.call:type_name -> harness.plugin.v1.Execute.Request
 	3,  // 3: harness.plugin.v1.Preview.Response.meta:type_name -> harness.plugin.v1.ToolMeta
-	7,  // 4: harness.plugin.v1.Describe.Response.tools:type_name -> harness.plugin.v1.ToolSpec
-	0,  // 5: harness.plugin.v1.Execute.Request.caller:type_name -> harness.plugin.v1.Execute.Caller
-	10, // 6: harness.plugin.v1.Execute.Request.sandbox:type_name -> harness.plugin.v1.CallSandbox
-	28, // 7: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
-	29, // 8: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
-	11, // 9: harness.plugin.v1.Execute.Result.events:type_name -> harness.plugin.v1.SessionEvent
-	3,  // 10: harness.plugin.v1.Execute.Result.meta:type_name -> harness.plugin.v1.ToolMeta
-	17, // 11: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
-	1,  // 12: harness.plugin.v1.RequestPermission.Response.outcome:type_name -> harness.plugin.v1.RequestPermission.Outcome
-	44, // 13: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
-	45, // 14: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
-	22, // 15: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
-	24, // 16: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
-	26, // 17: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
-	32, // 18: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
-	30, // 19: harness.plugin.v1.ToolProvider.SessionClosed:input_type -> harness.plugin.v1.SessionClosed.Request
-	20, // 20: harness.plugin.v1.ToolProvider.Preview:input_type -> harness.plugin.v1.Preview.Request
-	38, // 21: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
-	40, // 22: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
-	42, // 23: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
-	34, // 24: harness.plugin.v1.HostServices.ReadTextFile:input_type -> harness.plugin.v1.ReadTextFile.Request
-	36, // 25: harness.plugin.v1.HostServices.WriteTextFile:input_type -> harness.plugin.v1.WriteTextFile.Request
-	23, // 26: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
-	25, // 27: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
-	27, // 28: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
-	33, // 29: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
-	31, // 30: harness.plugin.v1.ToolProvider.SessionClosed:output_type -> harness.plugin.v1.SessionClosed.Response
-	21, // 31: harness.plugin.v1.ToolProvider.Preview:output_type -> harness.plugin.v1.Preview.Response
-	39, // 32: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
-	41, // 33: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
-	43, // 34: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
-	35, // 35: harness.plugin.v1.HostServices.ReadTextFile:output_type -> harness.plugin.v1.ReadTextFile.Response
-	37, // 36: harness.plugin.v1.HostServices.WriteTextFile:output_type -> harness.plugin.v1.WriteTextFile.Response
-	26, // [26:37] is the sub-list for method output_type
-	15, // [15:26] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	8,  // 4: harness.plugin.v1.Describe.Response.tools:type_name -> harness.plugin.v1.ToolSpec
+	7,  // 5: harness.plugin.v1.Describe.Response.capabilities:type_name -> harness.plugin.v1.Capabilities
+	0,  // 6: harness.plugin.v1.Execute.Request.caller:type_name -> harness.plugin.v1.Execute.Caller
+	11, // 7: harness.plugin.v1.Execute.Request.sandbox:type_name -> harness.plugin.v1.CallSandbox
+	29, // 8: harness.plugin.v1.Execute.Event.progress:type_name -> harness.plugin.v1.Execute.Progress
+	30, // 9: harness.plugin.v1.Execute.Event.result:type_name -> harness.plugin.v1.Execute.Result
+	12, // 10: harness.plugin.v1.Execute.Result.events:type_name -> harness.plugin.v1.SessionEvent
+	3,  // 11: harness.plugin.v1.Execute.Result.meta:type_name -> harness.plugin.v1.ToolMeta
+	18, // 12: harness.plugin.v1.ReadState.Response.todos:type_name -> harness.plugin.v1.Todo
+	1,  // 13: harness.plugin.v1.RequestPermission.Response.outcome:type_name -> harness.plugin.v1.RequestPermission.Outcome
+	45, // 14: harness.plugin.v1.SpawnSubagent.Event.progress:type_name -> harness.plugin.v1.SpawnSubagent.Progress
+	46, // 15: harness.plugin.v1.SpawnSubagent.Event.final:type_name -> harness.plugin.v1.SpawnSubagent.Final
+	23, // 16: harness.plugin.v1.ToolProvider.Describe:input_type -> harness.plugin.v1.Describe.Request
+	25, // 17: harness.plugin.v1.ToolProvider.Configure:input_type -> harness.plugin.v1.Configure.Request
+	27, // 18: harness.plugin.v1.ToolProvider.Execute:input_type -> harness.plugin.v1.Execute.Request
+	33, // 19: harness.plugin.v1.ToolProvider.Cancel:input_type -> harness.plugin.v1.Cancel.Request
+	31, // 20: harness.plugin.v1.ToolProvider.SessionClosed:input_type -> harness.plugin.v1.SessionClosed.Request
+	21, // 21: harness.plugin.v1.ToolProvider.Preview:input_type -> harness.plugin.v1.Preview.Request
+	39, // 22: harness.plugin.v1.HostServices.ReadState:input_type -> harness.plugin.v1.ReadState.Request
+	41, // 23: harness.plugin.v1.HostServices.RequestPermission:input_type -> harness.plugin.v1.RequestPermission.Request
+	43, // 24: harness.plugin.v1.HostServices.SpawnSubagent:input_type -> harness.plugin.v1.SpawnSubagent.Request
+	35, // 25: harness.plugin.v1.HostServices.ReadTextFile:input_type -> harness.plugin.v1.ReadTextFile.Request
+	37, // 26: harness.plugin.v1.HostServices.WriteTextFile:input_type -> harness.plugin.v1.WriteTextFile.Request
+	24, // 27: harness.plugin.v1.ToolProvider.Describe:output_type -> harness.plugin.v1.Describe.Response
+	26, // 28: harness.plugin.v1.ToolProvider.Configure:output_type -> harness.plugin.v1.Configure.Response
+	28, // 29: harness.plugin.v1.ToolProvider.Execute:output_type -> harness.plugin.v1.Execute.Event
+	34, // 30: harness.plugin.v1.ToolProvider.Cancel:output_type -> harness.plugin.v1.Cancel.Response
+	32, // 31: harness.plugin.v1.ToolProvider.SessionClosed:output_type -> harness.plugin.v1.SessionClosed.Response
+	22, // 32: harness.plugin.v1.ToolProvider.Preview:output_type -> harness.plugin.v1.Preview.Response
+	40, // 33: harness.plugin.v1.HostServices.ReadState:output_type -> harness.plugin.v1.ReadState.Response
+	42, // 34: harness.plugin.v1.HostServices.RequestPermission:output_type -> harness.plugin.v1.RequestPermission.Response
+	44, // 35: harness.plugin.v1.HostServices.SpawnSubagent:output_type -> harness.plugin.v1.SpawnSubagent.Event
+	36, // 36: harness.plugin.v1.HostServices.ReadTextFile:output_type -> harness.plugin.v1.ReadTextFile.Response
+	38, // 37: harness.plugin.v1.HostServices.WriteTextFile:output_type -> harness.plugin.v1.WriteTextFile.Response
+	27, // [27:38] is the sub-list for method output_type
+	16, // [16:27] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_harness_plugin_v1_plugin_proto_init() }
@@ -2834,11 +2943,11 @@ func file_harness_plugin_v1_plugin_proto_init() {
 	if File_harness_plugin_v1_plugin_proto != nil {
 		return
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[25].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[26].OneofWrappers = []any{
 		(*Execute_Event_Progress)(nil),
 		(*Execute_Event_Result)(nil),
 	}
-	file_harness_plugin_v1_plugin_proto_msgTypes[41].OneofWrappers = []any{
+	file_harness_plugin_v1_plugin_proto_msgTypes[42].OneofWrappers = []any{
 		(*SpawnSubagent_Event_Progress)(nil),
 		(*SpawnSubagent_Event_Final)(nil),
 	}
@@ -2848,7 +2957,7 @@ func file_harness_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_harness_plugin_v1_plugin_proto_rawDesc), len(file_harness_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   44,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
