@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,7 @@ func newPlugin(environ []string, tmpDir string) *bashPlugin {
 	sb.sandboxed(sbx.mode != sandbox.Off)
 	private := filepath.Join(tmpDir, "harness-bash-"+strconv.Itoa(os.Getuid()))
 	sb.serveNetwork(newProxies(sbx.network, private))
+	sb.keepPlaceholders(private)
 	return &bashPlugin{
 		bash:    bash,
 		bashErr: err,
@@ -300,6 +302,7 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 	}
 	timer.Stop()
 	p.finish()
+	p.settle()
 	stopLive()
 	out.close()
 	if m := exitMarker(p.exitState()); m != "" {
@@ -317,6 +320,7 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 	if note := p.leader.proxy.note(); note != "" {
 		markers = append(markers, note)
 	}
+	missing = slices.DeleteFunc(missing, func(m string) bool { return slices.Contains(p.leader.placeholders, m) })
 	if note := createdNote(missing); note != "" {
 		markers = append(markers, note)
 	}

@@ -64,6 +64,29 @@ type launcher struct {
 	cgOnce   sync.Once
 	cgParent string
 	cgSeq    atomic.Int64
+
+	// phDir is the private folder recording the placeholders made for
+	// commands in a namespace (ph, made once: see placeholderTable).
+	phDir  string
+	phOnce sync.Once
+	ph     *sandbox.Placeholders
+}
+
+// keepPlaceholders records the placeholders of missing protected names
+// in dir, the plugin's private folder.
+func (s *launcher) keepPlaceholders(dir string) { s.phDir = dir }
+
+// placeholderTable is the launcher's table of placeholders, recorded in
+// phDir when that is a private folder of this user (else not recorded).
+func (s *launcher) placeholderTable() *sandbox.Placeholders {
+	s.phOnce.Do(func() {
+		dir := s.phDir
+		if dir != "" && ensurePrivate(dir) != nil {
+			dir = ""
+		}
+		s.ph = sandbox.NewPlaceholders(dir)
+	})
+	return s.ph
 }
 
 func newLauncher(environ []string) *launcher {
@@ -148,8 +171,20 @@ func (s *launcher) spawn(c command) (*leader, *os.File, error) {
 				w.discard()
 			}
 		}
+		var covered []string
+		release := func() {}
+		if err == nil && ns && c.policy.Enabled() {
+			// Made before the init mounts (on its command), so bound
+			// read-only; given back once it is reaped.
+			covered, release = s.placeholderTable().Make(c.policy)
+			w.l.placeholders = covered
+			w.l.whenReaped(release)
+		}
 		if err == nil {
 			l, out, err = w.run(c)
+		}
+		if err != nil {
+			release()
 		}
 		if cp != nil {
 			if err != nil {

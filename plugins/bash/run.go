@@ -72,6 +72,41 @@ type leader struct {
 	reaped     chan struct{}
 	state      *os.ProcessState // set before reaped is closed
 	proxy      *cmdProxy        // the command's network proxy socket; nil: none
+
+	// placeholders are the protected names made for the command (read-only
+	// in its namespace), given back by onReaped before reaped is closed.
+	placeholders []string
+	hookMu       sync.Mutex
+	onReaped     func()
+	wasReaped    bool
+}
+
+// whenReaped has f run once the leader is reaped, before reaped is
+// closed (at once if it was already).
+func (l *leader) whenReaped(f func()) {
+	l.hookMu.Lock()
+	if !l.wasReaped {
+		l.onReaped = f
+		l.hookMu.Unlock()
+		return
+	}
+	l.hookMu.Unlock()
+	f()
+}
+
+// settle waits, for a command that had placeholders, until its init is
+// reaped — its namespace gone, the placeholders removed — for at most
+// killGrace and a second (what the init takes to stop leftovers).
+func (p *proc) settle() {
+	if len(p.leader.placeholders) == 0 {
+		return
+	}
+	t := time.NewTimer(killGrace + time.Second)
+	defer t.Stop()
+	select {
+	case <-p.leader.reaped:
+	case <-t.C:
+	}
 }
 
 // startLeader starts cmd from a goroutine locked to its OS thread, which
@@ -91,6 +126,13 @@ func startLeader(cmd *exec.Cmd) (*leader, error) {
 		started <- nil
 		_ = cmd.Wait() // the status is in ProcessState
 		l.state = cmd.ProcessState
+		l.hookMu.Lock()
+		l.wasReaped = true
+		f := l.onReaped
+		l.hookMu.Unlock()
+		if f != nil {
+			f()
+		}
 		close(l.reaped)
 	}()
 	if err := <-started; err != nil {

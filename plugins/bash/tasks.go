@@ -76,6 +76,7 @@ func (t *task) supervise(timeout time.Duration) {
 		}
 	}
 	t.proc.finish()
+	t.proc.settle()
 	t.out.close()
 	if status == "" {
 		status = exitStatus(t.proc.exitState())
