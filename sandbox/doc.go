@@ -43,11 +43,16 @@
 // (unprivileged user namespaces refused), writes outside the roots and the
 // network stay refused, the protected paths inside the roots do not, and
 // Enforceable says so. A protected name that does not exist when the
-// command starts (.vscode, .idea, .zed, .mcp.json) cannot be bound: the
-// sandbox creates no placeholder in the user's project (it would show in
-// every `git status`); only .git's hooks and info folders, git's own, are
-// created empty when missing. Enforceable lists this too (the bash plugin
-// names, in a command's result, the protected names it created).
+// command starts (.vscode, .idea, .zed, .mcp.json in a writable root)
+// cannot be bound as it is: Placeholders (placeholder_linux.go), used by
+// the caller before Mounts, makes it an empty placeholder (folder 0700,
+// file 0600) without following links, shares it between the caller's
+// concurrent commands, and removes it when the last one ends, only while
+// it is still that inode, unchanged and empty; its record in a private
+// folder lets the next table sweep what a killed process left. .git's
+// hooks and info folders, git's own, are created empty when missing (and
+// kept). Without a mount namespace no placeholder is made (the bash
+// plugin names, in a command's result, the protected names it created).
 //
 // Network (network.go) is "off", "on", or an allow-list of hosts
 // (ParseNetwork reads every spelling: flag, variable, config file;

@@ -225,7 +225,8 @@ func TestEnforceable(t *testing.T) {
 		unheld []string // rows not enforced
 		how    string   // in some row's How
 	}{
-		{"full", full, ww, []string{"writes outside", "protected paths inside", "credential", "network off", "processes", "escapes"}, []string{"created later"}, "own network namespace"},
+		{"full", full, ww, []string{"writes outside", "protected paths inside", "credential", "network off", "processes", "escapes"}, nil, "own network namespace"},
+		{"placeholders", full, ww, []string{"protected paths inside"}, nil, "the missing ones as empty placeholders while the command runs"},
 		{"no namespaces", bare, ww, []string{"writes outside", "network off", "processes", "escapes"}, []string{"protected paths inside", "credential"}, "seccomp refuses socket"},
 		{"nothing as root", none, ww, nil, []string{"writes outside", "protected paths inside", "network off", "processes", "escapes"}, "RLIMIT_NPROC does not bind root"},
 		{"network on", full, Policy{Mode: ReadOnly, Network: NetworkOn}, []string{"writes outside the temp folder"}, []string{"network"}, "the host's network"},

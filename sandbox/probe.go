@@ -64,9 +64,8 @@ func (k Kernel) Enforceable(p Policy) []Row {
 	add(writes, k.LandlockABI > 0, fmt.Sprintf("Landlock ABI %d", k.LandlockABI), "no Landlock in this kernel")
 	if p.Mode == WorkspaceWrite {
 		add("protected paths inside the roots", k.MountNS,
-			"read-only binds in a mount namespace (.git's hooks, config, info; .vscode, .idea, .zed, .mcp.json where they exist)",
-			"needs a mount namespace: "+k.why("mount namespace"))
-		add("protected names created later", false, "", ".vscode, .idea, .zed, .mcp.json missing when a command starts are not covered (no placeholder is made in the project); the bash plugin names the ones a command created in its result")
+			"read-only binds in a mount namespace (.git's hooks, config, info; .vscode, .idea, .zed, .mcp.json, the missing ones as empty placeholders while the command runs)",
+			"needs a mount namespace: "+k.why("mount namespace")+"; the bash plugin names, in its result, the protected names a command created")
 	}
 	add("credential stores and harness's files hidden", k.MountNS, "empty read-only tmpfs or /dev/null bound over them",
 		"readable: needs a mount namespace: "+k.why("mount namespace"))

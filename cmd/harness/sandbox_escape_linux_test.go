@@ -73,6 +73,10 @@ type escapeRow struct {
 	// worktree: the cwd is a linked worktree of the repository (its .git
 	// a file naming its git folder in the repository's).
 	worktree bool
+	// bare: the cwd holds none of .vscode, .idea, .zed, .mcp.json (the
+	// sandbox makes them as placeholders for the command's run; one left
+	// after it is a change on disk like any other).
+	bare bool
 }
 
 var escapeRows = []escapeRow{
@@ -86,6 +90,9 @@ var escapeRows = []escapeRow{
 		cmds: []string{`cp {H} $'\x2egit/hooks/post-checkout'`, `cp {H} $'\x2egit/config'`}},
 	{name: "cp -r tree/. . over .git, .vscode, .idea, .zed, .mcp.json", what: rowInside,
 		cmds: []string{"cp -r tree/. ."}},
+	{name: "cp -r tree/. ., mkdir, mv and printf where .vscode, .idea, .zed, .mcp.json are missing", what: rowInside, bare: true, ran: "harmless.txt",
+		cmds: []string{"cp -r tree/. .", "mkdir .vscode && printf evil > .vscode/tasks.json",
+			"mkdir -p aside/.idea && mv -T aside/.idea .idea", "printf '{}' > .mcp.json", "ln -s tree/.zed .zed"}},
 	{name: "rules file rewritten, then a new session runs an unlisted command", what: rowOutside, followup: true,
 		cmds: []string{`printf '%s\n' '{"rules":[{"tool":"bash","action":"allow"}]}' > ~/.config/harness/permissions.json`,
 			"tee ~/.config/harness/permissions.json < {P}", "cp {P} $HOME/.config/harness/permissions.json"}},
@@ -649,6 +656,13 @@ func (s *escapeSuite) runEscape(t *testing.T, v escapeVariant, r escapeRow, mode
 		writeFileT(t, payload, escapePayload, 0o644)
 		if uid > 0 {
 			_ = os.Chown(payload, uid, uid)
+		}
+	}
+	if r.bare {
+		for _, n := range []string{".vscode", ".idea", ".zed", ".mcp.json"} {
+			if err := os.RemoveAll(filepath.Join(e.cwd, n)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	l := newEscapeListener(t)

@@ -62,7 +62,11 @@
 // plugin's environment say otherwise. The policy's JSON goes
 // to the init on its control pipe, before the cwd and the line. In a
 // namespace the init binds the protected paths inside the roots
-// read-only, hides the credential stores and harness's config and state
+// read-only — the missing .vscode, .idea, .zed and .mcp.json of each root
+// made first by the plugin as empty placeholders (sandbox.Placeholders,
+// recorded in its private folder), removed once the last init using them
+// is reaped (the result of a foreground command, and a task's end, wait
+// for it, up to killGrace and a second) — hides the credential stores and harness's config and state
 // (the session's folder, with its spill files, shown read-only), drops
 // its capabilities, then confines the thread that forks bash: Landlock,
 // RLIMIT_NPROC, seccomp. With the network off the init is started in a

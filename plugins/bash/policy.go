@@ -244,9 +244,9 @@ func rootsText(roots []string) string {
 	return out
 }
 
-// missingProtected lists the protected paths of p that do not exist: a
-// command can create them, as the sandbox binds only what exists (it
-// makes no placeholder in the project).
+// missingProtected lists the protected names of p that do not exist: in
+// the fallback (no mount namespace, no placeholder) a command can create
+// them; in a namespace they get placeholders and are dropped from it.
 func missingProtected(p sandbox.Policy) []string {
 	if !p.Enabled() {
 		return nil
