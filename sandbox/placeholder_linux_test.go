@@ -236,3 +236,26 @@ func FuzzParseRecordLine(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPlaceholders is a command's cost of its placeholders: the
+// four names made, recorded, and removed.
+func BenchmarkPlaceholders(b *testing.B) {
+	root := b.TempDir()
+	p := Build(Setup{Mode: WorkspaceWrite, Cwd: root})
+	for _, rec := range []string{"recorded", "unrecorded"} {
+		b.Run(rec, func(b *testing.B) {
+			dir := b.TempDir()
+			if rec == "unrecorded" {
+				dir = ""
+			}
+			table := NewPlaceholders(dir)
+			for b.Loop() {
+				covered, release := table.Make(p)
+				if len(covered) != 4 {
+					b.Fatalf("covered %v", covered)
+				}
+				release()
+			}
+		})
+	}
+}
