@@ -397,6 +397,7 @@ func (b *bashPlugin) exit() {
 	b.sb.close()
 	b.tasks.close()
 	b.groups.killAll()
+	b.sb.awaitPlaceholders(killGrace)
 	b.sb.sweep(b.groups, true)
 	b.removeSpills("", true)
 	b.sbx.removeTemps("", true)

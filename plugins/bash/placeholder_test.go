@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness-dev/harness/pluginapi/plugintest"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -154,5 +155,29 @@ func TestPlaceholderNotOurs(t *testing.T) {
 	}
 	if want := []string{".idea", ".mcp.json"}; !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
+	}
+}
+
+// TestPlaceholderExit: the plugin's exit kills a background task and
+// removes its placeholders before it returns.
+func TestPlaceholderExit(t *testing.T) {
+	t.Parallel()
+	s, environ := plantSandboxed(t, sandbox.WorkspaceWrite)
+	for _, n := range placeholderNames {
+		if err := os.RemoveAll(filepath.Join(s.cwd, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newPlugin(environ, t.TempDir())
+	s.c = plugintest.Start(t, b.plugin(), plugintest.WithStateDir(s.state))
+	s.startTask(t, "", "sleep 60")
+	for _, n := range placeholderNames {
+		if !exists(filepath.Join(s.cwd, n)) {
+			t.Fatalf("no placeholder %s while the task runs", n)
+		}
+	}
+	b.exit()
+	if l := leftovers(s); l != "" {
+		t.Errorf("after the plugin's exit: %s", l)
 	}
 }

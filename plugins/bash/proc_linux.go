@@ -76,6 +76,19 @@ type launcher struct {
 // in dir, the plugin's private folder.
 func (s *launcher) keepPlaceholders(dir string) { s.phDir = dir }
 
+// awaitPlaceholders waits, at the plugin's exit once every command is
+// killed, up to d for their inits to be reaped and their placeholders
+// removed (what is left is swept by the next plugin's first command).
+func (s *launcher) awaitPlaceholders(d time.Duration) {
+	s.phOnce.Do(func() {}) // none made: none to wait for
+	if s.ph == nil {
+		return
+	}
+	for deadline := time.Now().Add(d); len(s.ph.Live()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(pollEvery)
+	}
+}
+
 // placeholderTable is the launcher's table of placeholders, recorded in
 // phDir when that is a private folder of this user (else not recorded).
 func (s *launcher) placeholderTable() *sandbox.Placeholders {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // launcher starts bash directly: there is no PID namespace nor subreaper
@@ -15,13 +16,14 @@ type launcher struct{}
 
 func newLauncher([]string) *launcher { return &launcher{} }
 
-func (s *launcher) harden()                 {}
-func (s *launcher) sandboxed(bool)          {}
-func (s *launcher) serveNetwork(*proxies)   {}
-func (s *launcher) keepPlaceholders(string) {}
-func (s *launcher) hold() func()            { return func() {} }
-func (s *launcher) sweep(*groups, bool)     {}
-func (s *launcher) close()                  {}
+func (s *launcher) harden()                         {}
+func (s *launcher) sandboxed(bool)                  {}
+func (s *launcher) serveNetwork(*proxies)           {}
+func (s *launcher) keepPlaceholders(string)         {}
+func (s *launcher) awaitPlaceholders(time.Duration) {}
+func (s *launcher) hold() func()                    { return func() {} }
+func (s *launcher) sweep(*groups, bool)             {}
+func (s *launcher) close()                          {}
 
 // spawn starts bash in its own session and process group, without a
 // controlling terminal (programs that open /dev/tty fail at once), and
