@@ -112,11 +112,12 @@ func (t *Placeholders) Make(p Policy) (covered []string, release func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	changed := false
+	var held []*placeholder // the very ones taken: a path made again later is another
 	for _, path := range PlaceholderNames(p) {
 		if ph := t.live[path]; ph != nil {
 			if id, _, err := identify(unix.AT_FDCWD, path); err == nil && id == ph.id {
 				ph.refs++
-				covered = append(covered, path)
+				covered, held = append(covered, path), append(held, ph)
 				continue
 			}
 			delete(t.live, path) // no longer ours: never removed
@@ -127,31 +128,29 @@ func (t *Placeholders) Make(p Policy) (covered []string, release func()) {
 			continue
 		}
 		t.live[path] = ph
-		covered = append(covered, path)
+		covered, held = append(covered, path), append(held, ph)
 		changed = true
 	}
 	if changed {
 		t.writeRecord()
 	}
 	var once sync.Once
-	return covered, func() { once.Do(func() { t.release(covered) }) }
+	paths := slices.Clone(covered)
+	return covered, func() { once.Do(func() { t.release(paths, held) }) }
 }
 
-// release gives back a command's share of paths, removing those no other
-// command holds.
-func (t *Placeholders) release(paths []string) {
+// release gives back a command's share of the placeholders held (at
+// paths), removing those no other command holds.
+func (t *Placeholders) release(paths []string, held []*placeholder) {
 	if len(paths) == 0 {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, path := range paths {
-		ph := t.live[path]
-		if ph == nil {
-			continue
-		}
-		if ph.refs--; ph.refs > 0 {
-			continue
+	for i, path := range paths {
+		ph := held[i]
+		if ph.refs--; ph.refs > 0 || t.live[path] != ph {
+			continue // still shared, or no longer the table's
 		}
 		delete(t.live, path)
 		remove(path, ph)

@@ -259,3 +259,39 @@ func BenchmarkPlaceholders(b *testing.B) {
 		})
 	}
 }
+
+// TestPlaceholdersRemade: a command's release never touches a
+// placeholder made again at its path after the one it held was replaced.
+func TestPlaceholdersRemade(t *testing.T) {
+	p, root := placeholderPolicy(t)
+	vscode := filepath.Join(root, ".vscode")
+	table := NewPlaceholders(t.TempDir())
+	_, releaseA := table.Make(p)
+	// Replaced from outside, seen by the next command, then gone again.
+	if err := os.Remove(vscode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(vscode, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(vscode, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, releaseB := table.Make(p)
+	releaseB()
+	if err := os.RemoveAll(vscode); err != nil {
+		t.Fatal(err)
+	}
+	covered, releaseC := table.Make(p)
+	if !slices.Contains(covered, vscode) {
+		t.Fatalf("C covered %v", covered)
+	}
+	releaseA()
+	if _, err := os.Lstat(vscode); err != nil {
+		t.Fatalf("A's release removed C's placeholder: %v", err)
+	}
+	releaseC()
+	if got := names(t, root); len(got) != 0 {
+		t.Errorf("left %v", got)
+	}
+}
