@@ -111,13 +111,14 @@ func pathRules(rules []landlock.Rule, rights landlock.AccessFSSet, paths []strin
 
 // HideThread moves the calling OS thread into a mount namespace of its
 // own (private propagation) and hides p.Hide there (Mounts: an empty
-// read-only tmpfs or /dev/null over each), with a private /dev/shm. It
+// read-only tmpfs or /dev/null over each) and binds p.ReadOnly read-only
+// over themselves, with a private /dev/shm. It
 // needs CAP_SYS_ADMIN (root: an unprivileged caller cannot unshare a
 // user namespace from a thread of a multithreaded process) and returns
 // an error otherwise, having changed nothing. Call it before
 // ConfineThread, on the same locked thread.
 func HideThread(p Profile) error {
-	if len(p.Hide) == 0 {
+	if len(p.Hide) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	// A hidden folder holding what the process needs (its binary, a
@@ -136,5 +137,11 @@ func HideThread(p Profile) error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
-	return Mounts(Policy{Mode: ReadOnly, Network: NetworkOff, DenyRead: hide})
+	pol := Policy{Mode: ReadOnly, Network: NetworkOff, DenyRead: hide}
+	if len(p.ReadOnly) > 0 {
+		// the folders between a writable one and a path bound read-only
+		// are pinned (Mounts), so that renaming them cannot unbind it
+		pol.ReadOnly, pol.WritableRoots = p.ReadOnly, p.Write
+	}
+	return Mounts(pol)
 }
