@@ -49,12 +49,15 @@ func (r *Runtime) mcpConfiner() func(mcpclient.ServerConfig, string) (pluginhost
 // MCPProfile is the sandbox profile of stdio MCP server c run in folder
 // cwd: it reads everything (it runs node, python, npx from anywhere) but
 // the credential stores of home, the daemons' sockets, runtimeDir
-// ($XDG_RUNTIME_DIR) and own (harness's config and state) — refused by Landlock, which grants by existing path,
-// and hidden in the keeper's mount namespace where it can make one (as
-// root); it may execute what it reads; it writes cwd with
-// "workspace-write" and only its private temp folder (the keeper's,
-// its TMPDIR) either way; the network is the host's with network "on",
-// refused otherwise. Program is left for the keeper.
+// ($XDG_RUNTIME_DIR) and own (harness's config and state) — refused by
+// Landlock, which grants by existing path, and hidden in the keeper's
+// mount namespace where it can make one (as root); it may execute what it
+// reads; it writes cwd with "workspace-write" — but the protected entries
+// a bash command cannot write there either (.git/hooks, .git/config,
+// .mcp.json, …: bound read-only in that mount namespace) — and its
+// private temp folder (the keeper's, its TMPDIR) either way; the network
+// is the host's with network "on", refused otherwise. Program is left
+// for the keeper.
 func MCPProfile(c mcpclient.ServerConfig, cwd, home, runtimeDir string, own []string) sandbox.Profile {
 	p := sandbox.Profile{Exec: true, Network: c.Network == mcpclient.NetworkOn}
 	p.Hide = sandbox.PluginHidden(home, runtimeDir, own).DenyRead
@@ -63,6 +66,10 @@ func MCPProfile(c mcpclient.ServerConfig, cwd, home, runtimeDir string, own []st
 	p.Read = sandbox.HomeReads("/", p.Hide)
 	if c.Sandbox == mcpclient.SandboxWorkspaceWrite && filepath.IsAbs(cwd) {
 		p.Write = []string{filepath.Clean(cwd)}
+		// its protected entries (.git/hooks, .git/config, .mcp.json, …)
+		// as a bash command's: read-only where the keeper makes a mount
+		// namespace
+		p.ReadOnly = sandbox.Build(sandbox.Setup{Mode: sandbox.WorkspaceWrite, Cwd: cwd}).ReadOnly
 	}
 	return p
 }
