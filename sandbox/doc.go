@@ -70,7 +70,10 @@
 // home folder without them); HideThread, before it and where the caller
 // may (root), moves the thread into a mount namespace hiding Profile.Hide
 // (PluginHidden: credential stores, daemons' sockets, which Landlock
-// before ABI 9 cannot refuse a connect to). Without Landlock
+// before ABI 9 cannot refuse a connect to) and binding Profile.ReadOnly
+// (protected entries of a writable folder, Policy.ReadOnly's) read-only
+// over themselves. The same Profile confines a stdio MCP server that
+// asks for a sandbox (engine.MCPProfile). Without Landlock
 // ConfineThread fails: nothing would be confined.
 //
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to
