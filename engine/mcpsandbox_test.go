@@ -221,3 +221,30 @@ func TestMCPSandboxedServer(t *testing.T) {
 		t.Errorf("listing %v, want %v", listed, want)
 	}
 }
+
+// BenchmarkMCPServerStart lists one stdio MCP server (start, initialize,
+// tools/list, stop) unconfined and sandboxed: what the sandbox adds to a
+// server's start (the read list, Landlock, seccomp, the mount namespace
+// as root).
+func BenchmarkMCPServerStart(b *testing.B) {
+	bin := mcpTestServer(b)
+	for _, sb := range []string{"off", "workspace-write"} {
+		b.Run(sb, func(b *testing.B) {
+			user := filepath.Join(b.TempDir(), "mcp.json")
+			if err := os.WriteFile(user, []byte(fmt.Sprintf(`{"mcpServers":{"s":{"command":%q,"sandbox":%q}}}`, bin, sb)), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			h, err := engine.New(engine.Config{StateDir: b.TempDir(), MCPUserFile: user})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			cwd := b.TempDir()
+			for b.Loop() {
+				if l := h.MCPServers(cwd); len(l) != 1 || l[0].Status != "up" {
+					b.Fatalf("listing %+v", l)
+				}
+			}
+		})
+	}
+}
