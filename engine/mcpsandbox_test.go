@@ -54,6 +54,8 @@ func TestMCPSandboxedServer(t *testing.T) {
 	}
 	hook := filepath.Join(cwd, ".git", "hooks", "pre-commit")
 	root := os.Geteuid() == 0
+	// the host's environment, where its API keys are
+	hostEnv := fmt.Sprintf("/proc/%d/environ", os.Getpid())
 	for path, text := range map[string]string{sshKey: key, readme: "project readme"} {
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -103,6 +105,8 @@ func TestMCPSandboxedServer(t *testing.T) {
 		{"ww", "read", readme, true, "", ""},
 		{"ww", "read", sshKey, false, "", ""},
 		{"ww", "dial", addr, false, "", ""},
+		{"ww", "read", hostEnv, false, "", ""},
+		{"open", "read", hostEnv, true, "", ""},
 		{"wwnet", "dial", addr, true, "", ""},
 		{"wwnet", "write", in(outside, "wwnet.txt"), false, in(outside, "wwnet.txt"), ""},
 		{"ro", "write", in(cwd, "ro.txt"), false, in(cwd, "ro.txt"), ""},

@@ -74,6 +74,11 @@ func ConfineThread(p Profile) (Applied, error) {
 	if err := limitProcs(pids); err != nil {
 		return a, err
 	}
+	// As root it would keep every capability: CAP_SYS_PTRACE alone gets
+	// past Landlock to the host's memory and environment.
+	if err := dropCaps(); err != nil {
+		return a, err
+	}
 	if err := loadFilter(!p.Network); err != nil {
 		return a, err
 	}
