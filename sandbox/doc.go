@@ -64,7 +64,8 @@
 // writes and execution as an allow-list — SystemReads and Profile.Read
 // readable, Profile.Write writable, only Program and its interpreters
 // (ELF PT_INTERP, #!, #!/usr/bin/env NAME found on PATH) executable
-// unless Exec; RLIMIT_NPROC; Restrict's seccomp filters, refusing
+// unless Exec; RLIMIT_NPROC; root's capabilities but the file ones
+// dropped (bounding set too); Restrict's seccomp filters, refusing
 // AF_INET, AF_INET6 and AF_PACKET sockets unless Network. Credential
 // stores are kept out by listing what is readable (HomeReads lists the
 // home folder without them); HideThread, before it and where the caller

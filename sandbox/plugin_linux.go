@@ -21,7 +21,9 @@ const execAccess = landlock.AccessFSSet(ll.AccessFSExecute)
 // writes and execution (reads beneath SystemReads, p.Read and p.Write;
 // writes beneath p.Write and to the usual devices; execution of
 // p.Program and its interpreters, and of everything readable when
-// p.Exec); RLIMIT_NPROC; the seccomp filters of Restrict, refusing
+// p.Exec); RLIMIT_NPROC; for root, every capability dropped but the file
+// ones (keptCaps: CAP_SYS_PTRACE would let it past Landlock into the
+// host's memory); the seccomp filters of Restrict, refusing
 // AF_INET, AF_INET6 and AF_PACKET sockets unless p.Network. The caller
 // must have locked its goroutine to the thread and start the process from
 // it. Without Landlock (ABI 0) it returns an error naming what is
