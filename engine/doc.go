@@ -26,7 +26,9 @@
 // the plugins. ConnectMCP starts a session's MCP servers: the user's
 // mcp.json (Config.MCPUserFile), the project's .mcp.json when
 // Config.MCPProject trusts it, and the front end's (the editor's
-// mcpServers); MCPServers lists what those files configure, each server
+// mcpServers); a stdio server whose entry has "sandbox" runs confined
+// (MCPProfile, through the plugins' keeper; not started where it cannot
+// be); MCPServers lists what those files configure, each server
 // started to list its tools and stopped. Run runs one turn with the caller's live sink and asker (the
 // session's tools are the plugins' and, after ConnectMCP, its MCP servers'
 // as mcp__<server>__<tool>, which need permission but for those their

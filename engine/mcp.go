@@ -101,6 +101,7 @@ func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 	return mcpclient.Start(servers, mcpclient.Options{
 		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: cwd,
 		ClientName: "harness", ClientVersion: r.cfg.HostVersion, StartTimeout: r.cfg.MCPStartTimeout,
+		Confine: r.mcpConfiner(),
 	})
 }
 

@@ -31,7 +31,7 @@ var builtMCP struct {
 
 // mcpTestServer returns host/mcpclient/testdata/mcptest (an MCP server
 // built from the official Go SDK) built once per run.
-func mcpTestServer(t *testing.T) string {
+func mcpTestServer(t testing.TB) string {
 	t.Helper()
 	builtMCP.once.Do(func() {
 		builtMCP.bin = filepath.Join(testTemp, "mcptest")

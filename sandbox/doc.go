@@ -69,13 +69,17 @@
 // writes and execution as an allow-list — SystemReads and Profile.Read
 // readable, Profile.Write writable, only Program and its interpreters
 // (ELF PT_INTERP, #!, #!/usr/bin/env NAME found on PATH) executable
-// unless Exec; RLIMIT_NPROC; Restrict's seccomp filters, refusing
+// unless Exec; RLIMIT_NPROC; root's capabilities but the file ones
+// dropped (bounding set too); Restrict's seccomp filters, refusing
 // AF_INET, AF_INET6 and AF_PACKET sockets unless Network. Credential
 // stores are kept out by listing what is readable (HomeReads lists the
 // home folder without them); HideThread, before it and where the caller
 // may (root), moves the thread into a mount namespace hiding Profile.Hide
 // (PluginHidden: credential stores, daemons' sockets, which Landlock
-// before ABI 9 cannot refuse a connect to). Without Landlock
+// before ABI 9 cannot refuse a connect to) and binding Profile.ReadOnly
+// (protected entries of a writable folder, Policy.ReadOnly's) read-only
+// over themselves. The same Profile confines a stdio MCP server that
+// asks for a sandbox (engine.MCPProfile). Without Landlock
 // ConfineThread fails: nothing would be confined.
 //
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to

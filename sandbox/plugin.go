@@ -38,6 +38,11 @@ type Profile struct {
 	// where one can be had (PluginHidden's DenyRead): the Unix sockets
 	// and credential stores Landlock cannot keep it from.
 	Hide []string `json:"hide,omitempty"`
+	// ReadOnly are paths inside Write bound read-only over themselves in
+	// that same mount namespace, where they exist (Policy.ReadOnly: the
+	// protected entries of a writable folder, .git/hooks and the like);
+	// without the namespace they stay writable.
+	ReadOnly []string `json:"readOnly,omitempty"`
 }
 
 // SystemReads are the folders every profile may read: the system's
@@ -56,7 +61,7 @@ func (p Profile) Validate() error {
 	for _, l := range []struct {
 		name  string
 		paths []string
-	}{{"read path", p.Read}, {"write path", p.Write}, {"hidden path", p.Hide}} {
+	}{{"read path", p.Read}, {"write path", p.Write}, {"hidden path", p.Hide}, {"read-only path", p.ReadOnly}} {
 		if len(l.paths) > maxPaths {
 			return fmt.Errorf("%d %ss, at most %d", len(l.paths), l.name, maxPaths)
 		}

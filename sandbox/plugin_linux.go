@@ -21,7 +21,9 @@ const execAccess = landlock.AccessFSSet(ll.AccessFSExecute)
 // writes and execution (reads beneath SystemReads, p.Read and p.Write;
 // writes beneath p.Write and to the usual devices; execution of
 // p.Program and its interpreters, and of everything readable when
-// p.Exec); RLIMIT_NPROC; the seccomp filters of Restrict, refusing
+// p.Exec); RLIMIT_NPROC; for root, every capability dropped but the file
+// ones (keptCaps: CAP_SYS_PTRACE would let it past Landlock into the
+// host's memory); the seccomp filters of Restrict, refusing
 // AF_INET, AF_INET6 and AF_PACKET sockets unless p.Network. The caller
 // must have locked its goroutine to the thread and start the process from
 // it. Without Landlock (ABI 0) it returns an error naming what is
@@ -74,6 +76,11 @@ func ConfineThread(p Profile) (Applied, error) {
 	if err := limitProcs(pids); err != nil {
 		return a, err
 	}
+	// As root it would keep every capability: CAP_SYS_PTRACE alone gets
+	// past Landlock to the host's memory and environment.
+	if err := dropCaps(); err != nil {
+		return a, err
+	}
 	if err := loadFilter(!p.Network); err != nil {
 		return a, err
 	}
@@ -111,13 +118,14 @@ func pathRules(rules []landlock.Rule, rights landlock.AccessFSSet, paths []strin
 
 // HideThread moves the calling OS thread into a mount namespace of its
 // own (private propagation) and hides p.Hide there (Mounts: an empty
-// read-only tmpfs or /dev/null over each), with a private /dev/shm. It
+// read-only tmpfs or /dev/null over each) and binds p.ReadOnly read-only
+// over themselves, with a private /dev/shm. It
 // needs CAP_SYS_ADMIN (root: an unprivileged caller cannot unshare a
 // user namespace from a thread of a multithreaded process) and returns
 // an error otherwise, having changed nothing. Call it before
 // ConfineThread, on the same locked thread.
 func HideThread(p Profile) error {
-	if len(p.Hide) == 0 {
+	if len(p.Hide) == 0 && len(p.ReadOnly) == 0 {
 		return nil
 	}
 	// A hidden folder holding what the process needs (its binary, a
@@ -136,5 +144,11 @@ func HideThread(p Profile) error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
-	return Mounts(Policy{Mode: ReadOnly, Network: NetworkOff, DenyRead: hide})
+	pol := Policy{Mode: ReadOnly, Network: NetworkOff, DenyRead: hide}
+	if len(p.ReadOnly) > 0 {
+		// the folders between a writable one and a path bound read-only
+		// are pinned (Mounts), so that renaming them cannot unbind it
+		pol.ReadOnly, pol.WritableRoots = p.ReadOnly, p.Write
+	}
+	return Mounts(pol)
 }

@@ -145,6 +145,8 @@ func FuzzDecodeProfile(f *testing.F) {
 	f.Add([]byte(`{"program":"/bin/p","read":["/a"],"write":["/b"],"exec":true,"network":true,"pidsLimit":5}`))
 	f.Add([]byte(`{"program":"rel"}`))
 	f.Add([]byte(`{"program":"/p","read":["/a/../b"]}`))
+	f.Add([]byte(`{"program":"/p","write":["/w"],"readOnly":["/w/.git/hooks"],"hide":["/h"]}`))
+	f.Add([]byte(`{"program":"/p","readOnly":["w/.git"]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := DecodeProfile(b)
 		if err != nil {

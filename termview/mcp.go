@@ -12,7 +12,8 @@ import (
 // MCPServers prints the configured MCP servers after the plugins' table:
 // name, transport, status, what the server calls itself, its tools (by
 // their names on the server) and its command or URL, then each one's
-// source and, when it is not up, why. The info holds no env or header
+// source, for a stdio server its sandbox ("off", or the policy and
+// network it is confined to) and, when it is not up, why. The info holds no env or header
 // values (mcpclient.ServerInfo); every field, what a server said of
 // itself and its stderr in an error included, is a cell (one line, its
 // controls and escapes shown escaped by termsafe). Nothing is printed
@@ -38,6 +39,9 @@ func MCPServers(w io.Writer, servers []mcpclient.ServerInfo) error {
 	_, _ = io.WriteString(w, "\n")
 	for _, s := range servers {
 		line := cell(s.Name) + ": from " + dash(cell(s.Source))
+		if s.Sandbox != "" {
+			line += "; sandbox " + cell(s.Sandbox)
+		}
 		if s.Err != "" {
 			line += "; " + cell(s.Err)
 		}

@@ -15,7 +15,7 @@ func TestMCPServersPrintable(t *testing.T) {
 	if err := MCPServers(&b, nil); err != nil || b.Len() != 0 {
 		t.Fatalf("no servers printed %q (%v)", b.String(), err)
 	}
-	err := MCPServers(&b, []mcpclient.ServerInfo{{Name: "x", Transport: "stdio", Status: "up", Where: "/bin/x", Source: "mcp.json",
+	err := MCPServers(&b, []mcpclient.ServerInfo{{Name: "x", Transport: "stdio", Status: "up", Where: "/bin/x", Source: "mcp.json", Sandbox: "workspace-write, network off",
 		ServerName: "evil\x1b]0;pwned\x07", ServerVersion: "1\n2", Tools: []mcpclient.Tool{{Tool: "a"}, {Tool: "b"}}},
 		{Name: "y", Transport: "http", Status: "failed", Where: "https://h/mcp", Err: "boom\x1b[2J\nsecond line"}})
 	if err != nil {
@@ -25,7 +25,7 @@ func TestMCPServersPrintable(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07") {
 		t.Errorf("control characters reached the terminal: %q", out)
 	}
-	for _, want := range []string{`evil\x1b]0;pwned\x07 1 2`, "a,b", `y: from -; boom\x1b[2J second line` + "\n"} {
+	for _, want := range []string{`evil\x1b]0;pwned\x07 1 2`, "a,b", "x: from mcp.json; sandbox workspace-write, network off\n", `y: from -; boom\x1b[2J second line` + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

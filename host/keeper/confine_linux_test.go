@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,5 +63,45 @@ func TestWrapConfined(t *testing.T) {
 		t.Errorf("TMPDIR %q, want a private folder", tmp)
 	} else if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("the private temp folder %s is left: %v", tmp, err)
+	}
+}
+
+// TestWrapConfinedDropsCaps: a process confined under a keeper cannot
+// read the host's environment through /proc (as root, CAP_SYS_PTRACE
+// would let it past Landlock), and as root keeps only the file
+// capabilities, in its bounding set too (an exec gives none back).
+func TestWrapConfinedDropsCaps(t *testing.T) {
+	if sandbox.LandlockABI() == 0 {
+		t.Skip("no Landlock in this kernel")
+	}
+	script := `cat /proc/$HOST/environ >/dev/null 2>&1 && echo "environ read" || echo "environ refused"; grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOST=" + strconv.Itoa(os.Getpid())}
+	k, err := keeper.WrapConfined(cmd, sandbox.Profile{Read: []string{"/"}, Exec: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pluginhost.StartProcess(k.Cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Started(); err != nil {
+		t.Fatal(err)
+	}
+	p.CloseStdin()
+	b, _ := io.ReadAll(p.Stdout())
+	<-p.Exited()
+	out := string(b)
+	want := []string{"environ refused"}
+	if os.Geteuid() == 0 {
+		// CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID
+		want = append(want, "CapEff:\t000000000000001b", "CapPrm:\t000000000000001b", "CapBnd:\t000000000000001b", "CapAmb:\t0000000000000000")
+	} else {
+		t.Log("not root: only the environ row runs (there are no capabilities to drop)")
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("want %q in:\n%s", w, out)
+		}
 	}
 }

@@ -50,6 +50,12 @@ type Options struct {
 	StartTimeout time.Duration
 	// CallTimeout bounds one tools/call (0: DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Confine starts a stdio server that asks for a sandbox
+	// (ServerConfig.Sandboxed) confined as it asks, in folder Cwd: it
+	// returns the supervisor to start it with, or why it cannot be
+	// confined here — then the server is not started, never run
+	// unconfined. Nil: such a server is not started.
+	Confine func(c ServerConfig, cwd string) (pluginhost.Supervisor, error)
 }
 
 // Tool is one tool of an MCP server, as the model sees it.
@@ -261,8 +267,20 @@ func (sv *server) connectLocked() error {
 		for _, e := range sv.cfg.Env {
 			env = append(env, e.Name+"="+e.Value)
 		}
+		sup := pluginhost.Supervisor(supervise)
+		if sv.cfg.Sandboxed() {
+			var err error
+			if sv.opts.Confine == nil {
+				err = errors.New("this host cannot confine MCP servers")
+			} else {
+				sup, err = sv.opts.Confine(sv.cfg, sv.opts.Cwd)
+			}
+			if err != nil {
+				return sv.failed("sandbox "+sv.cfg.Sandbox, err, "it asked for a sandbox and is never run without one: drop its sandbox key to run it with your rights")
+			}
+		}
 		var err error
-		p, err = startProc(append([]string{sv.cfg.Command}, sv.cfg.Args...), sv.opts.Cwd, env, sv.stderrLine)
+		p, err = startProc(append([]string{sv.cfg.Command}, sv.cfg.Args...), sv.opts.Cwd, env, sup, sv.stderrLine)
 		if err != nil {
 			return sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
 		}
@@ -303,7 +321,7 @@ func (sv *server) connectLocked() error {
 	ok = true
 	sv.cs, sv.proc, sv.prov, sv.tools, sv.stopConn = cs, p, prov, tools, stop
 	sv.log.Info("MCP server connected", "transport", sv.cfg.transport(), "where", sv.cfg.where(),
-		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools))
+		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools), "sandbox", sv.cfg.Info().Sandbox)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/internal/logtest"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
 var built struct {
@@ -218,26 +220,34 @@ func TestHungCall(t *testing.T) {
 func TestStartFailures(t *testing.T) {
 	bin := testServer(t)
 	cases := []struct {
-		name string
-		cfg  ServerConfig
-		want []string
+		name    string
+		cfg     ServerConfig
+		want    []string
+		confine func(ServerConfig, string) (pluginhost.Supervisor, error)
 	}{
+		{"sandbox without a confiner", ServerConfig{Name: "boxed", Command: bin, Sandbox: SandboxWorkspaceWrite},
+			[]string{"MCP server boxed", "not started", "sandbox workspace-write: this host cannot confine MCP servers", "never run without one"}, nil},
+		{"sandbox cannot be had", ServerConfig{Name: "boxed", Command: bin, Sandbox: SandboxReadOnly},
+			[]string{"MCP server boxed", "not started", "sandbox read-only: this kernel has no Landlock"},
+			func(ServerConfig, string) (pluginhost.Supervisor, error) {
+				return nil, errors.New("this kernel has no Landlock")
+			}},
 		{"missing command", ServerConfig{Name: "gone", Command: "/nonexistent/mcp-server", Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
-			[]string{"MCP server gone", "not started", "start /nonexistent/mcp-server", "installed"}},
+			[]string{"MCP server gone", "not started", "start /nonexistent/mcp-server", "installed"}, nil},
 		{"not an MCP server", ServerConfig{Name: "cat", Command: "sh", Args: []string{"-c", "echo oops tok-1234567 >&2; echo nonsense; sleep 30"}, Env: []EnvVar{{"TOKEN", "tok-1234567"}}},
-			[]string{"MCP server cat", "not started", "initialize", "oops [redacted]"}},
-		{"bad name", ServerConfig{Name: "a b", Command: bin}, []string{`MCP server name "a b"`}},
+			[]string{"MCP server cat", "not started", "initialize", "oops [redacted]"}, nil},
+		{"bad name", ServerConfig{Name: "a b", Command: bin}, []string{`MCP server name "a b"`}, nil},
 		{"never answers initialize", ServerConfig{Name: "mute", Command: "sleep", Args: []string{"30"}},
-			[]string{"MCP server mute", "not started", "initialize", "no answer within 2s"}},
+			[]string{"MCP server mute", "not started", "initialize", "no answer within 2s"}, nil},
 		{"http refused", ServerConfig{Name: "web", Type: HTTP, URL: "http://user:pw@127.0.0.1:1/mcp?key=tok-1234567", Headers: []EnvVar{{"Authorization", "Bearer tok-1234567"}}},
-			[]string{"MCP server web", "not started", "initialize"}},
+			[]string{"MCP server web", "not started", "initialize"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var logBuf logtest.Buffer
 			log := hclog.New(&hclog.LoggerOptions{Output: &logBuf})
 			start := time.Now()
-			set := Start([]ServerConfig{c.cfg}, Options{Logger: log, Environ: os.Environ(), StartTimeout: 2 * time.Second})
+			set := Start([]ServerConfig{c.cfg}, Options{Logger: log, Environ: os.Environ(), StartTimeout: 2 * time.Second, Confine: c.confine})
 			if tools := set.Tools(); len(tools) != 0 {
 				t.Errorf("tools = %v", toolNames(tools))
 			}
@@ -332,6 +342,15 @@ func TestParseFile(t *testing.T) {
 		{"not json", `{"mcpServers":`, nil, "read f"},
 		{"bad entries kept apart", `{"mcpServers":{"ok":{"command":"a"},"x":{},"y":{"type":"ws","url":"ws://q"}}}`,
 			[]ServerConfig{{Name: "ok", Command: "a", Source: "f"}}, "no command"},
+		{"sandbox keys", `{"mcpServers":{"a":{"command":"x","sandbox":"workspace-write","network":"on"},"b":{"command":"x","sandbox":"read-only"},"c":{"command":"x","sandbox":"off","network":"off"}}}`,
+			[]ServerConfig{{Name: "a", Command: "x", Sandbox: SandboxWorkspaceWrite, Network: NetworkOn, Source: "f"},
+				{Name: "b", Command: "x", Sandbox: SandboxReadOnly, Source: "f"},
+				{Name: "c", Command: "x", Sandbox: SandboxOff, Network: NetworkOff, Source: "f"}}, ""},
+		{"bad sandbox", `{"mcpServers":{"a":{"command":"x","sandbox":"workspace"}}}`, nil, `f: MCP server a: sandbox "workspace" is not`},
+		{"bad network", `{"mcpServers":{"a":{"command":"x","sandbox":"read-only","network":"maybe"}}}`, nil, `f: MCP server a: network "maybe" is not "off" or "on"`},
+		{"network without sandbox", `{"mcpServers":{"a":{"command":"x","network":"on"}}}`, nil, `f: MCP server a: network "on" has no effect without a sandbox`},
+		{"sandboxed http", `{"mcpServers":{"w":{"type":"http","url":"https://h/mcp","sandbox":"read-only"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
+		{"http with network", `{"mcpServers":{"w":{"url":"https://h/mcp","network":"off"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -390,11 +409,16 @@ func TestRedactURL(t *testing.T) {
 func FuzzParseFile(f *testing.F) {
 	f.Add([]byte(`{"mcpServers":{"a":{"command":"x","env":{"K":"${V:-d}"}}}}`))
 	f.Add([]byte(`{"mcpServers":{"b":{"type":"http","url":"http://h/${X"}}}`))
+	f.Add([]byte(`{"mcpServers":{"c":{"command":"x","sandbox":"workspace-write","network":"on"}}}`))
+	f.Add([]byte(`{"mcpServers":{"d":{"url":"http://h","sandbox":"off"}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, _ := ParseFile(b, "f", func(string) string { return "v" })
 		for _, c := range got {
 			if err := c.check(); err != nil {
 				t.Errorf("ParseFile returned a server that fails its check: %v", err)
+			}
+			if c.Sandbox != "" && c.transport() != Stdio || c.Network == NetworkOn && !c.Sandboxed() {
+				t.Errorf("ParseFile returned %s with sandbox %q, network %q", c.transport(), c.Sandbox, c.Network)
 			}
 		}
 	})

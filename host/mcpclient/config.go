@@ -38,9 +38,44 @@ type ServerConfig struct {
 	// and never logged.
 	URL     string
 	Headers []EnvVar
+	// Sandbox confines a stdio server: SandboxWorkspaceWrite,
+	// SandboxReadOnly, or SandboxOff ("" is off: it runs with the user's
+	// rights, as before the key existed). Network is NetworkOn or
+	// NetworkOff ("" is off) and only means something when sandboxed.
+	// An http or sse server may set neither: nothing of it runs here.
+	Sandbox string
+	Network string
 	// Source says where the server was configured, for messages: "the
 	// editor (session/new)", a file's path.
 	Source string
+}
+
+// Values of ServerConfig.Sandbox and ServerConfig.Network, as mcp.json
+// spells them.
+const (
+	SandboxOff            = "off"
+	SandboxReadOnly       = "read-only"
+	SandboxWorkspaceWrite = "workspace-write"
+	NetworkOff            = "off"
+	NetworkOn             = "on"
+)
+
+// Sandboxed reports whether c asks to be confined.
+func (c ServerConfig) Sandboxed() bool {
+	return c.Sandbox == SandboxReadOnly || c.Sandbox == SandboxWorkspaceWrite
+}
+
+// SandboxSummary says how c runs, for listings and the log:
+// "workspace-write, network off", or "off".
+func (c ServerConfig) SandboxSummary() string {
+	if !c.Sandboxed() {
+		return SandboxOff
+	}
+	net := NetworkOff
+	if c.Network == NetworkOn {
+		net = NetworkOn
+	}
+	return c.Sandbox + ", network " + net
 }
 
 // EnvVar is a name and a value: an environment variable or a header.
@@ -85,7 +120,24 @@ func (c ServerConfig) check() error {
 		if c.Command == "" {
 			return fmt.Errorf("MCP server %s: no command", c.Name)
 		}
+		switch c.Sandbox {
+		case "", SandboxOff, SandboxReadOnly, SandboxWorkspaceWrite:
+		default:
+			return fmt.Errorf("MCP server %s: sandbox %q is not %q, %q or %q", c.Name, c.Sandbox, SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff)
+		}
+		switch c.Network {
+		case "", NetworkOff:
+		case NetworkOn:
+			if !c.Sandboxed() {
+				return fmt.Errorf("MCP server %s: network %q has no effect without a sandbox; set sandbox to %q or %q, or drop network", c.Name, c.Network, SandboxWorkspaceWrite, SandboxReadOnly)
+			}
+		default:
+			return fmt.Errorf("MCP server %s: network %q is not %q or %q", c.Name, c.Network, NetworkOff, NetworkOn)
+		}
 	case HTTP, SSE:
+		if c.Sandbox != "" || c.Network != "" {
+			return fmt.Errorf("MCP server %s: sandbox and network apply to stdio servers only (a %s server runs elsewhere: nothing here to confine); drop them", c.Name, c.transport())
+		}
 		p, err := url.Parse(c.URL)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return fmt.Errorf("MCP server %s: url %q is not an http(s) URL", c.Name, RedactURL(c.URL))
@@ -112,6 +164,8 @@ type fileServer struct {
 	Env     map[string]string `json:"env"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	Sandbox string            `json:"sandbox"`
+	Network string            `json:"network"`
 }
 
 // ParseFile reads servers from the text of an mcp.json file in Claude
@@ -119,8 +173,13 @@ type fileServer struct {
 //
 //	{"mcpServers": {
 //	  "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
-//	  "docs":   {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}
+//	  "docs":   {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}},
+//	  "files":  {"command": "npx", "args": ["-y", "some-server"], "sandbox": "workspace-write", "network": "off"}
 //	}}
+//
+// sandbox ("workspace-write", "read-only", "off"; absent is off) and
+// network ("off", "on"; absent is off) are harness's own keys, for stdio
+// servers only; they are not expanded.
 //
 // ${NAME} and ${NAME:-default} in command, args, env, url and headers are
 // replaced with getenv(NAME) (Claude Code's expansion), so that a file can
@@ -143,7 +202,8 @@ func ParseFile(b []byte, source string, getenv func(string) string) ([]ServerCon
 	x := func(s string) string { return expand(s, getenv) }
 	for _, n := range names {
 		fs := f.MCPServers[n]
-		c := ServerConfig{Name: n, Type: fs.Type, Command: x(fs.Command), URL: x(fs.URL), Source: source}
+		c := ServerConfig{Name: n, Type: fs.Type, Command: x(fs.Command), URL: x(fs.URL), Source: source,
+			Sandbox: fs.Sandbox, Network: fs.Network}
 		if c.Type == "" && fs.URL != "" && fs.Command == "" {
 			c.Type = HTTP
 		}

@@ -46,6 +46,14 @@
 // not the keeper's. [Set.Close] closes its stdin, gives it two seconds,
 // then kills the server's process group and has the keeper kill all else
 // below it.
+// A server whose configuration asks for a sandbox (ServerConfig.Sandbox
+// "workspace-write" or "read-only", Network "off" or "on") is started
+// with the supervisor Options.Confine gives (the engine's: a keeper that
+// confines it, as it confines plugins); when Confine is nil or says it
+// cannot confine here, the server is not started — one warning line
+// saying why — and never runs unconfined. Without the key ("" or "off")
+// it runs as before, with the user's rights. [ServerInfo].Sandbox and
+// the "MCP server connected" log line say how each stdio server runs.
 // Without a keeper (not Linux, or a main that does not call keeper.Main)
 // the server is the host's child: on Linux the kernel SIGKILLs it when the
 // host dies (Pdeathsig), and what it started is killed, with its process
@@ -63,7 +71,10 @@
 //
 // [ParseFile] reads Claude Code's mcp.json shape, {"mcpServers": {NAME:
 // {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}},
-// with its ${VAR} and ${VAR:-default} expansion: the shape users already
+// with its ${VAR} and ${VAR:-default} expansion, plus harness's own
+// "sandbox" and "network" keys for a stdio server (a bad value, network
+// "on" without a sandbox, or either key on an http or sse server is one
+// error naming the file and the server, and that server is left out): the shape users already
 // have for Claude Code and that other agents read too, so that a server
 // configured once works here as it is. The user's file is
 // $XDG_CONFIG_HOME/harness/mcp.json (the engine names it), [ProjectFile] a

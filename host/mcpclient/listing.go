@@ -12,6 +12,10 @@ type ServerInfo struct {
 	Where string
 	// Source is where it was configured (a file's path, the editor).
 	Source string
+	// Sandbox says how a stdio server runs: "off" (with the user's
+	// rights), or its policy and network ("workspace-write, network
+	// off"); "" for an http or sse server.
+	Sandbox string
 	// Status is StatusUp, StatusFailed, StatusInvalid or StatusNotStarted;
 	// Err says why when it is not up.
 	Status string
@@ -33,7 +37,11 @@ const (
 // Info is what a listing shows of c before it is started: its name,
 // transport, command or redacted URL and source.
 func (c ServerConfig) Info() ServerInfo {
-	return ServerInfo{Name: c.Name, Transport: c.transport(), Where: c.where(), Source: c.Source}
+	i := ServerInfo{Name: c.Name, Transport: c.transport(), Where: c.where(), Source: c.Source}
+	if i.Transport == Stdio {
+		i.Sandbox = c.SandboxSummary()
+	}
+	return i
 }
 
 // Servers describes the set's servers — those Start refused first, then

@@ -28,14 +28,14 @@ type proc struct {
 // (this package may not import engine).
 func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 
-// startProc starts argv in dir with env (under a keeper where there is
-// one); every line the server writes to stderr goes to stderrLine. An
+// startProc starts argv in dir with env under sup (supervise, or a
+// confining supervisor for a sandboxed server); every line the server writes to stderr goes to stderrLine. An
 // error is exec's own, naming the binary.
-func startProc(argv []string, dir string, env []string, stderrLine func(string)) (*proc, error) {
+func startProc(argv []string, dir string, env []string, sup pluginhost.Supervisor, stderrLine func(string)) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	pp, err := pluginhost.StartSupervised(cmd, supervise)
+	pp, err := pluginhost.StartSupervised(cmd, sup)
 	if err != nil {
 		return nil, err
 	}

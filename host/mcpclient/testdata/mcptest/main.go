@@ -5,7 +5,9 @@
 // (isError), image, badschema (an input schema the host refuses),
 // add_tool (a new tool "late" appears: tools/list_changed), hasenv
 // (whether a variable is set, never its value), hang (never answers) and
-// crash (exits mid-call).
+// crash (exits mid-call), and for the sandbox's tests write (a file),
+// read (a file) and dial (a TCP address), each answering "ok …" or an
+// error result with the system's error.
 package main
 
 import (
@@ -31,6 +33,20 @@ type nameArg struct {
 }
 
 type none struct{}
+
+type pathArg struct {
+	Path string `json:"path" jsonschema:"a file's path"`
+}
+
+type addrArg struct {
+	Addr string `json:"addr" jsonschema:"host:port to connect to over TCP"`
+}
+
+func failed(err error) *mcp.CallToolResult {
+	r := text(err.Error())
+	r.IsError = true
+	return r
+}
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
@@ -95,6 +111,30 @@ func newServer() *mcp.Server {
 			fmt.Fprintf(os.Stderr, "crashing on purpose\n")
 			os.Exit(3)
 			return nil, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "write", Description: "Writes a line to a file."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in pathArg) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte("written by mcptest\n"), 0o600); err != nil {
+				return failed(err), nil, nil
+			}
+			return text("ok wrote " + in.Path), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "read", Description: "Reads a file."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in pathArg) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(in.Path)
+			if err != nil {
+				return failed(err), nil, nil
+			}
+			return text("ok read: " + string(b)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "dial", Description: "Connects to a TCP address."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addrArg) (*mcp.CallToolResult, any, error) {
+			c, err := net.DialTimeout("tcp", in.Addr, 5*time.Second)
+			if err != nil {
+				return failed(err), nil, nil
+			}
+			_ = c.Close()
+			return text("ok connected to " + in.Addr), nil, nil
 		})
 	// a schema the host refuses (an unknown type), which the SDK passes
 	s.AddTool(&mcp.Tool{Name: "badschema", Description: "Has a bad schema.",
