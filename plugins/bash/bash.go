@@ -302,7 +302,11 @@ func (b *bashPlugin) foreground(ctx context.Context, call *pluginapi.Call, c com
 	}
 	timer.Stop()
 	p.finish()
-	p.settle()
+	// The placeholders go when the init is reaped (its namespace gone),
+	// a few milliseconds after the result: waiting for that here cost
+	// every sandboxed command ~3 ms (its namespace's teardown). A next
+	// command made meanwhile shares them (counted), so none is removed
+	// under a running command.
 	stopLive()
 	out.close()
 	if m := exitMarker(p.exitState()); m != "" {

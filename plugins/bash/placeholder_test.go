@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-dev/harness/pluginapi/plugintest"
 	"github.com/harness-dev/harness/sandbox"
@@ -41,12 +42,24 @@ func newBare(t *testing.T) sandboxed {
 }
 
 // leftovers says which protected names are in the project, and what
-// changed beside it; "" when nothing.
+// changed beside it; "" when nothing. A command's placeholders go when its
+// init is reaped, just after its result: leftovers waits for that, at most
+// 10 s.
 func leftovers(s sandboxed) string {
 	var out []string
-	for _, n := range placeholderNames {
-		if exists(filepath.Join(s.cwd, n)) {
-			out = append(out, n+" left in the project")
+	left := func() []string {
+		var l []string
+		for _, n := range placeholderNames {
+			if exists(filepath.Join(s.cwd, n)) {
+				l = append(l, n+" left in the project")
+			}
+		}
+		return l
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if l := left(); len(l) == 0 || time.Now().After(deadline) {
+			out = l
+			break
 		}
 	}
 	if es, _ := os.ReadDir(s.outside); len(es) != 1 || changed(filepath.Join(s.outside, "keep")) != "" {
@@ -148,12 +161,19 @@ func TestPlaceholderNotOurs(t *testing.T) {
 	}
 	s.sh(t, "true")
 	var left []string
-	for _, n := range placeholderNames {
-		if exists(filepath.Join(s.cwd, n)) {
-			left = append(left, n)
+	want := []string{".idea", ".mcp.json"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // ours go once the init is reaped
+		left = left[:0]
+		for _, n := range placeholderNames {
+			if exists(filepath.Join(s.cwd, n)) {
+				left = append(left, n)
+			}
+		}
+		if slices.Equal(left, want) || time.Now().After(deadline) {
+			break
 		}
 	}
-	if want := []string{".idea", ".mcp.json"}; !slices.Equal(left, want) {
+	if !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
 	}
 }
