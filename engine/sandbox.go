@@ -242,11 +242,13 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 
 // callSandbox is the sandbox a call of tool t with arguments args runs
 // under in session sessionID whose cwd is cwd, for its tool/call and, the same value, the
-// call itself (pluginapi.CallRequest.Sandbox): set for the bash plugin's
-// tools of kind execute (bash, which runs each command in it, and
-// kill_shell, which stops one started there), nil for every other tool —
-// a third-party plugin's execute tool is not run in this sandbox, so the
-// kind alone does not say it. The roots are sandbox.Build's writable
+// call itself (pluginapi.CallRequest.Sandbox): set for the tools of kind
+// execute of a plugin with the Sandboxes capability (the bash plugin's
+// bash, which runs each command in it, and kill_shell, which stops one
+// started there), nil for every other tool — a plugin that does not
+// confine its commands is not run in this sandbox, so neither the kind
+// nor a plugin's name ("bash") says it; only a built-in or a plugin the
+// user trusted is started with Sandboxes. The roots are sandbox.Build's writable
 // roots for cwd and the session's added folders (with the git folders of
 // their repositories), their links resolved (the plugin refuses a root
 // that no longer resolves to itself); the private temp folder the plugin
@@ -254,7 +256,7 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 // runs with sandbox off, and that is what it records and sends, once
 // allowed: the plugin runs a command unsandboxed only when the host says so.
 func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd, args string) *event.CallSandbox {
-	if t.Plugin == nil || t.Plugin.Name != bashPlugin || t.Kind != "execute" {
+	if t.Plugin == nil || !t.Sandboxes || t.Kind != "execute" {
 		return nil
 	}
 	sb := r.sessionSandbox(sessionID)
@@ -289,12 +291,8 @@ func pluginSandbox(s *event.CallSandbox) *pluginapi.CallSandbox {
 		DenyRead: s.DenyRead, PidsLimit: s.PidsLimit}
 }
 
-// bashPlugin is the name the built-in bash plugin describes itself by,
-// bashTool the name of its tool that runs a command.
-const (
-	bashPlugin = "bash"
-	bashTool   = "bash"
-)
+// bashTool is the name of the bash plugin's tool that runs a command.
+const bashTool = "bash"
 
 // sandboxArg is the bash tool's "sandbox" argument in args, read as the
 // plugin reads it (encoding/json into a string field: case-insensitive

@@ -33,7 +33,7 @@ func agentTools(list []toolbox.Tool) []agent.Tool {
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		p := t.Plugin
-		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Kind: t.Kind, Plugin: &p}
+		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Kind: t.Kind, Plugin: &p, Sandboxes: t.Sandboxes}
 	}
 	return out
 }

@@ -58,6 +58,10 @@ type Tool struct {
 	// Plugin names the binary serving the tool when the list was taken; the
 	// loop records it on each tool/call.
 	Plugin *event.Plugin
+	// Sandboxes says the tool's plugin runs its commands in the sandbox
+	// the host sends with each call (its Sandboxes capability): Loop.Sandbox
+	// gives such a call one.
+	Sandboxes bool
 	// MCP names the MCP server serving the tool, for an MCP server's tool;
 	// the loop records it on each tool/call.
 	MCP *event.MCPServer

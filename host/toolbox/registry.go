@@ -58,6 +58,7 @@ func newRegistry(members []member, failures []Failure) *registry {
 				NeedsPermission: spec.NeedsPermission,
 				Kind:            toolKind(spec.Kind),
 				Plugin:          m.ref(),
+				Sandboxes:       m.plug.desc.Capabilities.Sandboxes,
 			})
 		}
 	}

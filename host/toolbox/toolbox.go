@@ -181,6 +181,11 @@ type Tool struct {
 	Kind string
 	// Plugin is the process that serves the tool in this listing.
 	Plugin event.Plugin
+	// Sandboxes says its plugin confines the commands it runs itself
+	// (pluginapi.Capabilities.Sandboxes, which only a built-in or a
+	// plugin the user trusted with it is started with): the host decides
+	// and sends each call's sandbox to it (Call.Sandbox).
+	Sandboxes bool
 }
 
 // Call is one tool call, with its context as fields.
