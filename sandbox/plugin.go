@@ -3,8 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,19 +75,7 @@ func (p Profile) Validate() error {
 // DecodeProfile reads a profile from JSON and validates it: unknown
 // fields, trailing data and bad paths are refused.
 func DecodeProfile(b []byte) (Profile, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var p Profile
-	if err := dec.Decode(&p); err != nil {
-		return Profile{}, fmt.Errorf("decode plugin profile: %w", err)
-	}
-	if dec.More() {
-		return Profile{}, errors.New("decode plugin profile: data after the profile")
-	}
-	if err := p.Validate(); err != nil {
-		return Profile{}, fmt.Errorf("decode plugin profile: %w", err)
-	}
-	return p, nil
+	return decodeStrict[Profile](b, "plugin profile", "profile")
 }
 
 // HomeReads lists what of the home folder home a profile may read when

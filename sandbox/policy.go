@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,20 +154,24 @@ func (p Policy) Encode() ([]byte, error) {
 
 // Decode reads a policy from JSON and validates it: unknown fields,
 // trailing data, an unknown mode or network and bad paths are refused.
-func Decode(b []byte) (Policy, error) {
+func Decode(b []byte) (Policy, error) { return decodeStrict[Policy](b, "sandbox policy", "policy") }
+
+// decodeStrict reads one T from JSON and validates it: unknown fields,
+// trailing data and what T's Validate refuses are errors naming what.
+func decodeStrict[T interface{ Validate() error }](b []byte, what, noun string) (T, error) {
+	var zero, v T
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var p Policy
-	if err := dec.Decode(&p); err != nil {
-		return Policy{}, fmt.Errorf("decode sandbox policy: %w", err)
+	if err := dec.Decode(&v); err != nil {
+		return zero, fmt.Errorf("decode %s: %w", what, err)
 	}
 	if dec.More() {
-		return Policy{}, errors.New("decode sandbox policy: data after the policy")
+		return zero, fmt.Errorf("decode %s: data after the %s", what, noun)
 	}
-	if err := p.Validate(); err != nil {
-		return Policy{}, fmt.Errorf("decode sandbox policy: %w", err)
+	if err := v.Validate(); err != nil {
+		return zero, fmt.Errorf("decode %s: %w", what, err)
 	}
-	return p, nil
+	return v, nil
 }
 
 // ParseMode reads a mode's name.
