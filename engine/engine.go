@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -257,24 +256,6 @@ func (r *Runtime) Compact(ctx context.Context, s *session.Session, loop *agent.L
 		loop = l
 	}
 	return loop.Compact(ctx, s, live)
-}
-
-// toolPrompt sends every request with the system prompt naming the tools
-// of that request: the tool list can change between steps (hot reload), so
-// a prompt built once would name tools no longer sent, or miss new ones.
-type toolPrompt struct {
-	agent.Model
-	prompt prompt.Result
-}
-
-// Stream implements agent.Model.
-func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
-	names := make([]string, len(req.Tools))
-	for i, t := range req.Tools {
-		names[i] = t.Name
-	}
-	req.System = m.prompt.ForTools(names)
-	return m.Model.Stream(ctx, req)
 }
 
 // Run runs one turn of s on prompt with loop (nil: a loop built now for

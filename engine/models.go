@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -245,31 +243,6 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 		u.Priced = false
 	}
 	return u
-}
-
-// sessionModel sends every request of s with the model and reasoning
-// effort the session has chosen as of that request, so a switch during a
-// turn applies from the next step; the model's provider serves it.
-type sessionModel struct {
-	r *Runtime
-	s *session.Session
-}
-
-// Stream implements agent.Model.
-func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
-	info, effort := m.r.SessionModel(m.s)
-	if info.Name != "" {
-		req.Model = info.Name
-	}
-	req.ReasoningEffort = effort
-	if !info.Images {
-		req.Messages = withoutImages(req.Messages) // a switch from a vision model
-	}
-	p, err := m.r.provider(info)
-	if err != nil {
-		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }
-	}
-	return p.Stream(ctx, req)
 }
 
 // providers caches the providers opened for models of another provider
