@@ -104,7 +104,9 @@ type importRule struct {
 func importRules() []importRule {
 	return []importRule{
 		{dir: "host/event"},
-		{dir: "host/eventlog", allowInternal: []string{"host/ownership"}},
+		{dir: "host/eventlog", allowInternal: []string{"host/atomicfile", "host/ownership"}},
+		// the one temporary-file-then-rename write: the standard library only.
+		{dir: "host/atomicfile"},
 		// whether a file of harness's own may be trusted: the standard library only.
 		{dir: "host/ownership"},
 		{dir: "host/shorten"},
@@ -116,17 +118,17 @@ func importRules() []importRule {
 		// so that the host links no SDK (TestHostLinksNoSDK).
 		{dir: "host/llm/llmproc", allowInternal: []string{"host/llm", "pluginapi"}, allowExternal: true,
 			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
-		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm", "host/ownership"}},
+		{dir: "host/session", allowInternal: []string{"host/atomicfile", "host/event", "host/eventlog", "host/llm", "host/ownership"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
 		{dir: "host/session/storetest", allowInternal: []string{"host/event", "host/eventlog", "host/session"}},
 		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten"}, allowExternal: true},
 		{dir: "host/prompt"},
 		{dir: "host/permission", allowInternal: []string{"host/event", "host/ownership", "host/shorten"}, allowExternal: true},
-		{dir: "host/pluginlock"},
-		{dir: "host/plugincache", allowInternal: []string{"host/pluginlock"}, allowExternal: true},
+		{dir: "host/pluginlock", allowInternal: []string{"host/atomicfile"}},
+		{dir: "host/plugincache", allowInternal: []string{"host/atomicfile", "host/pluginlock"}, allowExternal: true},
 		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
-		{dir: "host/devbuild", allowExternal: true},
+		{dir: "host/devbuild", allowInternal: []string{"host/atomicfile"}, allowExternal: true},
 		// the one way settings are read: flags, environment, the TOML file.
 		{dir: "host/settings", allowInternal: []string{"host/ownership"}, allowModules: []string{"github.com/BurntSushi/toml"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
@@ -135,7 +137,7 @@ func importRules() []importRule {
 		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
 		// the keeper every plugin, harness-llm and stdio MCP server runs under: the standard library and the sandbox it confines plugins with.
 		{dir: "host/keeper", allowInternal: []string{"sandbox"}, allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
-		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/atomicfile", "host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
 		// which only the host imports. plugintest plays the host in tests.

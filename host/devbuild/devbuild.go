@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -242,7 +243,7 @@ func build(ctx context.Context, cfg Config, s source, trigger string) Build {
 	cmd.Stderr = &output
 	err := cmd.Run()
 	if err == nil {
-		if err = os.Rename(tmp, b.Output); err != nil {
+		if err = atomicfile.Rename(tmp, b.Output); err != nil {
 			err = fmt.Errorf("put the binary in place: %w", err)
 		}
 	} else {

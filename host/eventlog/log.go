@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/ownership"
 )
 
@@ -50,49 +51,22 @@ func Create(path string, h Header) (*Log, error) {
 	if err := ownership.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	// The file appears whole or not at all: the header is written and
-	// fsynced in a temporary file, which is then hard-linked into place
-	// (link fails rather than replace an existing file).
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(line)
-	if werr == nil {
-		werr = tmp.Chmod(0o600)
-	}
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("create %s: %w", path, werr)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = &os.PathError{Op: "create", Path: path, Err: le.Err}
+	// The file appears whole or not at all, and never replaces another:
+	// the header is written and fsynced in a temporary file, linked into
+	// place and the folder fsynced (atomicfile.WriteNew).
+	if err := atomicfile.WriteNew(path, line, 0o600); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, err // *fs.PathError names the file; errors.Is(err, fs.ErrExist) holds
 		}
-		return nil, err // *fs.PathError names the file; errors.Is(err, fs.ErrExist) holds
+		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	f, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	fail := func(err error) (*Log, error) {
-		f.Close()
-		os.Remove(path)
-		return nil, err
-	}
 	if err := lock(f); err != nil {
 		f.Close() // another process got the new file first: leave it to it
 		return nil, err
-	}
-	if err := syncDir(dir); err != nil {
-		return fail(fmt.Errorf("create %s: %w", path, err))
 	}
 	h.CreatedAt = h.CreatedAt.UTC()
 	return &Log{path: path, header: h, f: f, size: int64(len(line))}, nil
@@ -262,19 +236,6 @@ func (l *Log) usable() error {
 	}
 	if l.err != nil {
 		return fmt.Errorf("%w (%w)", ErrClosed, l.err)
-	}
-	return nil
-}
-
-// syncDir fsyncs a directory so that a new entry in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
@@ -233,7 +234,7 @@ func (s *Staged) Place() (string, error) {
 		s.Drop()
 		return "", err
 	}
-	if err := os.Rename(s.tmp, dst); err != nil {
+	if err := atomicfile.Rename(s.tmp, dst); err != nil {
 		s.Drop()
 		return "", err
 	}
@@ -257,7 +258,10 @@ func cached(path string, size int64) bool {
 }
 
 // writeTemp writes size bytes of r to a temporary file next to dst and
-// returns its name; a short read fails with ErrChanging.
+// returns its name; a short read fails with ErrChanging. Its name is one
+// of atomicfile's (atomicfile.IsTemp), so that prune sweeps it if a crash
+// leaves it; Place puts it in place with atomicfile.Rename once its name,
+// its hash, is known.
 //
 // The write fd is open only while syscall.ForkLock is read-held: a fork in
 // another goroutine while it is open would leak it into the child until its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
@@ -151,19 +152,7 @@ func (b *cacheBook) save() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(b.dir, ".book.*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), b.path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(b.path, data, 0o600); err != nil {
 		return err
 	}
 	b.entries = merged
@@ -194,7 +183,7 @@ func (b *cacheBook) prune(keep map[string]bool, grace time.Duration, log hclog.L
 		// A stored description goes with its entry.
 		described, isDesc := strings.CutSuffix(name, describeSuffix)
 		isDesc = isDesc && isSum(described)
-		if !isEntry && !isDesc && !(pluginlock.Skip(name) && filepath.Ext(name) == ".tmp") {
+		if !isEntry && !isDesc && !atomicfile.IsTemp(name) {
 			continue // index.json, book.json, anything else
 		}
 		if keep[name] || isDesc && keep[described] {

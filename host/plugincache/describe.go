@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/harness-dev/harness/host/atomicfile"
 )
 
 // describeSuffix names an entry's stored description: DIR/<sha256>.describe.json.
@@ -87,19 +89,7 @@ func (c *Cache) StoreDescription(sum string, desc []byte) error {
 	if err != nil {
 		return fmt.Errorf("store plugin description: %w", err)
 	}
-	f, err := os.CreateTemp(c.dir, "."+sum[:12]+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("store plugin description: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.DescriptionPath(sum))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(c.DescriptionPath(sum), b, 0o600); err != nil {
 		return fmt.Errorf("store plugin description: %w", err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/harness-dev/harness/host/atomicfile"
 )
 
 // hashIndex remembers the sha256 of each discovered plugin file by the
@@ -113,19 +115,5 @@ func (idx *hashIndex) save() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(idx.path), ".index.*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), idx.path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(idx.path, b, 0o600)
 }

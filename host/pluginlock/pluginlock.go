@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/harness-dev/harness/host/atomicfile"
 )
 
 // Version is the lock file format this package reads and writes.
@@ -176,37 +178,10 @@ func Write(dir string, l Lock) error {
 	if err != nil {
 		return fmt.Errorf("write plugin lock %s: %w", path, err)
 	}
-	if err := writeAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write plugin lock: %w", err)
 	}
 	return nil
-}
-
-// writeAtomic writes b to a temporary file next to path, syncs it and
-// renames it to path.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
 }
 
 // Verify checks the plugin file name of the plugin dir dir, whose bytes

@@ -80,7 +80,7 @@ func TestWriteRead(t *testing.T) {
 	if diff := cmp.Diff(wantLock, got); diff != "" {
 		t.Errorf("Read (-want +got):\n%s", diff)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".plugins.lock.tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".plugins.lock.*.tmp"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}

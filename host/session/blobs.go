@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/ownership"
@@ -50,31 +51,8 @@ func (s *Session) PutBlob(data []byte) (string, error) {
 	if err := ownership.MkdirAll(dir); err != nil {
 		return "", fmt.Errorf("store a blob: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return "", fmt.Errorf("store a blob: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("store a blob: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil { // the rename survives a crash
-		d.Sync()
-		d.Close()
 	}
 	return hash, nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/plugincache"
 	"github.com/harness-dev/harness/host/pluginlock"
 	"github.com/harness-dev/harness/pluginapi"
@@ -496,19 +497,5 @@ func (tb *Toolbox) saveReload(r Reload, removed bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o600)
 }

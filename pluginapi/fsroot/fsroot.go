@@ -18,7 +18,10 @@
 // temporary file created in the file's folder (opened as above), written,
 // synced and renamed over the name with [os.Root.Rename], never by
 // absolute name, so that a folder swapped for a symlink cannot take the
-// write elsewhere.
+// write elsewhere. It is the plugin side's equivalent of the host's
+// host/atomicfile (which this module cannot import), for a user's files
+// beneath a root; unlike it, it does not fsync the folder after the
+// rename (an editor's save does not either).
 //
 // What it does not see: a hard link is the file it links to (a hard link
 // in a project to a file outside is, as far as the kernel knows, in the
