@@ -285,7 +285,7 @@ func (s *acpSession) SetMode(_ context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	err = s.h.SetSessionMode(s.Session, m, engine.ModeByClient)
+	err = s.h.SetSessionMode(s.Session, m, event.ByClient)
 	if errors.Is(err, engine.ErrAutoUnavailable) {
 		return acpbridge.ModeUnavailable(err) // the editor shows why
 	}

@@ -349,13 +349,6 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 	return agent.Approval{Decision: v.Decision, Source: v.Source, Reason: v.Reason, Scope: v.Scope, Kind: v.Kind}, err
 }
 
-// Who set a session's mode (event.PermissionMode.By).
-const (
-	ModeByHost   = "host"   // the host's setting when the session was created
-	ModeByFlag   = "flag"   // a flag given when the session was continued
-	ModeByClient = "client" // the editor (ACP session/set_mode)
-)
-
 // SessionMode is the permission mode of s: the last one its log holds,
 // else (a log written before modes) the configured one. A mode this host
 // does not know (a newer host's) is taken as ask.
@@ -375,10 +368,10 @@ func (r *Runtime) SessionMode(s *session.Session) permission.Mode {
 	return pm
 }
 
-// SetSessionMode switches s to mode m, set by by (ModeByClient, …), and
+// SetSessionMode switches s to mode m, set by by (event.ByClient, …), and
 // logs it; a mode the log already holds is not logged again. It may be
 // called while a turn runs: the calls not yet decided get the new mode.
-func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by string) error {
+func (r *Runtime) SetSessionMode(s *session.Session, m permission.Mode, by event.By) error {
 	if _, err := permission.ParseMode(string(m)); err != nil {
 		return err
 	}
@@ -428,7 +421,7 @@ func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Ses
 	}
 	// The log alone tells the mode: the configured one is its first event;
 	// and the model it starts on, which prices it in a listing.
-	if err := r.SetSessionMode(s, r.SessionMode(s), ModeByHost); err != nil {
+	if err := r.SetSessionMode(s, r.SessionMode(s), event.ByHost); err != nil {
 		s.Close()
 		return nil, err
 	}

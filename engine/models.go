@@ -62,7 +62,7 @@ func options(evs []event.Event) map[string]string {
 		}
 		if p, err := ev.Decode(); err == nil {
 			o := p.(event.ConfigOption)
-			if o.By == event.OptionByHost {
+			if o.By == event.ByHost {
 				continue
 			}
 			out[o.ID] = o.Value
@@ -134,7 +134,7 @@ func (r *Runtime) SetOption(s *session.Session, id, value string) error {
 	default:
 		return refuse("unknown option %q: use %s or %s", id, OptionModel, OptionEffort)
 	}
-	o := event.ConfigOption{ID: id, Value: value, By: event.OptionByClient}
+	o := event.ConfigOption{ID: id, Value: value, By: event.ByClient}
 	if id == OptionModel {
 		m, _ := r.model(value)
 		o.Provider = m.Provider
@@ -167,7 +167,7 @@ func (r *Runtime) logModel(s *session.Session) error {
 	if last.Value == m.Name && last.Provider == m.Provider {
 		return nil
 	}
-	if _, err := s.Append(event.ConfigOption{ID: OptionModel, Value: m.Name, Provider: m.Provider, By: event.OptionByHost}); err != nil {
+	if _, err := s.Append(event.ConfigOption{ID: OptionModel, Value: m.Name, Provider: m.Provider, By: event.ByHost}); err != nil {
 		return fmt.Errorf("log the model of session %s: %w", s.ID(), err)
 	}
 	return nil
@@ -202,7 +202,7 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 		switch ev.Type {
 		case event.TypeConfigOption:
 			if p, err := ev.Decode(); err == nil {
-				if o := p.(event.ConfigOption); o.By != event.OptionByHost {
+				if o := p.(event.ConfigOption); o.By != event.ByHost {
 					opts[o.ID] = o.Value
 				}
 			}

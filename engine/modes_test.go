@@ -94,7 +94,7 @@ func TestModeSwitchMidTurn(t *testing.T) {
 	}
 	out := rt.Run(ctx, s, nil, event.Text("first"), quiet{}, ask(func(req permission.Request) event.Decision {
 		if req.CallID == "edit1" {
-			if err := rt.SetSessionMode(s, permission.ModeAcceptEdits, engine.ModeByClient); err != nil {
+			if err := rt.SetSessionMode(s, permission.ModeAcceptEdits, event.ByClient); err != nil {
 				t.Error(err)
 			}
 		}
@@ -116,7 +116,7 @@ func TestModeSwitchMidTurn(t *testing.T) {
 		t.Error("the rejected bash call ran")
 	}
 
-	if err := rt.SetSessionMode(s, permission.ModeAsk, engine.ModeByClient); err != nil {
+	if err := rt.SetSessionMode(s, permission.ModeAsk, event.ByClient); err != nil {
 		t.Fatal(err)
 	}
 	asked = nil
@@ -142,7 +142,7 @@ func TestModeSwitchMidTurn(t *testing.T) {
 		}
 		switch p := p.(type) {
 		case event.PermissionMode:
-			modes = append(modes, p.Mode+" by "+p.By)
+			modes = append(modes, p.Mode+" by "+string(p.By))
 		case event.Permission:
 			decisions = append(decisions, fmt.Sprintf("%s %s %s %s", p.CallID, p.Decision, p.Source, p.Kind))
 		}

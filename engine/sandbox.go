@@ -229,7 +229,7 @@ func expandHome(p, home string) string {
 func (r *Runtime) logSandbox(s *session.Session) error {
 	sb := r.sessionSandbox(s.ID())
 	ev := event.SandboxPolicy{Mode: string(sb.Mode), Network: string(sb.Network), AddDirs: sb.AddDirs,
-		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit, By: ModeByHost}
+		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit, By: event.ByHost}
 	if last := s.Sandbox(); last.Mode == ev.Mode && last.Network == ev.Network && slices.Equal(last.AddDirs, ev.AddDirs) &&
 		slices.Equal(last.DenyRead, ev.DenyRead) && last.PidsLimit == ev.PidsLimit {
 		return nil

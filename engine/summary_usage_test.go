@@ -99,8 +99,8 @@ func TestModelLogged(t *testing.T) {
 	}
 	r.CloseSession(s)
 	want := []event.ConfigOption{
-		{ID: "model", Value: "big", Provider: "p", By: event.OptionByHost},
-		{ID: "model", Value: "deep", Provider: "p", By: event.OptionByHost},
+		{ID: "model", Value: "big", Provider: "p", By: event.ByHost},
+		{ID: "model", Value: "deep", Provider: "p", By: event.ByHost},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("config/option events = %+v, want %+v", got, want)

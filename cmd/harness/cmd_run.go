@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 )
 
@@ -52,7 +52,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	}
 	// A continued session keeps its mode unless one is given.
 	if *sessionID != "" && (c.ModeSet || c.Yes) {
-		if err := h.SetSessionMode(s, h.Policy().Mode, engine.ModeByFlag); err != nil {
+		if err := h.SetSessionMode(s, h.Policy().Mode, event.ByFlag); err != nil {
 			h.CloseSession(s)
 			return exitFailed, err
 		}

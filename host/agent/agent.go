@@ -172,9 +172,8 @@ type ApprovalRequest struct {
 // Approval is the answer to an ApprovalRequest.
 type Approval struct {
 	Decision event.Decision
-	// Source says who decided: user, rule, mode or session (see
-	// event.Permission).
-	Source string
+	// Source says who decided (event.Permission's Source).
+	Source event.Source
 	// Scope is what a user's "always" answer covers (event.Permission's
 	// Scope); the loop records it. Kind, when set, says the answer covers
 	// every call of that kind (event.Permission's Kind).

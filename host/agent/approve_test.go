@@ -42,7 +42,7 @@ func permissionEvents(t *testing.T, evs []event.Event) []string {
 				t.Fatal(err)
 			}
 			pe := p.(event.Permission)
-			out = append(out, pe.CallID+":"+string(pe.Decision)+":"+pe.Source)
+			out = append(out, pe.CallID+":"+string(pe.Decision)+":"+string(pe.Source))
 		}
 	}
 	return out

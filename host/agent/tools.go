@@ -143,7 +143,7 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.
 	}
 	if err != nil {
 		t.log.Warn("permission check failed", "session", t.s.ID(), "tool", c.Name, "call", c.ID, "error", err)
-		a = Approval{Decision: event.RejectOnce, Source: "error", Reason: "permission check failed: " + shorten.OneLine(err.Error())}
+		a = Approval{Decision: event.RejectOnce, Source: event.SourceError, Reason: "permission check failed: " + shorten.OneLine(err.Error())}
 	}
 	if err := t.append(event.Permission{Turn: t.n, Step: st.k, CallID: c.ID, Tool: c.Name,
 		Decision: a.Decision, Source: a.Source, Scope: a.Scope, Kind: a.Kind}); err != nil {

@@ -35,7 +35,7 @@ func samples() []Payload {
 		ConfigOption{ID: "model", Value: "deepseek-reasoner"},
 		PermissionMode{Mode: "accept-edits", By: "client"},
 		Permission{Turn: 2, Step: 1, CallID: "c2", Tool: "write", Decision: AllowAlways, Source: "user", Kind: "edit"},
-		ConfigOption{ID: "model", Value: "script", Provider: "script", By: OptionByHost},
+		ConfigOption{ID: "model", Value: "script", Provider: "script", By: ByHost},
 		SandboxPolicy{Mode: "read-only", Network: "off", By: "host"},
 		ToolCall{Turn: 3, Step: 1, CallID: "c3", Name: "bash", Args: `{"command":"make"}`, Kind: "execute",
 			Plugin: &Plugin{Name: "bash", Version: "1.0.0"}, Sandbox: &CallSandbox{Mode: "workspace-write", Network: "off", Roots: []string{"/src/p", "/src/p/.git"}}},

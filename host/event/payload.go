@@ -283,10 +283,8 @@ type Permission struct {
 	CallID   string   `json:"callId"`
 	Tool     string   `json:"tool"`
 	Decision Decision `json:"decision"`
-	// Source says who decided: user, rule (a configured rule), mode
-	// (allow-all), session (an earlier "always" answer), or protected (a
-	// call touching a protected path refused with nobody to ask).
-	Source string `json:"source"`
+	// Source says who decided (the Source constants).
+	Source Source `json:"source"`
 	// Scope, on an "always" answer about a command line, lists the command
 	// prefixes it covers, as bash words ("git status"); see
 	// host/permission. Logs written before it have none.
@@ -306,11 +304,10 @@ type Permission struct {
 // runs applies to the calls not yet decided).
 type PermissionMode struct {
 	Mode string `json:"mode"`
-	// By says who set it: host (the host's setting when the session was
-	// created: its flag, environment or default), flag (a mode given —
-	// --mode, --yes or HARNESS_MODE — when the session was continued) or
-	// client (the editor, through ACP session/set_mode).
-	By string `json:"by"`
+	// By says who set it: ByHost (the host's setting when the session was
+	// created), ByFlag (a mode given when the session was continued) or
+	// ByClient (the editor).
+	By By `json:"by"`
 }
 
 // SandboxPolicy records the sandbox the session's bash commands run under
@@ -322,16 +319,15 @@ type PermissionMode struct {
 // come outside a turn. AddDirs are the folders the user added as writable
 // roots (--add-dir, ACP additionalDirectories), DenyRead the paths the
 // user asked to hide, PidsLimit the processes one command may have (0:
-// the default, 1,024); a change of any of them is logged too.
+// the sandbox's default); a change of any of them is logged too.
 type SandboxPolicy struct {
 	Mode      string   `json:"mode"`
 	Network   string   `json:"network"`
 	AddDirs   []string `json:"addDirs,omitempty"`
 	DenyRead  []string `json:"denyRead,omitempty"`
 	PidsLimit int      `json:"pidsLimit,omitempty"`
-	// By says who set it: host (the host's setting: its flag,
-	// environment, config file or default).
-	By string `json:"by"`
+	// By says who set it: ByHost (the host's setting).
+	By By `json:"by"`
 }
 
 // ConfigOption records a session setting for the steps that follow: ID
@@ -341,8 +337,8 @@ type SandboxPolicy struct {
 // defaults.
 //
 // A "model" option also says which model serves the session from here on:
-// a session is created with one, By "host", naming the host's default model
-// and its Provider, and the host logs another, By "host" again, when a turn
+// a session is created with one, By ByHost, naming the host's default model
+// and its Provider, and the host logs another, By ByHost again, when a turn
 // starts on a model other than the log's last (a session continued by a
 // host configured otherwise). Those record what ran and are not switches:
 // the session still follows the host's default. Logs written before them
@@ -353,17 +349,11 @@ type ConfigOption struct {
 	// Provider, on a "model" option, names the provider that serves it
 	// (deepseek, openai, anthropic, script, …); empty when unknown.
 	Provider string `json:"provider,omitempty"`
-	// By says who set it: host (what the host runs, see above) or client
-	// (the editor, through ACP session/set_config_option). Empty in logs
-	// written before it: a switch by the client.
-	By string `json:"by,omitempty"`
+	// By says who set it: ByHost (what the host runs, see above) or
+	// ByClient (the editor). Empty in logs written before it: a switch by
+	// the client.
+	By By `json:"by,omitempty"`
 }
-
-// Who set a config/option (ConfigOption.By).
-const (
-	OptionByHost   = "host"
-	OptionByClient = "client"
-)
 
 // Why a compaction was made.
 const (

@@ -225,7 +225,7 @@ func Command(args json.RawMessage) string {
 // decision is what the policy says about one call.
 type decision struct {
 	action Action
-	source string // rule, mode or session
+	source event.Source // rule, mode, session or protected
 	rule   *Rule
 	cmd    string // the command the rule or scope matched
 	// unknown, when set, says why the line cannot be checked.
@@ -278,7 +278,7 @@ func (p Policy) decideTool(rules []*Rule, always []event.Permission) decision {
 		}
 		switch r.Action {
 		case Deny:
-			return decision{action: Deny, source: "rule", rule: r}
+			return decision{action: Deny, source: event.SourceRule, rule: r}
 		case Ask:
 			ask = firstRule(ask, r)
 		case Allow:
@@ -292,22 +292,22 @@ func (p Policy) decideTool(rules []*Rule, always []event.Permission) decision {
 		}
 		switch g.Decision {
 		case event.RejectAlways:
-			return decision{action: Deny, source: "session"}
+			return decision{action: Deny, source: event.SourceSession}
 		case event.AllowAlways:
 			allowAlways = true
 		}
 	}
 	switch {
 	case allowAlways:
-		return decision{action: Allow, source: "session"}
+		return decision{action: Allow, source: event.SourceSession}
 	case ask != nil:
-		return decision{action: Ask, source: "rule", rule: ask}
+		return decision{action: Ask, source: event.SourceRule, rule: ask}
 	case allow != nil:
-		return decision{action: Allow, source: "rule", rule: allow}
+		return decision{action: Allow, source: event.SourceRule, rule: allow}
 	case p.Mode == ModeAllowAll:
-		return decision{action: Allow, source: "mode"}
+		return decision{action: Allow, source: event.SourceMode}
 	}
-	return decision{action: Ask, source: "mode"}
+	return decision{action: Ask, source: event.SourceMode}
 }
 
 func firstRule(have, r *Rule) *Rule {
@@ -349,12 +349,12 @@ func (p Policy) decideLine(rules []*Rule, always []event.Permission, line Line) 
 			continue
 		}
 		if r.Prefix == "" {
-			return decision{action: Deny, source: "rule", rule: r}
+			return decision{action: Deny, source: event.SourceRule, rule: r}
 		}
 		for _, c := range line.Cmds {
 			switch matchWords(r.prefixWords(), c) {
 			case fullMatch:
-				return decision{action: Deny, source: "rule", rule: r, cmd: c.String()}
+				return decision{action: Deny, source: event.SourceRule, rule: r, cmd: c.String()}
 			case maybeMatch:
 				if risky == "" {
 					risky = fmt.Sprintf("a word of %s that the rule %s needs is computed when the line runs", c, r)
@@ -363,13 +363,13 @@ func (p Policy) decideLine(rules []*Rule, always []event.Permission, line Line) 
 		}
 	}
 	if rejectAll {
-		return decision{action: Deny, source: "session"}
+		return decision{action: Deny, source: event.SourceSession}
 	}
 	for _, s := range rejectScopes {
 		for _, c := range line.Cmds {
 			switch matchWords(s, c) {
 			case fullMatch:
-				return decision{action: Deny, source: "session", cmd: c.String()}
+				return decision{action: Deny, source: event.SourceSession, cmd: c.String()}
 			case maybeMatch:
 				if risky == "" {
 					risky = fmt.Sprintf("a word of %s that an earlier \"always reject\" answer needs is computed when the line runs", c)
@@ -399,23 +399,23 @@ func (p Policy) decideLine(rules []*Rule, always []event.Permission, line Line) 
 	if why != "" {
 		// Nothing allows a line that cannot be checked, but a line no
 		// rule could forbid is as good as any other.
-		d := decision{action: Ask, source: "rule", unknown: why, noAlways: true}
+		d := decision{action: Ask, source: event.SourceRule, unknown: why, noAlways: true}
 		switch {
 		case guarded:
 		case toolAsk != nil:
 			d.rule = toolAsk
 		case toolAllow != nil:
-			return decision{action: Allow, source: "rule", rule: toolAllow}
+			return decision{action: Allow, source: event.SourceRule, rule: toolAllow}
 		case p.Mode == ModeAllowAll:
-			return decision{action: Allow, source: "mode"}
+			return decision{action: Allow, source: event.SourceMode}
 		default:
-			d.source = "mode"
+			d.source = event.SourceMode
 		}
 		return d
 	}
 
 	sc := scopes(line)
-	ask := decision{action: Ask, source: "mode", scope: sc, noAlways: sc == nil}
+	ask := decision{action: Ask, source: event.SourceMode, scope: sc, noAlways: sc == nil}
 	// Ask rules that match a command the user has not answered "always" for.
 	bySession := make([]bool, len(line.Cmds))
 	for _, s := range allowScopes {
@@ -432,13 +432,13 @@ func (p Policy) decideLine(rules []*Rule, always []event.Permission, line Line) 
 				continue
 			}
 			if r.Prefix == "" || matchWords(r.prefixWords(), c) == fullMatch {
-				ask.source, ask.rule, ask.cmd = "rule", r, c.String()
+				ask.source, ask.rule, ask.cmd = event.SourceRule, r, c.String()
 				return ask
 			}
 		}
 	}
 	if toolAllow != nil {
-		return decision{action: Allow, source: "rule", rule: toolAllow}
+		return decision{action: Allow, source: event.SourceRule, rule: toolAllow}
 	}
 	byRule := make([]bool, len(line.Cmds))
 	if !line.Writes {
@@ -458,11 +458,11 @@ func (p Policy) decideLine(rules []*Rule, always []event.Permission, line Line) 
 	}
 	switch {
 	case all && session:
-		return decision{action: Allow, source: "session"}
+		return decision{action: Allow, source: event.SourceSession}
 	case all:
-		return decision{action: Allow, source: "rule"}
+		return decision{action: Allow, source: event.SourceRule}
 	case p.Mode == ModeAllowAll:
-		return decision{action: Allow, source: "mode"}
+		return decision{action: Allow, source: event.SourceMode}
 	}
 	return ask
 }

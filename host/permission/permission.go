@@ -275,10 +275,10 @@ type Asker interface {
 // Verdict is the checker's answer.
 type Verdict struct {
 	Decision event.Decision
-	// Source is who decided: rule, mode, session (an earlier "always"
-	// answer), user, or protected (a call touching a protected path
-	// refused with nobody to ask).
-	Source string
+	// Source is who decided: a rule, the mode, the session (an earlier
+	// "always" answer), the user, or protected (a call touching a
+	// protected path refused with nobody to ask).
+	Source event.Source
 	// Reason is the model-visible reason of a rejection, "" for the
 	// default "permission denied by user".
 	Reason string
@@ -349,19 +349,19 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	}
 	d := p.decide(req.Tool, req.Args, always)
 	if mode == ModeReadOnly && d.action != Deny && (req.Escalate || !req.Once && !readKind(req.Kind)) {
-		return Verdict{Decision: event.RejectOnce, Source: "mode", Reason: readOnlyReason(req)}, nil
+		return Verdict{Decision: event.RejectOnce, Source: event.SourceMode, Reason: readOnlyReason(req)}, nil
 	}
 	if protected && d.action == Allow && mode != ModeAllowAll {
-		d = decision{action: Ask, source: "protected"}
+		d = decision{action: Ask, source: event.SourceProtected}
 	}
 	switch d.action {
 	case Allow:
-		if d.source == "session" {
+		if d.source == event.SourceSession {
 			return Verdict{Decision: event.AllowAlways, Source: d.source}, nil
 		}
 		return Verdict{Decision: event.AllowOnce, Source: d.source}, nil
 	case Deny:
-		if d.source == "session" {
+		if d.source == event.SourceSession {
 			return Verdict{Decision: event.RejectAlways, Source: d.source}, nil
 		}
 		reason := fmt.Sprintf("permission denied by the rule %s in %s", d.rule, c.fileName())
@@ -412,7 +412,7 @@ func (c Checker) Check(ctx context.Context, req Request) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	v := Verdict{Decision: dec, Source: "user"}
+	v := Verdict{Decision: dec, Source: event.SourceUser}
 	switch dec {
 	case event.AllowAlways, event.RejectAlways:
 		switch {

@@ -319,7 +319,7 @@ func TestAlwaysIsScoped(t *testing.T) {
 	c.Asker = nil
 	tests := map[string]struct {
 		decision event.Decision
-		source   string
+		source   event.Source
 	}{
 		`git status`:                {event.AllowAlways, "session"},
 		`git status --porcelain`:    {event.AllowAlways, "session"},

@@ -262,7 +262,7 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 	case event.Permission:
 		switch p.Decision {
 		case event.AllowAlways, event.RejectAlways:
-			if p.Source == "session" {
+			if p.Source == event.SourceSession {
 				break // an earlier answer applied again: nothing new
 			}
 			if s.always == nil {
