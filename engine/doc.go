@@ -5,9 +5,9 @@
 // environment → Config → New → these operations"; a program embedding
 // harness (a CI runner, a web UI) does the same with this package alone.
 //
-// The name: "host" already means the folder of libraries this package
-// composes (host/*), so the composition is not called host again; it is
-// what runs turns, an engine. It sits above host/* and pluginapi and below
+// The name: "the host" is the harness process (docs/architecture.md), and
+// host/* its packages, which this one composes; the composition is what
+// runs turns, an engine. It sits above host/* and pluginapi and below
 // the front ends: it imports neither acpbridge nor cmd (see arch_test.go).
 //
 // # Contract

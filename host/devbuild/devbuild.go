@@ -21,6 +21,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
+// The defaults of Config's bounds.
+const (
+	DefaultDebounce    = 200 * time.Millisecond
+	DefaultMaxDebounce = 2 * time.Second
+	DefaultErrorLines  = 20
+)
+
 // Config configures BuildAll and Watch. Sources and OutDir are required;
 // the zero value of every other field picks the default named in its
 // comment.
@@ -36,12 +43,13 @@ type Config struct {
 	// none).
 	Stderr io.Writer
 	// Debounce is how long a source must be quiet before it is rebuilt
-	// (default 200 ms); MaxDebounce caps the wait counted from the first
-	// change (default 2 s).
+	// (default DefaultDebounce); MaxDebounce caps the wait counted from
+	// the first change (default DefaultMaxDebounce, and never less than
+	// Debounce).
 	Debounce    time.Duration
 	MaxDebounce time.Duration
 	// ErrorLines is how many lines of go build's output a failure report
-	// shows (default 20).
+	// shows (default DefaultErrorLines).
 	ErrorLines int
 	// Go is the go command (default "go").
 	Go string
@@ -106,13 +114,13 @@ func (c Config) withDefaults(ctx context.Context) (Config, []source, error) {
 		c.Stderr = io.Discard
 	}
 	if c.Debounce <= 0 {
-		c.Debounce = 200 * time.Millisecond
+		c.Debounce = DefaultDebounce
 	}
 	if c.MaxDebounce < c.Debounce {
-		c.MaxDebounce = max(2*time.Second, c.Debounce)
+		c.MaxDebounce = max(DefaultMaxDebounce, c.Debounce)
 	}
 	if c.ErrorLines <= 0 {
-		c.ErrorLines = 20
+		c.ErrorLines = DefaultErrorLines
 	}
 	if c.Go == "" {
 		c.Go = "go"

@@ -17,7 +17,8 @@
 //
 //	go build -o <OutDir>/.<name>.build .
 //
-// and renaming the result to <OutDir>/<name> once the build succeeded. The
+// and renaming the result to <OutDir>/<name> once the build succeeded
+// (host/atomicfile.Rename: the binary and the folder are fsynced). The
 // temporary name is a dotfile, which the toolbox ignores, and the rename is
 // atomic, so the toolbox sees one complete new file whichever file system
 // go build's work dir is on. A failed build leaves the last good binary in
@@ -41,8 +42,8 @@
 // source of its own, or touch a file of the plugin.
 //
 // Events are debounced per source: a build starts once the source has been
-// quiet for Config.Debounce (default 200 ms), at most Config.MaxDebounce
-// (default 2 s) after the first event. Builds run one at a time (go build
+// quiet for Config.Debounce, at most Config.MaxDebounce after the first
+// event (their docs give the defaults). Builds run one at a time (go build
 // uses every CPU); changes made during a build cause one more build of
 // that source after it.
 //
@@ -51,6 +52,6 @@
 // Every build is logged (plugin, duration, ok or failed) and passed to
 // Config.OnBuild. A failed build also writes a compact report to
 // Config.Stderr: one header line naming the plugin, then go build's first
-// Config.ErrorLines lines (default 20) without its "# package" lines, and
+// Config.ErrorLines lines without its "# package" lines, and
 // a count of the lines left out.
 package devbuild

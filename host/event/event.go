@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// Type names an event. Host types are the constants below; plugin-declared
-// types are any other non-empty string of the form "family/name".
+// Type names an event. The host's own types are the constants below;
+// plugin-declared types are any other non-empty string of the form
+// "family/name".
 type Type string
 
 // The host's vocabulary.

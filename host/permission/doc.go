@@ -139,7 +139,8 @@
 // stdbuf, setsid, chroot, busybox, sudo, doas, xargs, watch and find -exec;
 // and in the strings run by bash/sh/zsh/dash/ksh/mksh/ash -c, eval, sudo -s,
 // watch, trap and the -C callbacks of mapfile, readarray and compgen,
-// recursively, at most 16 levels deep. Quotes and backslashes
+// recursively, to a bounded depth (a line nested deeper is unknown).
+// Quotes and backslashes
 // are removed ("rm", r\m and 'rm' are rm) and a command given with a path
 // matches by its base name (/bin/rm, ./rm).
 //

@@ -111,7 +111,7 @@ type Line struct {
 // wrappers env, command, exec, builtin, time, timeout, nice, ionice,
 // nohup, stdbuf, xargs, sudo, doas, setsid, chroot, busybox, watch and
 // find -exec, and in the strings run by bash/sh/zsh/dash/ksh -c and eval
-// (recursively, at most 16 levels deep).
+// (recursively, to a bounded depth: a line nested deeper is unknown).
 func ParseLine(src string) Line {
 	a := analyzer{}
 	a.parse(src, 0, -1, 0)

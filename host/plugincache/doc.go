@@ -32,8 +32,12 @@
 // no longer match its name is removed, so a tampered copy never runs
 // under the original sha256. The book is merged and rewritten by rename
 // ([Cache.Save]); a lost update costs one hash, never an unchecked start.
+// Every file of the dir is written with host/atomicfile (the book, the
+// index, the descriptions; an entry's rename by atomicfile.Rename), so
+// each is whole after a crash and only temporary files can be left over.
 // [Cache.Prune] removes the entries no plugin runs that were last started
-// more than a grace period ago, and stale temporary files.
+// more than a grace period ago, and stale temporary files
+// (atomicfile.IsTemp).
 //
 // # The hash index
 //
