@@ -414,6 +414,41 @@ func TestNoStdoutOutsideMain(t *testing.T) {
 	}
 }
 
+// TestOneAtomicWrite keeps host/atomicfile the host's one
+// temporary-file-then-rename write: no other package of the host renames
+// or links a file into place itself (the plugin side, pluginapi and
+// plugins, writes beneath an os.Root with pluginapi/fsroot).
+func TestOneAtomicWrite(t *testing.T) {
+	t.Parallel()
+	for _, p := range readPackages(t) {
+		if p.dir == "host/atomicfile" || p.dir == "pluginapi" || p.dir == "plugins" || p.dir == "examples" ||
+			strings.HasPrefix(p.dir, "pluginapi/") || strings.HasPrefix(p.dir, "plugins/") || strings.HasPrefix(p.dir, "examples/") {
+			continue
+		}
+		entries, err := os.ReadDir(p.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(p.dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				for _, bad := range []string{"os.Rename(", "os.Link("} {
+					if strings.Contains(line, bad) {
+						t.Errorf("%s/%s:%d puts a file in place with %s: use host/atomicfile (WriteFile, Create, WriteNew, Rename), which fsyncs the file and its folder", p.dir, n, i+1, bad)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestArchitectureDoc keeps docs/architecture.md in step with the code: its
 // import-rule table says what importRules enforces, row for row, and its
 // package map names every package of the module and nothing that is gone.
