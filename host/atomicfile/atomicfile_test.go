@@ -280,3 +280,47 @@ func TestIsTemp(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterStreams copies a file into a Writer (the kernel's copy path,
+// through ReadFrom) and commits it once.
+func TestWriterStreams(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<14) // 256 KiB
+	if err := os.WriteFile(src, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	path := filepath.Join(dir, "copy")
+	w, err := atomicfile.Create(path, 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(w, in); err != nil || n != int64(len(want)) {
+		t.Fatalf("copy: %d, %v", n, err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("target exists before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err == nil {
+		t.Error("a second Commit succeeded")
+	}
+	w.Abort() // after Commit: nothing
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("copy differs (%d bytes, %v)", len(got), err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, %v; want 0640", fi.Mode().Perm(), err)
+	}
+	if names := entries(t, dir); len(names) != 2 {
+		t.Errorf("folder holds %v, want src and copy", names)
+	}
+}

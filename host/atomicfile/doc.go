@@ -25,24 +25,25 @@
 // was. A crash (or SIGKILL) before the rename leaves the target as it was
 // and the temporary file behind; its name ends in ".tmp" and starts with
 // a dot, so that watchers skip it (host/pluginlock.Skip) and a later run
-// may sweep it ([IsTemp]). A crash after the rename, before the folder's
+// may sweep it ([IsTemp]; the plugin cache's prune does, in its folder).
+// Nothing reads such a file: elsewhere one stays until removed by hand. A crash after the rename, before the folder's
 // fsync, may lose the rename but never leaves a part of the file at the
 // target.
 //
 // Platforms: on Linux and the BSDs the folder's fsync is what makes the
 // rename durable. On macOS [os.File.Sync] is F_FULLFSYNC (the drive's
 // cache too); a folder's fsync that the file system refuses (EINVAL,
-// ENOTSUP) is skipped there as everywhere. On Windows a folder cannot be
-// fsynced (the step is skipped: NTFS journals the rename), and the rename
-// fails while another process holds the target open without
-// FILE_SHARE_DELETE.
+// ENOTSUP) is skipped there as everywhere. On Windows Go cannot fsync a
+// folder (the step is skipped; NTFS journals the rename as metadata), and
+// the rename may fail while another process holds the target open.
 //
 // # Why not renameio
 //
 // github.com/google/renameio/v2 (v2.0.2) fsyncs the file but not the
 // folder after the rename, so a crash can lose the rename; and by default
 // it applies the umask to the mode and may put the temporary file in
-// $TMPDIR. Both are this package's contract, in about a hundred lines.
+// $TMPDIR. Here the folder is fsynced, the mode is perm exactly and the
+// temporary file sits next to the target.
 //
 // The plugin side has its own equivalent beneath an [os.Root]:
 // pluginapi/fsroot's WriteFile (a separate module, which plugins use and
