@@ -20,7 +20,7 @@ type peer struct {
 	t    *testing.T
 	conn *Conn
 	in   *io.PipeWriter // the conn's input
-	out  chan string // the conn's output, line by line
+	out  chan string    // the conn's output, line by line
 	logs *logRecorder
 	done chan error // Serve's result
 }
