@@ -315,12 +315,7 @@ func TestDrainOnClose(t *testing.T) {
 	var out lockedBuffer
 	inR, inW := io.Pipe()
 	c := NewConn(inR, &out, Options{})
-	var late *Request
 	h := func(ctx context.Context, req *Request) (any, error) {
-		if req.Method == "late" {
-			late = req
-			return nil, nil
-		}
 		close(started)
 		<-release // ignores ctx: an answer is still due
 		req.AfterReply(func() { c.Notify("after", nil) })
@@ -351,7 +346,7 @@ func TestDrainOnClose(t *testing.T) {
 	if err := c.Notify("later", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Notify after Close = %v, want ErrClosed", err)
 	}
-	if out.String() != want || late != nil {
+	if out.String() != want {
 		t.Errorf("wrote after Close: %s", out.String())
 	}
 }
@@ -427,4 +422,37 @@ func FuzzServe(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCloseCancelsRequests: Close cancels the requests still being served
+// (and Cancel those it selects), and their late answers are not written.
+func TestCloseCancelsRequests(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	ended := make(chan string, 2)
+	c := NewConn(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"a"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"b"}`+"\n"), &out, Options{})
+	if err := c.Serve(context.Background(), func(ctx context.Context, req *Request) (any, error) {
+		<-ctx.Done()
+		ended <- req.Method
+		return nil, ctx.Err()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.Cancel(MethodIs("a"))
+	if m := <-ended; m != "a" {
+		t.Errorf("Cancel(a) ended %s", m)
+	}
+	c.Wait(context.Background(), MethodIs("a"))
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled","data":{"error":"context canceled"}}}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("after Cancel(a): %q, want %q", got, want)
+	}
+	c.Close()
+	if m := <-ended; m != "b" {
+		t.Errorf("Close ended %s", m)
+	}
+	c.Wait(context.Background(), nil)
+	if got := out.String(); got != want {
+		t.Errorf("written after Close: %q", strings.TrimPrefix(got, want))
+	}
 }
