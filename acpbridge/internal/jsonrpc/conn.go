@@ -138,7 +138,7 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 				return nil
 			}
 			if f.err != nil {
-				return fmt.Errorf("read a message: %w", f.err)
+				return f.err
 			}
 		}
 	}
