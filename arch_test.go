@@ -154,7 +154,9 @@ func importRules() []importRule {
 		// the kernel-enforced sandbox: a leaf the plugins (and later the
 		// host) build on; Landlock, seccomp and x/sys only.
 		{dir: "sandbox", allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
-		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
+		{dir: "acpbridge", allowInternal: []string{"acpbridge/internal/jsonrpc", "host/event", "host/shorten"}, allowExternal: true},
+		// the bridge's JSON-RPC connection: the standard library only.
+		{dir: "acpbridge/internal/jsonrpc"},
 		// the terminal front end, as acpbridge is the editor's.
 		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},

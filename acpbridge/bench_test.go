@@ -3,13 +3,12 @@ package acpbridge
 import (
 	"context"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
-	acp "github.com/coder/acp-go-sdk"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/acpbridge/internal/jsonrpc"
 	"github.com/harness-dev/harness/host/event"
 )
 
@@ -29,11 +28,7 @@ func BenchmarkReplay(b *testing.B) {
 			event.AssistantMessage{Turn: t, Step: 2, Text: text}, event.StepEnd{Turn: t, Step: 2},
 			event.TurnEnd{Turn: t, Reason: event.ReasonCompleted})
 	}
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	br := &bridge{log: hclog.NewNullLogger(), out: &lockedWriter{w: io.Discard}}
-	br.conn = acp.NewAgentSideConnection(br, io.Discard, pr)
-	br.conn.SetLogger(slog.New(slog.DiscardHandler))
+	br := &bridge{log: hclog.NewNullLogger(), conn: jsonrpc.NewConn(strings.NewReader(""), io.Discard, jsonrpc.Options{})}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := br.replay(context.Background(), s); err != nil {

@@ -13,12 +13,22 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/acpbridge/internal/jsonrpc"
 	"github.com/harness-dev/harness/host/event"
 )
 
 // DefaultShutdownGrace bounds how long Serve waits, once the client has gone,
 // for running turns to end before it closes their sessions.
 const DefaultShutdownGrace = 500 * time.Millisecond
+
+// DefaultMaxMessageBytes bounds one inbound message unless
+// Options.MaxMessageBytes says otherwise.
+const DefaultMaxMessageBytes = jsonrpc.DefaultMaxMessageBytes
+
+// answerGrace bounds how long Serve waits, once the input has ended, for
+// the answers to requests other than session/prompt (initialize,
+// session/new, session/load…) before it closes the sessions.
+const answerGrace = 5 * time.Second
 
 // Options configure Serve.
 type Options struct {
@@ -28,7 +38,7 @@ type Options struct {
 	// Logger receives the bridge's diagnostics; nil discards them.
 	Logger hclog.Logger
 	// MaxMessageBytes bounds one inbound message; 0 means
-	// DefaultMaxMessageBytes. It is capped just under the SDK's 10 MiB.
+	// DefaultMaxMessageBytes.
 	MaxMessageBytes int
 	// ShutdownGrace bounds the wait for running turns when the client goes;
 	// 0 means DefaultShutdownGrace.
@@ -45,10 +55,11 @@ type Options struct {
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
 // replies go to out, on behalf of agent. It returns once in ends or ctx is
-// done: the requests already read are answered first (up to 5 s), running
-// turns are cancelled and given Options.ShutdownGrace to end and answer,
-// then every session the connection opened is closed. The error reports a
-// failure to read in or to close a session.
+// done: the prompts running are cancelled, the other requests already read
+// are answered first (up to 5 s), running turns are given
+// Options.ShutdownGrace to end and answer, then every session the
+// connection opened is closed; nothing is written to out after it
+// returns. The error reports a failure to read in or to close a session.
 func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts Options) error {
 	if opts.Name == "" {
 		opts.Name = "harness"
@@ -62,60 +73,40 @@ func Serve(ctx context.Context, agent Agent, in io.Reader, out io.Writer, opts O
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	opts.MaxMessageBytes = min(opts.MaxMessageBytes, sdkLineLimit-1)
 	if opts.ShutdownGrace <= 0 {
 		opts.ShutdownGrace = DefaultShutdownGrace
 	}
 
-	ans := newAnswers()
-	w := &lockedWriter{w: out, answers: ans}
-	pr, pw := io.Pipe()
-	b := &bridge{agent: agent, opts: opts, log: opts.Logger, out: w, sessions: make(map[string]*liveSession)}
-	b.conn = acp.NewAgentSideConnection(b, w, pr)
-	sdkLog, stopSDKLog := newSlogger(opts.Logger.Named("jsonrpc"))
-	defer stopSDKLog()
-	b.conn.SetLogger(sdkLog)
-	g := &guard{in: in, sdk: pw, out: w, max: opts.MaxMessageBytes, warn: opts.Logger.Warn, onInitialize: b.noteCapabilities, answers: ans}
-	readErr := make(chan error, 1)
-	go func() {
-		err := g.copy()
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-			err = nil
-		}
-		pw.CloseWithError(err)
-		readErr <- err
-	}()
-
-	select {
-	case <-b.conn.Done():
-	case <-ctx.Done():
-		pw.CloseWithError(ctx.Err()) // the SDK stops reading; in may stay blocked
-		<-b.conn.Done()
+	rpcLog, stopRPCLog := newSlogger(opts.Logger.Named("jsonrpc"))
+	defer stopRPCLog()
+	conn := jsonrpc.NewConn(in, out, jsonrpc.Options{MaxMessageBytes: opts.MaxMessageBytes, Logger: rpcLog})
+	b := &bridge{agent: agent, opts: opts, log: opts.Logger, conn: conn,
+		sessions: make(map[string]*liveSession), prompts: make(map[string]*promptRun)}
+	readErr := conn.Serve(ctx, b.handle)
+	if errors.Is(readErr, context.Canceled) || errors.Is(readErr, context.DeadlineExceeded) {
+		readErr = nil // ctx ended Serve: no failure of the input
 	}
-	pr.Close() // unblocks the guard if the SDK stopped reading on its own
-	// The SDK's handlers may still be running: answer what was asked
-	// before closing the sessions (answers.go), then, once shutdown has
-	// cancelled the turns, let the prompts' answers out too.
-	b.waitAnswers(ans, false, answerGrace)
+	// The input has ended: the prompts' turns are cancelled (their answers
+	// come when they have ended), the other requests already read are
+	// answered before the sessions close, then the prompts' answers go
+	// out, and nothing more after that.
+	conn.Cancel(jsonrpc.MethodIs(acp.AgentMethodSessionPrompt))
+	b.waitAnswers(func(m string) bool { return m != acp.AgentMethodSessionPrompt }, answerGrace)
 	err := b.shutdown()
-	b.waitAnswers(ans, true, b.opts.ShutdownGrace)
-	select {
-	case rerr := <-readErr:
-		if rerr != nil {
-			err = errors.Join(fmt.Errorf("read the client's messages: %w", rerr), err)
-		}
-	default: // still blocked in a read of in; the process is about to exit
+	b.waitAnswers(jsonrpc.MethodIs(acp.AgentMethodSessionPrompt), b.opts.ShutdownGrace)
+	conn.Close()
+	if readErr != nil {
+		err = errors.Join(fmt.Errorf("read the client's messages: %w", readErr), err)
 	}
 	return err
 }
 
-// waitAnswers waits up to d for the answers to the requests the SDK has
-// been handed (with prompts, to session/prompt requests) and warns about
-// those left unanswered.
-func (b *bridge) waitAnswers(ans *answers, prompts bool, d time.Duration) {
+// waitAnswers waits up to d for the answers to the requests match selects
+// and warns about those left unanswered.
+func (b *bridge) waitAnswers(match func(method string) bool, d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if n := ans.wait(ctx, prompts); n > 0 {
+	if n := b.conn.Wait(ctx, match); n > 0 {
 		b.log.Warn("the input ended before some requests were answered; they go unanswered", "requests", n, "waited", d)
 	}
 }
@@ -125,8 +116,13 @@ type bridge struct {
 	agent Agent
 	opts  Options
 	log   hclog.Logger
-	conn  *acp.AgentSideConnection
-	out   *lockedWriter // the SDK's writer too; see notify.go
+	conn  *jsonrpc.Conn
+
+	// promptMu guards prompts: the session/prompt request being served
+	// for each session, the one session/cancel cancels and a newer prompt
+	// supersedes.
+	promptMu sync.Mutex
+	prompts  map[string]*promptRun
 
 	// openMu serialises opening, registering and closing sessions, so that
 	// one session is opened once.
@@ -316,7 +312,6 @@ func (b *bridge) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.N
 	b.sessions[s.ID()] = newLiveSession(s)
 	b.mu.Unlock()
 	b.log.Debug("session created", "session", s.ID(), "cwd", s.Cwd())
-	b.sendCommandsAfterResponse(s)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(s.ID()), ConfigOptions: configOptions(s), Modes: b.modeState(s)}, nil
 }
 
@@ -446,8 +441,9 @@ func (b *bridge) CloseSession(ctx context.Context, p acp.CloseSessionRequest) (a
 // Prompt runs one turn. Its updates are all written before it returns, so
 // before the response. A cancelled turn answers stopReason cancelled, never
 // an error; a failed turn answers a JSON-RPC error carrying the cause. A
-// prompt for a session whose turn is running waits for that turn (the SDK
-// has cancelled it already: a new prompt supersedes the running one).
+// prompt for a session whose turn is running waits for that turn (serving
+// the new prompt has cancelled it: a new prompt supersedes the running
+// one; see servePrompt).
 func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	cancelled := acp.PromptResponse{StopReason: acp.StopReasonCancelled}
 	ls, ok := b.lookup(p.SessionId)
@@ -507,8 +503,9 @@ func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-// Cancel cancels the session's running turn. The SDK has already cancelled
-// the pending prompt's context; this covers a turn started otherwise.
+// Cancel cancels the session's running turn. serveCancel has already
+// cancelled the pending prompt's context; this covers a turn started
+// otherwise.
 func (b *bridge) Cancel(_ context.Context, p acp.CancelNotification) error {
 	if ls, ok := b.lookup(p.SessionId); ok {
 		ls.cancelTurn()

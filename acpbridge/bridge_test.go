@@ -327,7 +327,7 @@ func TestCloseSession(t *testing.T) {
 		t.Fatalf("session/close: %s", cm.raw)
 	}
 	// The prompt answers cancelled; its response and the close's are
-	// written by different goroutines of the SDK, in either order.
+	// written by different goroutines of the connection, in either order.
 	pm, _ := c.response(pid)
 	if stopReason(t, pm) != "cancelled" {
 		t.Errorf("the prompt answered %s, want cancelled", pm.raw)

@@ -32,22 +32,20 @@ import (
 // message ids).
 const kindCompaction = "compaction"
 
-// noteCapabilities reads the client capabilities the SDK does not decode
-// from the initialize request's line.
-func (b *bridge) noteCapabilities(line []byte) {
-	var req struct {
-		Params struct {
-			ClientCapabilities struct {
-				Session struct {
-					Compaction json.RawMessage `json:"compaction"`
-				} `json:"session"`
-			} `json:"clientCapabilities"`
-		} `json:"params"`
+// noteCapabilities reads the client capabilities the SDK's types do not
+// hold from the initialize request's params.
+func (b *bridge) noteCapabilities(params json.RawMessage) {
+	var p struct {
+		ClientCapabilities struct {
+			Session struct {
+				Compaction json.RawMessage `json:"compaction"`
+			} `json:"session"`
+		} `json:"clientCapabilities"`
 	}
-	if json.Unmarshal(line, &req) != nil {
+	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	c := req.Params.ClientCapabilities.Session.Compaction
+	c := p.ClientCapabilities.Session.Compaction
 	b.compaction.Store(len(c) > 0 && c[0] == '{')
 }
 
@@ -72,19 +70,10 @@ type compactionChunk struct {
 
 // sendRaw writes one session/update whose update the bridge encodes itself.
 func (b *bridge) sendRaw(id string, update any) {
-	upd, err := json.Marshal(update)
-	if err == nil {
-		var sid []byte
-		if sid, err = json.Marshal(id); err == nil {
-			line := make([]byte, 0, len(updatePrefix)+len(sid)+len(upd)+30)
-			line = append(line, updatePrefix...)
-			line = append(line, `{"sessionId":`...)
-			line = append(line, sid...)
-			line = append(line, `,"update":`...)
-			line = append(line, upd...)
-			_, err = b.out.Write(append(line, '}', '}', '\n'))
-		}
-	}
+	err := b.conn.Notify(acp.ClientMethodSessionUpdate, struct {
+		SessionID string `json:"sessionId"`
+		Update    any    `json:"update"`
+	}{id, update})
 	if err != nil {
 		b.log.Debug("session update not sent", "session", id, "error", err)
 	}

@@ -1,9 +1,11 @@
 // Package acpbridge is the agent side of the Agent Client Protocol (ACP v1):
 // it lets an editor such as Zed drive the host over JSON-RPC lines on stdio.
 // It turns ACP calls into calls on an [Agent] and a [Session], and the
-// session's events into session/update notifications. It is built on
-// github.com/coder/acp-go-sdk, which nothing else in harness imports; it
-// reads host/event and declares everything else it needs here.
+// session's events into session/update notifications. It takes ACP's types
+// and constants from github.com/coder/acp-go-sdk, which nothing else in
+// harness imports, and speaks JSON-RPC through its own connection
+// (acpbridge/internal/jsonrpc); it reads host/event and declares everything
+// else it needs here.
 //
 // # Methods
 //
@@ -111,7 +113,7 @@
 // "error"). session/cancel cancels the turn, whose final updates still go
 // out; the prompt then answers stopReason cancelled, never an error. A
 // session runs one turn at a time: a second prompt supersedes the first
-// (the SDK cancels it) and runs when it has ended. Sessions are
+// (it cancels the first) and runs when that has ended. Sessions are
 // independent: several may run turns at once on one connection.
 //
 // # One translator
@@ -161,22 +163,29 @@
 //
 // # The wire
 //
-// Serve reads the client's messages itself before the SDK sees them, so
-// that bad input costs an error, never the connection: a line that is not
-// JSON is answered -32700, a non-object or a batch -32600, and a message
-// over Options.MaxMessageBytes (8 MiB by default) -32600 naming the limit,
-// with the request's id when it is found at the start of the line. Unknown
-// methods are answered -32601 by the SDK. Serve writes ACP messages to out
-// and nothing else (session/update lines are encoded with the SDK's types
-// and written by the bridge itself, so that a replay can batch them);
-// diagnostics go to Options.Logger — the SDK's own slog records too, under
-// the name jsonrpc, with groups as dotted keys, and none once Serve has
-// returned. When the input ends
-// (the editor closes stdin), the requests already read are still answered
-// (up to 5 s for those other than session/prompt: a client may send and
-// close at once), then running turns are cancelled, given
-// Options.ShutdownGrace (500 ms) to write their turn/end and their
-// prompt's answer, and every session is closed before Serve returns.
+// Serve owns the transport: one connection (acpbridge/internal/jsonrpc)
+// decodes every line once, into an envelope whose params the method's
+// handler decodes into the SDK's type for it. Bad input costs an error,
+// never the connection: a line that is not JSON is answered -32700, a
+// non-object or a batch -32600, and a message over
+// Options.MaxMessageBytes (DefaultMaxMessageBytes) -32600 naming the
+// limit, with the request's id when it is found at the start of the line;
+// params that do not fit the method -32602; unknown methods -32601
+// (unknown notifications are ignored, never answered). Requests are served
+// concurrently and answered in any order; $/cancel_request cancels the
+// request it names (a prompt then answers stopReason cancelled). The
+// bridge's own requests to the editor (session/request_permission,
+// fs/read_text_file, fs/write_text_file) are matched to their responses by
+// id. Serve writes ACP messages to out and nothing else, each
+// session/update encoded with encoding/json from the SDK's types (a replay
+// writes them in batches); diagnostics go to Options.Logger — the
+// connection's slog records under the name jsonrpc, with groups as dotted
+// keys, and none once Serve has returned. When the input ends (the editor
+// closes stdin), running prompts are cancelled and the other requests
+// already read are still answered (up to 5 s: a client may send and close
+// at once); then running turns are given Options.ShutdownGrace
+// (DefaultShutdownGrace) to write their turn/end and their prompt's answer,
+// every session is closed, and nothing is written after Serve returns.
 //
 // # Zed
 //

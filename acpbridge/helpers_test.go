@@ -347,8 +347,8 @@ func (c *client) close(d time.Duration) bool {
 	return c.returned
 }
 
-// testWriter sends log lines to t.Log until the test ends (the SDK may
-// log after Serve returns).
+// testWriter sends log lines to t.Log until the test ends (a request
+// Serve gave up on may log after it returns).
 type testWriter struct {
 	t       *testing.T
 	mu      sync.Mutex

@@ -64,8 +64,8 @@ func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title, al
 	if title != "" {
 		req.ToolCall.Title = &title
 	}
-	resp, err := ts.b.conn.RequestPermission(ctx, req)
-	if err != nil {
+	var resp acp.RequestPermissionResponse
+	if err := ts.b.conn.Call(ctx, acp.ClientMethodSessionRequestPermission, req, &resp); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}

@@ -9,10 +9,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// newSlogger returns a slog.Logger that writes to log, for the SDK, which
-// logs through slog (to slog.Default, on stderr, unless told otherwise),
-// and a function that stops it: the SDK's goroutines may still log after
-// the connection ends, and nothing should reach log once Serve returns.
+// newSlogger returns a slog.Logger that writes to log, for the JSON-RPC
+// connection, which logs through slog, and a function that stops it: the
+// connection's request goroutines may still log after Serve has given up
+// on them, and nothing should reach log once Serve returns.
 //
 // log stamps its own lines (hclog does unless built with DisableTime), so
 // the records' times are not written: see [slogHandler].

@@ -12,19 +12,21 @@ import (
 	"github.com/harness-dev/harness/host/event"
 )
 
-// turnStream sends the updates of one live turn. Durable events reach it by
-// following the session; text and reasoning deltas through its Live
-// methods. Both go through one cursor under mu, so the client sees the
-// turn in log order, each event once, and every delta after the events
-// logged before it (a step's deltas after its step/start, the next step's
-// text after this step's tool results).
+// turnStream sends the updates of one live turn. Durable events reach it
+// from the session's follower, each once; text and reasoning deltas (and
+// the other Live callbacks) through its methods. Both go through one
+// cursor under mu, so the client sees the turn in log order, each event
+// once, and every delta after the events logged before it (a step's deltas
+// after its step/start, the next step's text after this step's tool
+// results): a delta first catches up with the log (catchUpLocked), and
+// the follower skips the events a catch-up has sent.
 type turnStream struct {
 	b    *bridge
 	sess Session
 
 	mu     sync.Mutex // guards tr and cursor, and orders the sends
 	tr     translator
-	cursor int64 // next event to translate
+	cursor int64 // seq of the next event to translate
 	// progress is the live output of the turn's tool calls, by call id.
 	progress map[string]*strings.Builder
 	// titled is set once the session has a user/message: its title went
@@ -47,10 +49,15 @@ func (b *bridge) startStream(ctx context.Context, sess Session) *turnStream {
 	from := ts.cursor
 	go func() {
 		defer close(ts.done)
-		for range sess.Follow(fctx, from) {
+		next := from // Follow yields every event from from on, in order
+		for ev := range sess.Follow(fctx, from) {
 			ts.mu.Lock()
-			ts.catchUpLocked()
+			if next == ts.cursor { // else a catch-up has sent it
+				ts.cursor++
+				ts.showLocked(ev)
+			}
 			ts.mu.Unlock()
+			next++
 		}
 	}()
 	return ts
@@ -80,8 +87,8 @@ func (ts *turnStream) ReadEditorFile(ctx context.Context, path string) (string, 
 	if !ts.b.clientFS().ReadTextFile {
 		return "", errors.New("the editor did not offer fs.readTextFile")
 	}
-	resp, err := ts.b.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path})
-	if err != nil {
+	var resp acp.ReadTextFileResponse
+	if err := ts.b.conn.Call(ctx, acp.ClientMethodFsReadTextFile, acp.ReadTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path}, &resp); err != nil {
 		return "", fmt.Errorf("fs/read_text_file: %w", err)
 	}
 	return resp.Content, nil
@@ -96,7 +103,7 @@ func (ts *turnStream) WriteEditorFile(ctx context.Context, path, content string)
 	ts.mu.Lock()
 	ts.catchUpLocked()
 	ts.mu.Unlock()
-	if _, err := ts.b.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path, Content: content}); err != nil {
+	if err := ts.b.conn.Call(ctx, acp.ClientMethodFsWriteTextFile, acp.WriteTextFileRequest{SessionId: acp.SessionId(ts.sess.ID()), Path: path, Content: content}, nil); err != nil {
 		return fmt.Errorf("fs/write_text_file: %w", err)
 	}
 	return nil
@@ -118,32 +125,39 @@ func (ts *turnStream) delta(kind, text string) {
 	ts.b.send(ts.sess.ID(), ts.tr.delta(kind, text))
 }
 
-// catchUpLocked translates and sends the events logged since the cursor.
+// catchUpLocked sends the events logged since the cursor, which the
+// follower has not yielded yet.
 func (ts *turnStream) catchUpLocked() {
 	evs := ts.sess.Events()
-	for ; ts.cursor < int64(len(evs)); ts.cursor++ {
+	for ts.cursor < int64(len(evs)) {
 		ev := evs[ts.cursor]
-		if !ts.b.sendCompaction(ts.sess.ID(), ev) {
-			ups, err := ts.tr.updates(ev)
-			if err != nil {
-				ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
-				continue
-			}
-			for _, u := range ups {
-				ts.b.send(ts.sess.ID(), u)
-			}
+		ts.cursor++
+		ts.showLocked(ev)
+	}
+}
+
+// showLocked translates and sends one event of the turn.
+func (ts *turnStream) showLocked(ev event.Event) {
+	if !ts.b.sendCompaction(ts.sess.ID(), ev) {
+		ups, err := ts.tr.updates(ev)
+		if err != nil {
+			ts.b.log.Warn("event not shown", "session", ts.sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+			return
 		}
-		if ev.Type == event.TypeUserMessage && !ts.titled { // the first prompt names the session
-			ts.titled = true
-			if u, ok := infoUpdate(ts.sess, ev.Time); ok {
-				ts.b.send(ts.sess.ID(), u)
-			}
+		for _, u := range ups {
+			ts.b.send(ts.sess.ID(), u)
 		}
-		// a step's usage is in, or the history was compacted
-		if ev.Type == event.TypeAssistantMessage || ev.Type == event.TypeCompact {
-			if u, ok := usageUpdate(ts.sess); ok {
-				ts.b.send(ts.sess.ID(), u)
-			}
+	}
+	if ev.Type == event.TypeUserMessage && !ts.titled { // the first prompt names the session
+		ts.titled = true
+		if u, ok := infoUpdate(ts.sess, ev.Time); ok {
+			ts.b.send(ts.sess.ID(), u)
+		}
+	}
+	// a step's usage is in, or the history was compacted
+	if ev.Type == event.TypeAssistantMessage || ev.Type == event.TypeCompact {
+		if u, ok := usageUpdate(ts.sess); ok {
+			ts.b.send(ts.sess.ID(), u)
 		}
 	}
 }
