@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
@@ -29,7 +30,11 @@ const ProtocolVersion = 1
 //     it); [Plugin.Capabilities] in Describe ([Description.Capabilities]):
 //     what the plugin's process needs beyond the default confinement the
 //     host launches it under.
-const ProtocolMinor = 4
+//   - 5: declared presentation in Describe: [ToolSpec.HasPreview] (the host
+//     calls Preview only for tools that have one; [Serve] sets it from
+//     [Tool.Preview]) and [ToolSpec.Title] (a title template the host
+//     expands without an RPC, [ExpandTitle]).
+const ProtocolMinor = 5
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -62,6 +67,68 @@ type ToolSpec struct {
 	// permission modes decide by it ("accept edits" covers edit, delete
 	// and move). Empty means other. Since minor 2.
 	Kind string
+	// HasPreview says the tool answers Preview; the host calls Preview for
+	// its calls and only for them. [Serve] sets it from [Tool.Preview]; a
+	// plugin before minor 5 says nothing, and the host then calls Preview
+	// for every call. Since minor 5.
+	HasPreview bool `json:",omitempty"`
+	// Title is the title of the tool's calls, computed by the host without
+	// an RPC ([ExpandTitle]): a fixed text ("Update todo list") or one
+	// naming top-level string arguments in braces ("{command}",
+	// "Subagent: {description}"). A preview's or a result's [Meta.Title]
+	// is the better one when set; empty means the tool's name. Since
+	// minor 5.
+	Title string `json:",omitempty"`
+}
+
+// ExpandTitle is a call's title from its tool's [ToolSpec.Title] template
+// and its arguments object: each {name} is replaced by the top-level
+// string argument name, trimmed of surrounding space. When a named
+// argument is missing, not a string or blank, the title is empty (the
+// caller shows the tool's name instead). A brace that does not enclose a
+// name (letters, digits, '_' or '-') stays as it is.
+func ExpandTitle(template string, args json.RawMessage) string {
+	if !strings.Contains(template, "{") {
+		return template
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		obj = nil
+	}
+	var b strings.Builder
+	for rest := template; ; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		n := strings.IndexByte(rest[open:], '}')
+		if n < 0 || !isArgName(rest[open+1:open+n]) {
+			b.WriteString(rest[:open+1])
+			rest = rest[open+1:]
+			continue
+		}
+		var v string
+		if json.Unmarshal(obj[rest[open+1:open+n]], &v) != nil || strings.TrimSpace(v) == "" {
+			return ""
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(strings.TrimSpace(v))
+		rest = rest[open+n+1:]
+	}
+}
+
+// isArgName reports whether s can name an argument in a title template.
+func isArgName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // Tool kinds, ACP's ToolKind vocabulary.

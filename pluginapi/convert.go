@@ -29,6 +29,8 @@ func describeToPB(p *Plugin) *pb.Describe_Response {
 			ConcurrencySafe:      t.Spec.ConcurrencySafe,
 			NeedsPermission:      t.Spec.NeedsPermission,
 			Kind:                 t.Spec.Kind,
+			HasPreview:           t.Preview != nil,
+			Title:                t.Spec.Title,
 		})
 	}
 	return r

@@ -82,7 +82,12 @@
 // and diffs. A change must be shown before the user allows it, so a tool
 // that changes files has a [Tool.Preview] ([WithPreview]): the host calls
 // it before it logs the call and asks permission, logs the answer with the
-// call and puts it in the question. The alternative — the plugin computes
+// call and puts it in the question. Describe tells the host which tools
+// have a preview ([ToolSpec.HasPreview], minor 5), so a call of a tool
+// without one costs no Preview round trip; a tool may also declare the
+// title of its calls ([ToolSpec.Title], a template such as "{command}"
+// the host expands with [ExpandTitle]) when it needs no preview to have
+// one. The alternative — the plugin computes
 // the diff and asks permission itself through RequestPermission with the
 // diff attached — was rejected: the host would no longer decide all
 // permissions the same way (the user's rules, "always" answers, modes by

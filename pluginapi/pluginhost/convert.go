@@ -29,6 +29,8 @@ func describeFromPB(r *pb.Describe_Response) pluginapi.Description {
 			ConcurrencySafe: t.GetConcurrencySafe(),
 			NeedsPermission: t.GetNeedsPermission(),
 			Kind:            t.GetKind(),
+			HasPreview:      t.GetHasPreview(),
+			Title:           t.GetTitle(),
 		})
 	}
 	return d
