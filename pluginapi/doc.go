@@ -162,7 +162,14 @@
 // (Debian's protobuf-compiler package: apt-get install protobuf-compiler)
 // and the protoc-gen-go and protoc-gen-go-grpc versions pinned as tools in
 // the host's go.mod (the repository root's), so that the SDK's module
-// requires neither.
+// requires neither. The mapping between the generated messages and the Go
+// types is internal/convert's, both ways, for the plugin side (this
+// package) and the host side (pluginhost) alike; the Go types themselves
+// are declared in internal/contract, and this package names them by
+// aliases ([ToolSpec], [CallRequest], [Result], …), so that one package
+// can map them for both sides without an import cycle. A field added to
+// the proto is added to the contract type and mapped in convert, whose
+// tests fail for a message left unmapped.
 package pluginapi
 
 //go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(cd .. && go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(cd .. && go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"
