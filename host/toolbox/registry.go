@@ -149,5 +149,9 @@ func toolKind(k string) string {
 // plugin predates minor 5 (which declares none), so it is asked as before
 // and answers an empty preview when the tool has none.
 func hasPreview(desc pluginapi.Description, spec pluginapi.ToolSpec) bool {
-	return spec.HasPreview || desc.ProtocolMinor < 5
+	return spec.HasPreview || desc.ProtocolMinor < minorDeclaresPreviews
 }
+
+// minorDeclaresPreviews is the protocol minor from which a plugin's tool
+// specs say whether they have a preview (pluginapi.ToolSpec.HasPreview).
+const minorDeclaresPreviews = 5
