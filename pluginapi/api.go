@@ -80,6 +80,49 @@ func ExpandTitle(template string, args json.RawMessage) string {
 	}
 }
 
+// titleNames returns the argument names a title template uses, in order.
+func titleNames(template string) []string {
+	var names []string
+	for rest := template; ; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			return names
+		}
+		n := strings.IndexByte(rest[open:], '}')
+		if n < 0 {
+			return names
+		}
+		if name := rest[open+1 : open+n]; isArgName(name) {
+			names = append(names, name)
+			rest = rest[open+n+1:]
+			continue
+		}
+		rest = rest[open+1:]
+	}
+}
+
+// checkTitle checks that spec's title template names only properties its
+// schema declares (when the schema lists any), so that a misspelt name
+// fails at Serve rather than leaving every call untitled.
+func checkTitle(spec ToolSpec) error {
+	names := titleNames(spec.Title)
+	if len(names) == 0 {
+		return nil
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(spec.Schema, &schema) != nil || schema.Properties == nil {
+		return nil
+	}
+	for _, n := range names {
+		if _, ok := schema.Properties[n]; !ok {
+			return fmt.Errorf("names {%s}, which is not a property of the tool's schema", n)
+		}
+	}
+	return nil
+}
+
 // isArgName reports whether s can name an argument in a title template.
 func isArgName(s string) bool {
 	if s == "" {

@@ -80,3 +80,29 @@ func FuzzExpandTitle(f *testing.F) {
 		}
 	})
 }
+
+func TestTitleNamesSchemaProperties(t *testing.T) {
+	t.Parallel()
+	run := func(context.Context, *pluginapi.Call) (pluginapi.Result, error) { return pluginapi.Result{}, nil }
+	schema := json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)
+	for _, tc := range []struct {
+		title  string
+		schema json.RawMessage
+		ok     bool
+	}{
+		{"{command}", schema, true},
+		{"Run: {command} {}", schema, true},
+		{"Update todo list", schema, true},
+		{"{comand}", schema, false},
+		{"{anything}", json.RawMessage(`{"type":"object"}`), true}, // no properties listed: not checked
+	} {
+		p := pluginapi.Plugin{Name: "p", Version: "1", Tools: []pluginapi.Tool{{Spec: pluginapi.ToolSpec{Name: "t", Schema: tc.schema, Title: tc.title}, Run: run}}}
+		s, err := pluginapi.ServeInProcess(t.Context(), p, nil)
+		if err == nil {
+			s.Stop()
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("title %q with schema %s: err %v, want ok %v", tc.title, tc.schema, err, tc.ok)
+		}
+	}
+}

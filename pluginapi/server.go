@@ -83,6 +83,9 @@ func validatePlugin(p *Plugin) error {
 		if err := CheckSchema(t.Spec.Schema); err != nil {
 			return fmt.Errorf("plugin %s: tool %s: schema: %w", p.Name, name, err)
 		}
+		if err := checkTitle(t.Spec); err != nil {
+			return fmt.Errorf("plugin %s: tool %s: title %q: %w", p.Name, name, t.Spec.Title, err)
+		}
 	}
 	for _, et := range p.EventTypes {
 		if et == "" {

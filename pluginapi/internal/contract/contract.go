@@ -36,8 +36,9 @@ type ToolSpec struct {
 	// an RPC ([ExpandTitle]): a fixed text ("Update todo list") or one
 	// naming top-level string arguments in braces ("{command}",
 	// "Subagent: {description}"). A preview's or a result's [Meta.Title]
-	// is the better one when set; empty means the tool's name. Since
-	// minor 5.
+	// is the better one when set; empty means the tool's name. Serve
+	// refuses a template naming what the tool's schema does not list among
+	// its properties. Since minor 5.
 	Title string `json:",omitempty"`
 }
 
