@@ -142,10 +142,13 @@
 //     "Compacting context (auto)… done: ~N → ~M tokens." (compact.go).
 //
 // The kind is the one the plugin declared (ACP's ToolKind; none or an
-// unknown one shows as other; a call logged before plugins declared kinds
-// keeps bash execute). Titles: the plugin's preview title when logged
-// ("Edit src/main.go"), else bash's command, todo_write "Update todo
-// list", subagent "Subagent: <description>", any other tool its name.
+// unknown one shows as other). The title is the one the host logged with
+// the call: the plugin's preview title ("Edit src/main.go"), else the
+// title its tool declares (pluginapi.ToolSpec.Title: bash its command,
+// todo_write "Update todo list", subagent "Subagent: <description>");
+// a call logged without one (a tool that declares none, a log written
+// before tools declared titles) shows the tool's name. The bridge knows
+// no tool by name.
 // session/request_permission carries what the call's tool_call shows:
 // title, kind, rawInput, locations and the diff. Message chunks carry a messageId derived from the session,
 // turn and step, the same live and on replay, so a replayed transcript

@@ -209,10 +209,10 @@ func toolTurn(ctx context.Context, s *fakeSession, prompt []event.Content, live 
 	bash := `{"command":"go test ./...","description":"Run the tests"}`
 	s.add(event.AssistantMessage{Turn: n, Step: 1, Text: "Planning.", Finish: "tool_calls", ToolCalls: []event.ToolCallRequest{
 		{ID: "c1", Name: "todo_write", Arguments: todo}, {ID: "c2", Name: "bash", Arguments: bash}}},
-		event.ToolCall{Turn: n, Step: 1, CallID: "c1", Name: "todo_write", Args: todo},
+		event.ToolCall{Turn: n, Step: 1, CallID: "c1", Name: "todo_write", Args: todo, Title: "Update todo list"},
 		event.TodoWrite{Todos: []event.Todo{{Content: "Read", Status: event.TodoInProgress}, {Content: "Fix", Status: event.TodoPending}}},
 		event.ToolResult{Turn: n, Step: 1, CallID: "c1", Content: "Updated todo list."},
-		event.ToolCall{Turn: n, Step: 1, CallID: "c2", Name: "bash", Args: bash},
+		event.ToolCall{Turn: n, Step: 1, CallID: "c2", Name: "bash", Args: bash, Title: "go test ./...", Kind: "execute"},
 		event.ToolResult{Turn: n, Step: 1, CallID: "c2", Content: "Error: exit status 1", IsError: true},
 		event.StepEnd{Turn: n, Step: 1},
 		event.StepStart{Turn: n, Step: 2})

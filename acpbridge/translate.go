@@ -143,10 +143,7 @@ func chunk(kind string, c acp.ContentBlock, messageID string) acp.SessionUpdate 
 // said: a title, the files (locations) and, for a change, the diff, which
 // the editor shows before the user is asked about the call.
 func toolCallStart(c event.ToolCall) []acp.SessionUpdate {
-	pr := present(c.Name, c.Args, c.Kind)
-	if t := strings.TrimSpace(c.Title); t != "" {
-		pr.title = t
-	}
+	pr := present(c.Name, c.Title, c.Args, c.Kind)
 	id := acp.ToolCallId(c.CallID)
 	return []acp.SessionUpdate{
 		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind,
@@ -248,16 +245,15 @@ type presentation struct {
 	rawInput any
 }
 
-// present returns the presentation of a call to tool name with the model's
-// raw arguments and the kind its plugin declared (ACP's ToolKind; anything
-// else shows as other). A call logged before plugins declared kinds (no
-// kind) keeps the kinds harness gave its own tools then: bash execute,
-// others other. Titles: bash shows its command,
-// todo_write "Update todo list", subagent its task's description, any
-// other tool its name (its plugin's preview title, when logged, replaces
-// it). rawInput is the parsed arguments, or the raw text when they are not
-// JSON.
-func present(name, args, kind string) presentation {
+// present returns the presentation of a call to tool name with the title
+// the host logged with it, the model's raw arguments and the kind its
+// plugin declared (ACP's ToolKind; none or anything else shows as other).
+// The title is the logged one: the plugin's preview title, else the title
+// its tool declared (pluginapi.ToolSpec.Title, "{command}" for bash); a
+// call logged without one (a tool that declares none, a log written before
+// tools declared titles) shows the tool's name. rawInput is the parsed
+// arguments, or the raw text when they are not JSON.
+func present(name, title, args, kind string) presentation {
 	var parsed any
 	if err := json.Unmarshal([]byte(args), &parsed); err != nil {
 		parsed = args
@@ -265,25 +261,9 @@ func present(name, args, kind string) presentation {
 			parsed = map[string]any{}
 		}
 	}
-	pr := presentation{title: name, kind: toolKind(kind), rawInput: parsed}
-	switch name {
-	case "bash":
-		if kind == "" {
-			pr.kind = acp.ToolKindExecute
-		}
-		if m, ok := parsed.(map[string]any); ok {
-			if cmd, ok := m["command"].(string); ok && strings.TrimSpace(cmd) != "" {
-				pr.title = strings.TrimSpace(cmd)
-			}
-		}
-	case "todo_write":
-		pr.title = "Update todo list"
-	case "subagent":
-		if m, ok := parsed.(map[string]any); ok {
-			if d, ok := m["description"].(string); ok && strings.TrimSpace(d) != "" {
-				pr.title = "Subagent: " + strings.TrimSpace(d)
-			}
-		}
+	pr := presentation{title: strings.TrimSpace(title), kind: toolKind(kind), rawInput: parsed}
+	if pr.title == "" {
+		pr.title = name
 	}
 	if pr.title == "" {
 		pr.title = "tool call"

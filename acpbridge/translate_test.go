@@ -121,28 +121,34 @@ func TestMessageID(t *testing.T) {
 
 func TestPresent(t *testing.T) {
 	t.Parallel()
+	// logged is the title the host logged with the call: what the
+	// plugins declare (bash "{command}", todo_write "Update todo list"),
+	// expanded for the arguments; empty when the tool declares none.
 	tests := []struct {
-		name, args, declared string
-		title                string
-		kind                 acp.ToolKind
-		raw                  any
+		name, logged, args, declared string
+		title                        string
+		kind                         acp.ToolKind
+		raw                          any
 	}{
-		{"bash", `{"command":"  ls -la\n","description":"List"}`, "", "ls -la", acp.ToolKindExecute, map[string]any{"command": "  ls -la\n", "description": "List"}},
-		{"bash", `{"description":"no command"}`, "", "bash", acp.ToolKindExecute, map[string]any{"description": "no command"}},
-		{"todo_write", `{"todos":[]}`, "", "Update todo list", acp.ToolKindOther, map[string]any{"todos": []any{}}},
-		{"read_file", `{"path":"a.go"}`, "", "read_file", acp.ToolKindOther, map[string]any{"path": "a.go"}},
-		{"read_file", ``, "", "read_file", acp.ToolKindOther, map[string]any{}},
-		{"", `[1]`, "", "tool call", acp.ToolKindOther, []any{1.0}},
+		{"bash", "ls -la", `{"command":"  ls -la\n","description":"List"}`, "execute", "ls -la", acp.ToolKindExecute, map[string]any{"command": "  ls -la\n", "description": "List"}},
+		{"bash", "", `{"description":"no command"}`, "execute", "bash", acp.ToolKindExecute, map[string]any{"description": "no command"}},
+		{"todo_write", "Update todo list", `{"todos":[]}`, "", "Update todo list", acp.ToolKindOther, map[string]any{"todos": []any{}}},
+		{"read_file", "", `{"path":"a.go"}`, "", "read_file", acp.ToolKindOther, map[string]any{"path": "a.go"}},
+		{"read_file", "", ``, "", "read_file", acp.ToolKindOther, map[string]any{}},
+		{"", "", `[1]`, "", "tool call", acp.ToolKindOther, []any{1.0}},
 		// The kind the plugin declared wins; an unknown one is other.
-		{"todo_write", `{"todos":[]}`, "think", "Update todo list", acp.ToolKindThink, map[string]any{"todos": []any{}}},
-		{"read", `{"file_path":"/a"}`, "read", "read", acp.ToolKindRead, map[string]any{"file_path": "/a"}},
-		{"bash", `{"command":"ls"}`, "other", "ls", acp.ToolKindOther, map[string]any{"command": "ls"}},
-		{"x", `{}`, "explode", "x", acp.ToolKindOther, map[string]any{}},
+		{"todo_write", "Update todo list", `{"todos":[]}`, "think", "Update todo list", acp.ToolKindThink, map[string]any{"todos": []any{}}},
+		{"read", "", `{"file_path":"/a"}`, "read", "read", acp.ToolKindRead, map[string]any{"file_path": "/a"}},
+		{"bash", "ls", `{"command":"ls"}`, "other", "ls", acp.ToolKindOther, map[string]any{"command": "ls"}},
+		{"x", "", `{}`, "explode", "x", acp.ToolKindOther, map[string]any{}},
+		// A logged title is trimmed; a blank one shows the name.
+		{"edit", "  Edit a.go\n", `{}`, "edit", "Edit a.go", acp.ToolKindEdit, map[string]any{}},
+		{"edit", " ", `{}`, "edit", "edit", acp.ToolKindEdit, map[string]any{}},
 	}
 	for _, tc := range tests {
-		pr := present(tc.name, tc.args, tc.declared)
+		pr := present(tc.name, tc.logged, tc.args, tc.declared)
 		if pr.title != tc.title || pr.kind != tc.kind || !cmp.Equal(pr.rawInput, tc.raw) {
-			t.Errorf("present(%q, %q) = %+v, want title %q kind %s raw %v", tc.name, tc.args, pr, tc.title, tc.kind, tc.raw)
+			t.Errorf("present(%q, %q, %q) = %+v, want title %q kind %s raw %v", tc.name, tc.logged, tc.args, pr, tc.title, tc.kind, tc.raw)
 		}
 	}
 }

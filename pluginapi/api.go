@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
@@ -29,7 +30,11 @@ const ProtocolVersion = 1
 //     it); [Plugin.Capabilities] in Describe ([Description.Capabilities]):
 //     what the plugin's process needs beyond the default confinement the
 //     host launches it under.
-const ProtocolMinor = 4
+//   - 5: declared presentation in Describe: [ToolSpec.HasPreview] (the host
+//     calls Preview only for tools that have one; [Serve] sets it from
+//     [Tool.Preview]) and [ToolSpec.Title] (a title template the host
+//     expands without an RPC, [ExpandTitle]).
+const ProtocolMinor = 5
 
 // Magic cookie of the go-plugin handshake. It keeps a user from running a
 // plugin by hand by mistake; it is not a security measure.
@@ -38,30 +43,97 @@ const (
 	MagicCookieValue = "9c4e1f7a2b6d48e3a05c31d87f2e6b94"
 )
 
-// CallerKind says who makes a call.
-type CallerKind string
+// ExpandTitle is a call's title from its tool's [ToolSpec.Title] template
+// and its arguments object: each {name} is replaced by the top-level
+// string argument name, trimmed of surrounding space. When a named
+// argument is missing, not a string or blank, the title is empty (the
+// caller shows the tool's name instead). A brace that does not enclose a
+// name (letters, digits, '_' or '-') stays as it is.
+func ExpandTitle(template string, args json.RawMessage) string {
+	if !strings.Contains(template, "{") {
+		return template
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		obj = nil
+	}
+	var b strings.Builder
+	for rest := template; ; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		n := strings.IndexByte(rest[open:], '}')
+		if n < 0 || !isArgName(rest[open+1:open+n]) {
+			b.WriteString(rest[:open+1])
+			rest = rest[open+1:]
+			continue
+		}
+		var v string
+		if json.Unmarshal(obj[rest[open+1:open+n]], &v) != nil || strings.TrimSpace(v) == "" {
+			return ""
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(strings.TrimSpace(v))
+		rest = rest[open+n+1:]
+	}
+}
 
-// Caller kinds.
-const (
-	CallerAgent CallerKind = "agent" // the agent loop of a session
-	CallerNone  CallerKind = "none"  // no session: a conformance check, a direct invocation
-)
+// titleNames returns the argument names a title template uses, in order.
+func titleNames(template string) []string {
+	var names []string
+	for rest := template; ; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			return names
+		}
+		n := strings.IndexByte(rest[open:], '}')
+		if n < 0 {
+			return names
+		}
+		if name := rest[open+1 : open+n]; isArgName(name) {
+			names = append(names, name)
+			rest = rest[open+n+1:]
+			continue
+		}
+		rest = rest[open+1:]
+	}
+}
 
-// ToolSpec describes one tool.
-type ToolSpec struct {
-	Name        string
-	Description string
-	// Schema is the JSON Schema of the arguments object.
-	Schema json.RawMessage
-	// ConcurrencySafe tools may run together with other such calls.
-	ConcurrencySafe bool
-	// NeedsPermission tools ask the user before they run (issue: permissions).
-	NeedsPermission bool
-	// Kind is what kind of action the tool takes, in ACP's ToolKind
-	// vocabulary (the Kind* constants): editors pick icons by it and
-	// permission modes decide by it ("accept edits" covers edit, delete
-	// and move). Empty means other. Since minor 2.
-	Kind string
+// checkTitle checks that spec's title template names only properties its
+// schema declares (when the schema lists any), so that a misspelt name
+// fails at Serve rather than leaving every call untitled.
+func checkTitle(spec ToolSpec) error {
+	names := titleNames(spec.Title)
+	if len(names) == 0 {
+		return nil
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(spec.Schema, &schema) != nil || schema.Properties == nil {
+		return nil
+	}
+	for _, n := range names {
+		if _, ok := schema.Properties[n]; !ok {
+			return fmt.Errorf("names {%s}, which is not a property of the tool's schema", n)
+		}
+	}
+	return nil
+}
+
+// isArgName reports whether s can name an argument in a title template.
+func isArgName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // Tool kinds, ACP's ToolKind vocabulary.
@@ -86,161 +158,12 @@ func ValidKind(k string) bool {
 	return false
 }
 
-// Meta is what an editor shows of a call besides its text (ACP's tool
-// call title, locations and diff content). Every field is optional.
-// Since minor 2.
-type Meta struct {
-	// Title is a short human title: "Edit src/main.go",
-	// "Read README.md (lines 1–200)".
-	Title     string
-	Locations []Location
-	Diffs     []Diff
-}
-
-// IsZero reports whether m says nothing.
-func (m Meta) IsZero() bool {
-	return m.Title == "" && len(m.Locations) == 0 && len(m.Diffs) == 0
-}
-
-// Location is a file a call reads or changes.
-type Location struct {
-	Path string // absolute
-	Line int    // 1-based; 0 when not known
-}
-
-// Diff is a change to one text file, as whole texts.
-type Diff struct {
-	Path    string // absolute
-	OldText string
-	NewText string
-	// NewFile marks a file that did not exist: OldText is empty.
-	NewFile bool
-}
-
-// Description is what a plugin says about itself (Describe).
-type Description struct {
-	Name          string
-	Version       string
-	ProtocolMinor int
-	Tools         []ToolSpec
-	// EventTypes are the event types the plugin may propose in results.
-	EventTypes []string
-	// SDKVersion is the plugin SDK the plugin says it was built with
-	// ([SDKVersion] for a Go plugin); empty when it did not say.
-	SDKVersion string `json:",omitempty"`
-	// StartEarly says the plugin asked to run for as long as the host does
-	// ([Plugin.StartEarly]).
-	StartEarly bool `json:",omitempty"`
-	// Capabilities is what the plugin asked for beyond the default
-	// ([Plugin.Capabilities]); zero from a plugin before minor 4.
-	Capabilities Capabilities `json:",omitzero"`
-}
-
-// CallRequest is one tool call, with its context as fields.
-type CallRequest struct {
-	Tool      string
-	Args      json.RawMessage
-	SessionID string
-	Caller    CallerKind
-	Turn      int
-	CallID    string
-	Cwd       string
-	// Sandbox is the sandbox the host decided for this call's commands
-	// (the session's setting, with the writable roots computed for Cwd);
-	// nil when the host sends none (a host before minor 4, a call with no
-	// session's setting such as a conformance check). Since minor 4.
-	Sandbox *CallSandbox
-}
-
-// CallSandbox is the sandbox setting a call carries (minor 4): what the
-// bash plugin confines each command of the call to. The host records the
-// same value on the call's tool/call event.
-type CallSandbox struct {
-	// Mode is workspace-write, read-only or off.
-	Mode string
-	// Network is off (loopback only) or on.
-	Network string
-	// WritableRoots are where commands may write: the session's cwd, the
-	// folders the user added, and the git folders of the repositories they
-	// are in (workspace-write); none in read-only and off. The plugin's
-	// own private temp folder is not listed.
-	WritableRoots []string
-	// DenyRead are paths the user asked to hide, besides the credential
-	// stores every sandbox hides.
-	DenyRead []string
-	// PidsLimit caps the processes of one command; 0: the plugin's default.
-	PidsLimit int
-}
-
-// Event is an event a plugin proposes for the caller's session. The host
-// checks the type against the plugin's declared EventTypes and appends it
-// right before the call's tool/result. A plugin never writes the log.
-type Event struct {
-	Type string
-	Data json.RawMessage
-}
-
-// Result is the one result of a call. A failure the model can act on is a
-// Result with IsError set, never a Go error.
-type Result struct {
-	Content string
-	IsError bool
-	Events  []Event
-	// Meta is what the call did, for the editor (minor 2).
-	Meta Meta
-	// HoldsState says that after this call the plugin holds state for the
-	// call's session in its own process (bash's background tasks), so the
-	// host must not stop it when idle until a later result of that session
-	// says false or the session is closed (SessionClosed). A plugin sets it
-	// for all its results with [Plugin.HoldsState]; hosts that predate it
-	// ignore it.
-	HoldsState bool
-}
-
-// Todo is one item of a session's todo list, as HostServices.ReadState
-// returns it.
-type Todo struct {
-	Content string `json:"content"`
-	Status  string `json:"status"`
-}
-
-// ReadStateRequest asks for a session's state.
-type ReadStateRequest struct {
-	SessionID string
-}
-
-// ReadStateResponse is a session's current state, projected from its log.
-type ReadStateResponse struct {
-	Todos []Todo
-	Cwd   string
-}
-
 // HostServices are the host's services a plugin may call back, over the
 // go-plugin broker. The host implements them; a plugin reaches them through
 // Call.Host. Methods not yet offered return an error wrapping
 // ErrUnimplemented.
 type HostServices interface {
 	ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error)
-}
-
-// PermissionRequest asks the user, through the host, whether a running call
-// may do something (a plugin's own question, beyond the host's check of
-// NeedsPermission tools before they run).
-type PermissionRequest struct {
-	SessionID string
-	CallID    string
-	Tool      string
-	// Title is a one-line question shown to the user.
-	Title string
-	// Args is what the action is about, as JSON.
-	Args json.RawMessage
-}
-
-// PermissionResponse is the user's answer. Reason says why when denied;
-// it is meant for the model.
-type PermissionResponse struct {
-	Allowed bool
-	Reason  string
 }
 
 // Permissions is implemented by a HostServices that can ask the user
@@ -258,23 +181,6 @@ func RequestPermission(ctx context.Context, h HostServices, req PermissionReques
 		return PermissionResponse{}, fmt.Errorf("request permission: %w", ErrUnimplemented)
 	}
 	return p.RequestPermission(ctx, req)
-}
-
-// SubagentRequest asks the host for a child agent session.
-type SubagentRequest struct {
-	ParentSessionID string
-	ParentCallID    string
-	// Description is a short label of the task (a few words).
-	Description string
-	// Prompt is the child's instructions.
-	Prompt string
-}
-
-// SubagentResult is a child's final answer. IsError marks a child that gave
-// no answer (cancelled, failed, over a budget); Text then says why.
-type SubagentResult struct {
-	Text    string
-	IsError bool
 }
 
 // Subagents is implemented by a HostServices that can run child agents
@@ -311,32 +217,6 @@ type TextFiles interface {
 	// asks for any permission needed before.
 	WriteTextFile(ctx context.Context, req WriteTextFileRequest) (TextFile, error)
 }
-
-// ReadTextFileRequest names a file of a session.
-type ReadTextFileRequest struct {
-	SessionID string
-	Path      string // absolute
-}
-
-// WriteTextFileRequest is new text for a file of a session.
-type WriteTextFileRequest struct {
-	SessionID string
-	Path      string // absolute
-	Content   string
-}
-
-// TextFile is a file's text and where it came from or went: SourceEditor
-// or SourceDisk. A write's answer has no Content.
-type TextFile struct {
-	Content string
-	Source  string
-}
-
-// Where a text file was read or written.
-const (
-	SourceEditor = "editor"
-	SourceDisk   = "disk"
-)
 
 // ReadTextFile reads a file through the host behind h. A host that offers
 // no text files (minor < 2) answers an error wrapping ErrUnimplemented;

@@ -82,7 +82,12 @@
 // and diffs. A change must be shown before the user allows it, so a tool
 // that changes files has a [Tool.Preview] ([WithPreview]): the host calls
 // it before it logs the call and asks permission, logs the answer with the
-// call and puts it in the question. The alternative — the plugin computes
+// call and puts it in the question. Describe tells the host which tools
+// have a preview ([ToolSpec.HasPreview], minor 5), so a call of a tool
+// without one costs no Preview round trip; a tool may also declare the
+// title of its calls ([ToolSpec.Title], a template such as "{command}"
+// the host expands with [ExpandTitle]) when it needs no preview to have
+// one. The alternative — the plugin computes
 // the diff and asks permission itself through RequestPermission with the
 // diff attached — was rejected: the host would no longer decide all
 // permissions the same way (the user's rules, "always" answers, modes by
@@ -157,7 +162,14 @@
 // (Debian's protobuf-compiler package: apt-get install protobuf-compiler)
 // and the protoc-gen-go and protoc-gen-go-grpc versions pinned as tools in
 // the host's go.mod (the repository root's), so that the SDK's module
-// requires neither.
+// requires neither. The mapping between the generated messages and the Go
+// types is internal/convert's, both ways, for the plugin side (this
+// package) and the host side (pluginhost) alike; the Go types themselves
+// are declared in internal/contract, and this package names them by
+// aliases ([ToolSpec], [CallRequest], [Result], …), so that one package
+// can map them for both sides without an import cycle. A field added to
+// the proto is added to the contract type and mapped in convert, whose
+// tests fail for a message left unmapped.
 package pluginapi
 
 //go:generate sh -c "protoc -I proto --plugin=protoc-gen-go=$(cd .. && go tool -n protoc-gen-go) --plugin=protoc-gen-go-grpc=$(cd .. && go tool -n protoc-gen-go-grpc) --go_out=internal/pb --go_opt=paths=source_relative --go-grpc_out=internal/pb --go-grpc_opt=paths=source_relative harness/plugin/v1/plugin.proto"

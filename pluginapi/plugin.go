@@ -73,9 +73,11 @@ type Tool struct {
 	// before the user is asked about it: its title, the files it touches
 	// and, for a change, the diff (see [WithPreview]). It must not change
 	// anything nor ask the user, and should return quickly; it may read
-	// through call.Host. The host asks for a preview before every call
-	// (a tool without one answers an empty Meta), logs the answer with the
-	// call and shows it in the permission question. Since minor 2.
+	// through call.Host. Describe says which tools have one
+	// ([ToolSpec.HasPreview], set from this field): the host asks for a
+	// preview before every call of such a tool, and only of such a tool
+	// (since minor 5), logs the answer with the call and shows it in the
+	// permission question. Since minor 2.
 	Preview func(ctx context.Context, call *Call) Meta
 }
 

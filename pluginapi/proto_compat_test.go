@@ -315,7 +315,7 @@ func TestBreakingChanges(t *testing.T) {
 	}{
 		"new field": {change: func(w *wireFile) {
 			m := msg(w, "ToolSpec")
-			m.Fields = append(m.Fields, wireField{Number: 7, Name: "read_only", Type: "bool"})
+			m.Fields = append(m.Fields, wireField{Number: 99, Name: "read_only", Type: "bool"})
 		}},
 		"new message and rpc": {change: func(w *wireFile) {
 			w.Messages = append(w.Messages, wireMessage{Name: "Ping"})

@@ -177,6 +177,7 @@ type toolSpecJSON struct {
 	NeedsPermission bool            `json:"needsPermission"`
 	Kind            string          `json:"kind,omitempty"`
 	Preview         bool            `json:"preview,omitempty"`
+	Title           string          `json:"title,omitempty"`
 }
 
 func printDescription(w io.Writer, p *Plugin) int {
@@ -193,7 +194,7 @@ func printDescription(w io.Writer, p *Plugin) int {
 		d.Tools = append(d.Tools, toolSpecJSON{
 			Name: t.Spec.Name, Description: t.Spec.Description, Parameters: t.Spec.Schema,
 			ConcurrencySafe: t.Spec.ConcurrencySafe, NeedsPermission: t.Spec.NeedsPermission,
-			Kind: t.Spec.Kind, Preview: t.Preview != nil,
+			Kind: t.Spec.Kind, Preview: t.Preview != nil, Title: t.Spec.Title,
 		})
 	}
 	enc := json.NewEncoder(w)

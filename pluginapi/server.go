@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/harness-dev/harness/pluginapi/internal/convert"
 	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
 	"github.com/harness-dev/harness/pluginapi/internal/wire"
 )
@@ -81,6 +82,9 @@ func validatePlugin(p *Plugin) error {
 		seen[name] = true
 		if err := CheckSchema(t.Spec.Schema); err != nil {
 			return fmt.Errorf("plugin %s: tool %s: schema: %w", p.Name, name, err)
+		}
+		if err := checkTitle(t.Spec); err != nil {
+			return fmt.Errorf("plugin %s: tool %s: title %q: %w", p.Name, name, t.Spec.Title, err)
 		}
 	}
 	for _, et := range p.EventTypes {
@@ -177,7 +181,7 @@ func (s *toolServer) exit() {
 }
 
 func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamingServer[pb.Execute_Event]) error {
-	call := callFromPB(req)
+	call := convert.CallFromProto(req)
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	if call.CallID != "" {
@@ -197,7 +201,7 @@ func (s *toolServer) Execute(req *pb.Execute_Request, stream grpc.ServerStreamin
 	if s.plugin.HoldsState != nil {
 		res.HoldsState = s.plugin.HoldsState(call.SessionID)
 	}
-	out := resultToPB(res)
+	out := convert.ResultToProto(res)
 	if n := validUTF8(out.ProtoReflect()); n > 0 {
 		s.logger.Warn("the tool's result holds strings that are not UTF-8; their invalid bytes are sent as U+FFFD", "tool", call.Tool, "call_id", call.CallID, "strings", n)
 		out.Content += fmt.Sprintf("\n[plugin SDK: %d string(s) of this result were not UTF-8; their invalid bytes were replaced with U+FFFD]", n)
@@ -257,7 +261,7 @@ func (s *toolServer) run(ctx context.Context, call CallRequest, stream grpc.Serv
 // Preview answers what the tool's Preview says of the call; a tool without
 // one (or an unknown tool) previews nothing.
 func (s *toolServer) Preview(ctx context.Context, req *pb.Preview_Request) (resp *pb.Preview_Response, err error) {
-	call := callFromPB(req.GetCall())
+	call := convert.CallFromProto(req.GetCall())
 	tool := s.tools[call.Tool]
 	if tool == nil || tool.Preview == nil {
 		return &pb.Preview_Response{}, nil
@@ -273,7 +277,7 @@ func (s *toolServer) Preview(ctx context.Context, req *pb.Preview_Request) (resp
 		}
 	}()
 	m := tool.Preview(ctx, &Call{CallRequest: call, Progress: func(string) {}, Host: host, Logger: logger, StateDir: stateDir})
-	resp = &pb.Preview_Response{Meta: metaToPB(m)}
+	resp = &pb.Preview_Response{Meta: convert.MetaToProto(m)}
 	if n := validUTF8(resp.ProtoReflect()); n > 0 {
 		logger.Warn("the tool's preview holds strings that are not UTF-8; their invalid bytes are sent as U+FFFD", "strings", n)
 	}
@@ -284,29 +288,25 @@ func (s *toolServer) Preview(ctx context.Context, req *pb.Preview_Request) (resp
 type hostClient struct{ c pb.HostServicesClient }
 
 func (h *hostClient) ReadState(ctx context.Context, req ReadStateRequest) (ReadStateResponse, error) {
-	r, err := h.c.ReadState(ctx, &pb.ReadState_Request{SessionId: req.SessionID})
+	r, err := h.c.ReadState(ctx, convert.ReadStateRequestToProto(req))
 	if err != nil {
 		return ReadStateResponse{}, fmt.Errorf("read state: %w", wire.FromStatus(err))
 	}
-	return stateFromPB(r), nil
+	return convert.StateFromProto(r), nil
 }
 
 // RequestPermission implements Permissions over the broker.
 func (h *hostClient) RequestPermission(ctx context.Context, req PermissionRequest) (PermissionResponse, error) {
-	r, err := h.c.RequestPermission(ctx, &pb.RequestPermission_Request{SessionId: req.SessionID, CallId: req.CallID,
-		Tool: req.Tool, Title: req.Title, ArgsJson: req.Args})
+	r, err := h.c.RequestPermission(ctx, convert.PermissionRequestToProto(req))
 	if err != nil {
 		return PermissionResponse{}, fmt.Errorf("request permission: %w", wire.FromStatus(err))
 	}
-	return PermissionResponse{Allowed: r.GetOutcome() == pb.RequestPermission_OUTCOME_ALLOW, Reason: r.GetReason()}, nil
+	return convert.PermissionResponseFromProto(r), nil
 }
 
 // SpawnSubagent implements Subagents over the broker.
 func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, progress Progress) (SubagentResult, error) {
-	stream, err := h.c.SpawnSubagent(ctx, &pb.SpawnSubagent_Request{
-		ParentSessionId: req.ParentSessionID, ParentCallId: req.ParentCallID,
-		Description: req.Description, Prompt: req.Prompt,
-	})
+	stream, err := h.c.SpawnSubagent(ctx, convert.SubagentRequestToProto(req))
 	if err != nil {
 		return SubagentResult{}, fmt.Errorf("spawn subagent: %w", wire.FromStatus(err))
 	}
@@ -324,27 +324,27 @@ func (h *hostClient) SpawnSubagent(ctx context.Context, req SubagentRequest, pro
 				progress(e.Progress.GetText())
 			}
 		case *pb.SpawnSubagent_Event_Final:
-			return SubagentResult{Text: e.Final.GetText(), IsError: e.Final.GetIsError()}, nil
+			return convert.SubagentResultFromProto(e.Final), nil
 		}
 	}
 }
 
 // ReadTextFile implements TextFiles over the broker.
 func (h *hostClient) ReadTextFile(ctx context.Context, req ReadTextFileRequest) (TextFile, error) {
-	r, err := h.c.ReadTextFile(ctx, &pb.ReadTextFile_Request{SessionId: req.SessionID, Path: req.Path})
+	r, err := h.c.ReadTextFile(ctx, convert.ReadTextFileRequestToProto(req))
 	if err != nil {
 		return TextFile{}, fmt.Errorf("read text file: %w", wire.FromStatus(err))
 	}
-	return TextFile{Content: r.GetContent(), Source: r.GetSource()}, nil
+	return convert.ReadTextFileFromProto(r), nil
 }
 
 // WriteTextFile implements TextFiles over the broker.
 func (h *hostClient) WriteTextFile(ctx context.Context, req WriteTextFileRequest) (TextFile, error) {
-	r, err := h.c.WriteTextFile(ctx, &pb.WriteTextFile_Request{SessionId: req.SessionID, Path: req.Path, Content: req.Content})
+	r, err := h.c.WriteTextFile(ctx, convert.WriteTextFileRequestToProto(req))
 	if err != nil {
 		return TextFile{}, fmt.Errorf("write text file: %w", wire.FromStatus(err))
 	}
-	return TextFile{Source: r.GetSource()}, nil
+	return convert.WriteTextFileFromProto(r), nil
 }
 
 // noHost is Call.Host before Configure or when the host offers nothing.

@@ -34,6 +34,27 @@ func BenchmarkTodoCall(b *testing.B) {
 	reportPercentiles(b, took)
 }
 
+// BenchmarkTodoPreviewCall measures a call the way the agent loop makes
+// it: Preview, then Call. todo_write declares no preview (protocol minor
+// 5), so the preview costs no RPC: it is the declared title alone.
+func BenchmarkTodoPreviewCall(b *testing.B) {
+	cfg := testConfig(b, pluginDir(b, "todo"))
+	tb := open(b, cfg)
+	ctx := context.Background()
+	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs, Cwd: "/src"}
+	var took []time.Duration
+	for b.Loop() {
+		begin := time.Now()
+		_ = tb.Preview(ctx, c)
+		res := tb.Call(ctx, c, nil)
+		took = append(took, time.Since(begin))
+		if res.IsError || len(res.Events) != 1 {
+			b.Fatalf("todo_write = %+v", res)
+		}
+	}
+	reportPercentiles(b, took)
+}
+
 // BenchmarkOpen measures Open with one plugin (the real todo): discover,
 // snapshot, launch, Describe, Configure, register; Close is not timed.
 // Budget: ≤ 15 ms per plugin start.

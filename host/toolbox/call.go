@@ -143,14 +143,29 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 // Preview asks the plugin serving c.Name what c would do (title,
 // locations, diff), without running it: pluginapi's Preview RPC. It
 // starts the plugin's process when it is not running, as the call would.
-// An unknown tool, a plugin without Preview and any failure preview
-// nothing (the zero Meta); the call itself reports its errors.
+// When the preview has no title, the tool's declared one (Title) is its
+// title. A tool that declared no preview (Tool.HasPreview false) costs no
+// RPC and does not start its plugin: its preview is its declared title
+// alone. An unknown tool, a plugin without Preview and any failure
+// preview nothing but that title; the call itself reports its errors.
 func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
 	if tb.closed.Load() {
 		return pluginapi.Meta{}
 	}
 	e, ok := tb.route(c)
 	if !ok {
+		return pluginapi.Meta{}
+	}
+	m := tb.preview(ctx, e, c)
+	if m.Title == "" && e.spec.Title != "" {
+		m.Title = pluginapi.ExpandTitle(e.spec.Title, json.RawMessage(c.Args))
+	}
+	return m
+}
+
+// preview asks e's plugin for its preview of c, when its tool has one.
+func (tb *Toolbox) preview(ctx context.Context, e entry, c Call) pluginapi.Meta {
+	if !hasPreview(e.plug.desc, e.spec) {
 		return pluginapi.Meta{}
 	}
 	args, err := checkArgs(c.Args)
@@ -262,4 +277,17 @@ func (tb *Toolbox) StartTool(ctx context.Context, name string) (ref event.Plugin
 		return inst.ref, func() { once.Do(inst.calls.unhold) }, nil
 	}
 	return ref, nil, fmt.Errorf("plugin of tool %q kept being replaced; try again", name)
+}
+
+// Title is the title of a call of the tool named tool with the arguments
+// args, from the title template its plugin declared (Tool.Title, expanded
+// by pluginapi.ExpandTitle), without an RPC; empty when the tool is
+// unknown or declared no title (the caller then shows the tool's name).
+// A preview's or a result's Meta.Title, when set, is the better one.
+func (tb *Toolbox) Title(tool string, args json.RawMessage) string {
+	e, ok := tb.reg.Load().tools[tool]
+	if !ok || e.spec.Title == "" {
+		return ""
+	}
+	return pluginapi.ExpandTitle(e.spec.Title, args)
 }

@@ -201,6 +201,15 @@
 // result without events, so nothing is appended. Every [Result] names the
 // plugin that served it (with PID 0 when no process was reached).
 //
+// [Toolbox.Preview] asks a plugin what a call would do only for a tool
+// that declared a preview (Tool.HasPreview: pluginapi.ToolSpec.HasPreview,
+// or any tool of a plugin before protocol minor 5, which declares none and
+// is asked on every call as before); a tool without one costs no RPC and
+// starts no process. A call's title is the preview's, else the tool's
+// declared template expanded for the call's arguments ([Toolbox.Title],
+// pluginapi.ExpandTitle, no RPC), which Preview fills in; a caller with
+// neither shows the tool's name.
+//
 // # Crashes
 //
 // A plugin that dies during a call turns that call into `Error: plugin

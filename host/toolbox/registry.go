@@ -59,6 +59,8 @@ func newRegistry(members []member, failures []Failure) *registry {
 				Kind:            toolKind(spec.Kind),
 				Plugin:          m.ref(),
 				Sandboxes:       m.plug.desc.Capabilities.Sandboxes,
+				HasPreview:      hasPreview(m.plug.desc, spec),
+				Title:           spec.Title,
 			})
 		}
 	}
@@ -141,3 +143,15 @@ func toolKind(k string) string {
 	}
 	return pluginapi.KindOther
 }
+
+// hasPreview reports whether the toolbox asks the plugin described by desc
+// for a preview of calls of spec's tool: the tool declared one, or the
+// plugin predates minor 5 (which declares none), so it is asked as before
+// and answers an empty preview when the tool has none.
+func hasPreview(desc pluginapi.Description, spec pluginapi.ToolSpec) bool {
+	return spec.HasPreview || desc.ProtocolMinor < minorDeclaresPreviews
+}
+
+// minorDeclaresPreviews is the protocol minor from which a plugin's tool
+// specs say whether they have a preview (pluginapi.ToolSpec.HasPreview).
+const minorDeclaresPreviews = 5

@@ -186,6 +186,13 @@ type Tool struct {
 	// plugin the user trusted with it is started with): the host decides
 	// and sends each call's sandbox to it (Call.Sandbox).
 	Sandboxes bool
+	// HasPreview says a call of the tool gets a preview (Toolbox.Preview
+	// calls the plugin): its plugin declared one (pluginapi.ToolSpec.
+	// HasPreview), or speaks a minor before 5, which declares nothing.
+	HasPreview bool
+	// Title is the tool's title template (pluginapi.ToolSpec.Title), empty
+	// when it declared none; Toolbox.Title expands it for a call.
+	Title string
 }
 
 // Call is one tool call, with its context as fields.

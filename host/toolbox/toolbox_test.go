@@ -81,6 +81,15 @@ func run(m *testing.M) (int, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build proto2: %v\n%s", err, out)
 	}
+	// previewcount counts the Preview RPCs it gets (pluginapi's test
+	// plugin, built in its module); previewcount-4 speaks minor 4.
+	for name, x := range map[string]string{"previewcount": "", "previewcount-4": "-X main.minor=4"} {
+		cmd = exec.Command("go", "build", "-ldflags", x, "-o", filepath.Join(dir, name), "./testdata/previewcount")
+		cmd.Dir = filepath.Join(root, "pluginapi")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("build %s: %v\n%s", name, err, out)
+		}
+	}
 	if err := buildVariants(root, dir); err != nil {
 		return 0, err
 	}

@@ -14,7 +14,10 @@
 // go.mod. When the tag is absent (a clone without tags, a shallow copy, a
 // version not yet released) it serves the checkout's files instead —
 // tracked, or new and not ignored (git ls-files) — zipped by the same
-// rules, and says so ([Served.Source]).
+// rules, and says so ([Served.Source]). [BuildAt] serves a version from a
+// given commit instead, the way the go command would from a tag on it:
+// an old release of the SDK that the repository no longer tags, for a
+// test that builds a plugin against it.
 //
 // It also gives the environment such a go command runs with ([Env]),
 // reads the version a go.mod requires ([Required]), copies a module out
@@ -49,7 +52,8 @@ type Served struct {
 	// Source names where the files came from: "tag pluginapi/v1.2.0
 	// (commit …)" or "checkout DIR (no tag …)".
 	Source string
-	// FromTag reports whether they came from the git tag.
+	// FromTag reports whether they came from a commit: the git tag's, or
+	// the one given to [BuildAt]. The zip is then the release's.
 	FromTag bool
 	// Sum and GoModSum are the go.sum hashes of the zip and of the
 	// go.mod (h1:…), as the go command computes them.
@@ -87,28 +91,60 @@ func Build(dir, repo, subdir, module, version string) (Served, error) {
 			return Served{}, fmt.Errorf("zip %s from the checkout: %w", module, err)
 		}
 	}
-	if served.Sum, served.GoModSum, err = sums(zb.Bytes(), gomod); err != nil {
-		return Served{}, err
-	}
-	info, err := json.Marshal(map[string]any{"Version": version, "Time": when.UTC().Format(time.RFC3339)})
+	return served, write(dir, module, version, &served, zb.Bytes(), gomod, when)
+}
+
+// BuildAt writes into dir a module proxy serving module, the module in
+// the folder subdir of the git repository repo, as version, from the
+// commit revision (a hash or any name git resolves), as [Build] does from
+// a tag. A repository without that commit (a shallow clone) is an error
+// that says so.
+func BuildAt(dir, repo, subdir, module, version, revision string) (Served, error) {
+	repo, err := filepath.Abs(repo)
 	if err != nil {
 		return Served{}, err
 	}
+	commit, err := git(repo, "rev-parse", "-q", "--verify", revision+"^{commit}")
+	if err != nil {
+		shallow, _ := git(repo, "rev-parse", "--is-shallow-repository")
+		return Served{}, fmt.Errorf("serve %s@%s: commit %s is not in the repository %s (shallow clone: %s; fetch the full history, git fetch --unshallow): %w",
+			module, version, revision, repo, shallow, err)
+	}
+	served := Served{Source: fmt.Sprintf("commit %.12s", commit), FromTag: true}
+	var zb bytes.Buffer
+	gomod, when, err := fromTag(&zb, repo, subdir, module, version, commit)
+	if err != nil {
+		return Served{}, fmt.Errorf("zip %s from commit %.12s: %w", module, commit, err)
+	}
+	return served, write(dir, module, version, &served, zb.Bytes(), gomod, when)
+}
+
+// write computes served's sums and writes the proxy's files for
+// module@version: list, .info (with the time when), .mod and .zip.
+func write(dir, module, version string, served *Served, zipData, gomod []byte, when time.Time) error {
+	var err error
+	if served.Sum, served.GoModSum, err = sums(zipData, gomod); err != nil {
+		return err
+	}
+	info, err := json.Marshal(map[string]any{"Version": version, "Time": when.UTC().Format(time.RFC3339)})
+	if err != nil {
+		return err
+	}
 	at := filepath.Join(dir, filepath.FromSlash(module), "@v")
 	if err := os.MkdirAll(at, 0o755); err != nil {
-		return Served{}, err
+		return err
 	}
 	for name, b := range map[string][]byte{
 		"list":            []byte(version + "\n"),
 		version + ".info": info,
 		version + ".mod":  gomod,
-		version + ".zip":  zb.Bytes(),
+		version + ".zip":  zipData,
 	} {
 		if err := os.WriteFile(filepath.Join(at, name), b, 0o644); err != nil {
-			return Served{}, err
+			return err
 		}
 	}
-	return served, nil
+	return nil
 }
 
 // fromTag writes to w the module zip of the tagged commit's subdir and

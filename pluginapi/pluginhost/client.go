@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/harness-dev/harness/pluginapi/internal/convert"
 	pb "github.com/harness-dev/harness/pluginapi/internal/pb/harness/plugin/v1"
 )
 
@@ -336,7 +337,7 @@ func (c *Client) Describe(ctx context.Context) (pluginapi.Description, error) {
 	if err != nil {
 		return pluginapi.Description{}, c.callError(ctx, "describe", err)
 	}
-	return describeFromPB(r), nil
+	return convert.DescriptionFromProto(r), nil
 }
 
 // Configure tells the plugin the host's facts and, when req.Host is set,
@@ -391,7 +392,7 @@ func (c *Client) Execute(ctx context.Context, req pluginapi.CallRequest, progres
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := c.d.tp.Execute(callCtx, callToPB(req))
+	stream, err := c.d.tp.Execute(callCtx, convert.CallToProto(req))
 	if err != nil {
 		return pluginapi.Result{}, c.callError(ctx, op, err)
 	}
@@ -409,7 +410,7 @@ func (c *Client) Execute(ctx context.Context, req pluginapi.CallRequest, progres
 				progress(e.Progress.GetText())
 			}
 		case *pb.Execute_Event_Result:
-			return resultFromPB(e.Result), nil
+			return convert.ResultFromProto(e.Result), nil
 		}
 	}
 }
@@ -418,14 +419,14 @@ func (c *Client) Execute(ctx context.Context, req pluginapi.CallRequest, progres
 // locations, diffs. A plugin without Preview (older, or the tool has
 // none) previews nothing: the zero Meta and no error.
 func (c *Client) Preview(ctx context.Context, req pluginapi.CallRequest) (pluginapi.Meta, error) {
-	r, err := c.d.tp.Preview(ctx, &pb.Preview_Request{Call: callToPB(req)})
+	r, err := c.d.tp.Preview(ctx, &pb.Preview_Request{Call: convert.CallToProto(req)})
 	if status.Code(err) == codes.Unimplemented {
 		return pluginapi.Meta{}, nil
 	}
 	if err != nil {
 		return pluginapi.Meta{}, c.callError(ctx, "preview "+req.Tool, err)
 	}
-	return metaFromPB(r.GetMeta()), nil
+	return convert.MetaFromProto(r.GetMeta()), nil
 }
 
 // Cancel asks the plugin to cancel the running call callID; the call still
@@ -565,16 +566,11 @@ func (s *hostServer) RequestPermission(ctx context.Context, req *pb.RequestPermi
 	if !ok {
 		return nil, status.Error(codes.Unimplemented, "request permission: "+pluginapi.ErrUnimplemented.Error())
 	}
-	res, err := p.RequestPermission(ctx, pluginapi.PermissionRequest{SessionID: req.GetSessionId(), CallID: req.GetCallId(),
-		Tool: req.GetTool(), Title: req.GetTitle(), Args: req.GetArgsJson()})
+	res, err := p.RequestPermission(ctx, convert.PermissionRequestFromProto(req))
 	if err != nil {
 		return nil, wire.ToStatus(err)
 	}
-	out := &pb.RequestPermission_Response{Outcome: pb.RequestPermission_OUTCOME_DENY, Reason: res.Reason}
-	if res.Allowed {
-		out.Outcome = pb.RequestPermission_OUTCOME_ALLOW
-	}
-	return out, nil
+	return convert.PermissionResponseToProto(res), nil
 }
 
 func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.ServerStreamingServer[pb.SpawnSubagent_Event]) error {
@@ -583,10 +579,7 @@ func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.Se
 		return status.Error(codes.Unimplemented, "spawn subagent: "+pluginapi.ErrUnimplemented.Error())
 	}
 	var mu sync.Mutex // progress may come from several goroutines
-	res, err := sa.SpawnSubagent(stream.Context(), pluginapi.SubagentRequest{
-		ParentSessionID: req.GetParentSessionId(), ParentCallID: req.GetParentCallId(),
-		Description: req.GetDescription(), Prompt: req.GetPrompt(),
-	}, func(text string) {
+	res, err := sa.SpawnSubagent(stream.Context(), convert.SubagentRequestFromProto(req), func(text string) {
 		mu.Lock()
 		defer mu.Unlock()
 		stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Progress{Progress: &pb.SpawnSubagent_Progress{Text: text}}})
@@ -596,7 +589,7 @@ func (s *hostServer) SpawnSubagent(req *pb.SpawnSubagent_Request, stream grpc.Se
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Final{Final: &pb.SpawnSubagent_Final{Text: res.Text, IsError: res.IsError}}})
+	return stream.Send(&pb.SpawnSubagent_Event{Event: &pb.SpawnSubagent_Event_Final{Final: convert.SubagentResultToProto(res)}})
 }
 
 func (s *hostServer) ReadTextFile(ctx context.Context, req *pb.ReadTextFile_Request) (*pb.ReadTextFile_Response, error) {
@@ -604,11 +597,11 @@ func (s *hostServer) ReadTextFile(ctx context.Context, req *pb.ReadTextFile_Requ
 	if !ok {
 		return nil, status.Error(codes.Unimplemented, "read text file: "+pluginapi.ErrUnimplemented.Error())
 	}
-	res, err := tf.ReadTextFile(ctx, pluginapi.ReadTextFileRequest{SessionID: req.GetSessionId(), Path: req.GetPath()})
+	res, err := tf.ReadTextFile(ctx, convert.ReadTextFileRequestFromProto(req))
 	if err != nil {
 		return nil, wire.ToStatus(err)
 	}
-	return &pb.ReadTextFile_Response{Content: res.Content, Source: res.Source}, nil
+	return convert.ReadTextFileToProto(res), nil
 }
 
 func (s *hostServer) WriteTextFile(ctx context.Context, req *pb.WriteTextFile_Request) (*pb.WriteTextFile_Response, error) {
@@ -616,17 +609,17 @@ func (s *hostServer) WriteTextFile(ctx context.Context, req *pb.WriteTextFile_Re
 	if !ok {
 		return nil, status.Error(codes.Unimplemented, "write text file: "+pluginapi.ErrUnimplemented.Error())
 	}
-	res, err := tf.WriteTextFile(ctx, pluginapi.WriteTextFileRequest{SessionID: req.GetSessionId(), Path: req.GetPath(), Content: req.GetContent()})
+	res, err := tf.WriteTextFile(ctx, convert.WriteTextFileRequestFromProto(req))
 	if err != nil {
 		return nil, wire.ToStatus(err)
 	}
-	return &pb.WriteTextFile_Response{Source: res.Source}, nil
+	return convert.WriteTextFileToProto(res), nil
 }
 
 func (s *hostServer) ReadState(ctx context.Context, req *pb.ReadState_Request) (*pb.ReadState_Response, error) {
-	st, err := s.h.ReadState(ctx, pluginapi.ReadStateRequest{SessionID: req.GetSessionId()})
+	st, err := s.h.ReadState(ctx, convert.ReadStateRequestFromProto(req))
 	if err != nil {
 		return nil, wire.ToStatus(err)
 	}
-	return stateToPB(st), nil
+	return convert.StateToProto(st), nil
 }

@@ -144,6 +144,7 @@ func (b *bashPlugin) plugin() pluginapi.Plugin {
 				Schema:          schema,
 				NeedsPermission: true,
 				Kind:            pluginapi.KindExecute,
+				Title:           "{command}",
 			}, b.runBash),
 			pluginapi.Typed(pluginapi.ToolSpec{
 				Name:            toolOutput,

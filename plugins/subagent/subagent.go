@@ -32,6 +32,7 @@ func subagentTool() pluginapi.Tool {
 		Schema:          schema,
 		ConcurrencySafe: true,
 		Kind:            pluginapi.KindOther,
+		Title:           "Subagent: {description}",
 	}, delegate)
 }
 

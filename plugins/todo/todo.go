@@ -52,6 +52,7 @@ func todoTool() pluginapi.Tool {
 		Description: strings.TrimSpace(description),
 		Schema:      schema,
 		Kind:        pluginapi.KindThink,
+		Title:       "Update todo list",
 	}, writeTodos)
 }
 

@@ -2,7 +2,7 @@ module github.com/harness-dev/harness/examples/plugins/jsonq
 
 go 1.26.0
 
-require github.com/harness-dev/harness/pluginapi v1.4.0
+require github.com/harness-dev/harness/pluginapi v1.5.0
 
 require (
 	github.com/fatih/color v1.13.0 // indirect

@@ -506,7 +506,20 @@ type ToolSpec struct {
 	// edit, delete, move, search, execute, think, fetch or other. Editors
 	// pick icons and permission modes by it ("accept edits" covers edit,
 	// delete and move). Empty means other. Since minor 2.
-	Kind          string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
+	Kind string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The tool answers Preview: the host calls Preview for its calls, and
+	// only for them. Since minor 5; for a plugin before minor 5 the host
+	// calls Preview for every call, as it did (a tool without one answers
+	// an empty Meta or Unimplemented).
+	HasPreview bool `protobuf:"varint,7,opt,name=has_preview,json=hasPreview,proto3" json:"has_preview,omitempty"`
+	// The title of the tool's calls, computed by the host without an RPC:
+	// a fixed text ("Update todo list") or one naming top-level string
+	// arguments in braces ("{command}", "Subagent: {description}"), each
+	// replaced by its value trimmed of surrounding space; when a named
+	// argument is missing, not a string or blank, the call has no title
+	// from it. A preview's or a result's Meta.title, when set, is the
+	// better one. No title: the host shows the tool's name. Since minor 5.
+	Title         string `protobuf:"bytes,8,opt,name=title,proto3" json:"title,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -579,6 +592,20 @@ func (x *ToolSpec) GetNeedsPermission() bool {
 func (x *ToolSpec) GetKind() string {
 	if x != nil {
 		return x.Kind
+	}
+	return ""
+}
+
+func (x *ToolSpec) GetHasPreview() bool {
+	if x != nil {
+		return x.HasPreview
+	}
+	return false
+}
+
+func (x *ToolSpec) GetTitle() string {
+	if x != nil {
+		return x.Title
 	}
 	return ""
 }
@@ -2693,14 +2720,17 @@ const file_harness_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x05write\x18\x02 \x03(\tR\x05write\x12\x12\n" +
 	"\x04read\x18\x03 \x03(\tR\x04read\x12\x12\n" +
 	"\x04exec\x18\x04 \x01(\bR\x04exec\x12\x1c\n" +
-	"\tsandboxes\x18\x05 \x01(\bR\tsandboxes\"\xe0\x01\n" +
+	"\tsandboxes\x18\x05 \x01(\bR\tsandboxes\"\x97\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x124\n" +
 	"\x16parameters_json_schema\x18\x03 \x01(\tR\x14parametersJsonSchema\x12)\n" +
 	"\x10concurrency_safe\x18\x04 \x01(\bR\x0fconcurrencySafe\x12)\n" +
 	"\x10needs_permission\x18\x05 \x01(\bR\x0fneedsPermission\x12\x12\n" +
-	"\x04kind\x18\x06 \x01(\tR\x04kind\"\xfa\x01\n" +
+	"\x04kind\x18\x06 \x01(\tR\x04kind\x12\x1f\n" +
+	"\vhas_preview\x18\a \x01(\bR\n" +
+	"hasPreview\x12\x14\n" +
+	"\x05title\x18\b \x01(\tR\x05title\"\xfa\x01\n" +
 	"\tConfigure\x1a\xc4\x01\n" +
 	"\aRequest\x12!\n" +
 	"\fhost_version\x18\x01 \x01(\tR\vhostVersion\x12%\n" +

@@ -75,12 +75,13 @@ type ToolProviderClient interface {
 	// Preview says what a call would do, before it runs and before the user
 	// is asked about it: its title, the files it touches and, for a change
 	// to a file, the diff. It must not change anything, ask the user, or
-	// block for long; the host calls it for tools whose kind is edit,
-	// delete or move (and may for any other), logs the answer with the
-	// call's tool/call event and shows it in the permission question, so
-	// that the user reviews the very diff before allowing it. The call then
-	// runs with Execute, whose result carries what was really done. Since
-	// minor 2; a plugin without it answers Unimplemented: no preview.
+	// block for long; the host calls it before every call of a tool whose
+	// ToolSpec says has_preview (for a plugin before minor 5, before every
+	// call), logs the answer with the call's tool/call event and shows it
+	// in the permission question, so that the user reviews the very diff
+	// before allowing it. The call then runs with Execute, whose result
+	// carries what was really done. Since minor 2; a plugin without it
+	// answers Unimplemented: no preview.
 	Preview(ctx context.Context, in *Preview_Request, opts ...grpc.CallOption) (*Preview_Response, error)
 }
 
@@ -191,12 +192,13 @@ type ToolProviderServer interface {
 	// Preview says what a call would do, before it runs and before the user
 	// is asked about it: its title, the files it touches and, for a change
 	// to a file, the diff. It must not change anything, ask the user, or
-	// block for long; the host calls it for tools whose kind is edit,
-	// delete or move (and may for any other), logs the answer with the
-	// call's tool/call event and shows it in the permission question, so
-	// that the user reviews the very diff before allowing it. The call then
-	// runs with Execute, whose result carries what was really done. Since
-	// minor 2; a plugin without it answers Unimplemented: no preview.
+	// block for long; the host calls it before every call of a tool whose
+	// ToolSpec says has_preview (for a plugin before minor 5, before every
+	// call), logs the answer with the call's tool/call event and shows it
+	// in the permission question, so that the user reviews the very diff
+	// before allowing it. The call then runs with Execute, whose result
+	// carries what was really done. Since minor 2; a plugin without it
+	// answers Unimplemented: no preview.
 	Preview(context.Context, *Preview_Request) (*Preview_Response, error)
 	mustEmbedUnimplementedToolProviderServer()
 }

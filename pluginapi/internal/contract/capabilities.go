@@ -1,4 +1,4 @@
-package pluginapi
+package contract
 
 import (
 	"fmt"
