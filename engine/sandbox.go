@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/sandbox"
 )
@@ -255,7 +255,7 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 // makes is not among them. A bash call that escalates (see escalates)
 // runs with sandbox off, and that is what it records and sends, once
 // allowed: the plugin runs a command unsandboxed only when the host says so.
-func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd, args string) *event.CallSandbox {
+func (r *Runtime) callSandbox(t tool.Tool, sessionID, cwd, args string) *event.CallSandbox {
 	if t.Plugin == nil || !t.Sandboxes || t.Kind != "execute" {
 		return nil
 	}

@@ -49,7 +49,7 @@ func testServer(t *testing.T) string {
 	return built.bin
 }
 
-func toolNames(tools []Tool) []string {
+func toolNames(tools []ServerTool) []string {
 	var out []string
 	for _, t := range tools {
 		out = append(out, t.Spec.Name)
@@ -106,7 +106,7 @@ func TestStdioServer(t *testing.T) {
 	if prov.Name != "test" || prov.Command != bin || prov.ServerName != "mcptest" || prov.ServerVersion != "1.2.3" || prov.PID == 0 {
 		t.Errorf("provenance = %+v", prov)
 	}
-	var echo, peek Tool
+	var echo, peek ServerTool
 	for _, tl := range tools {
 		switch tl.Spec.Name {
 		case "mcp__test__echo":
