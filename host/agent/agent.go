@@ -29,8 +29,12 @@ type SessionLog interface {
 	// fsync.
 	Append(p event.Payload) (event.Event, error)
 	// AppendRaw appends an event of a plugin-declared type whose payload
-	// is already JSON.
+	// is already JSON, checking it as event.Propose does.
 	AppendRaw(t event.Type, data json.RawMessage) (event.Event, error)
+	// AppendProposed appends an event checked when it was proposed
+	// (event.Propose): the log checks only what it alone can tell, its
+	// place in the turn structure and a host type's payload.
+	AppendProposed(p event.Proposed) (event.Event, error)
 	// Messages returns the model history derived from the surface events.
 	// The caller must not modify the slice.
 	Messages() []llm.Message

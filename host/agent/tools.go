@@ -203,7 +203,11 @@ func (t *turn) appendEmitted(e tool.Emitted) error {
 	case "":
 		return errors.New("the event has no type")
 	}
-	_, err := t.s.AppendRaw(e.Type, e.Data)
+	if p, ok := e.Proposed(); ok { // checked by its source (the toolbox)
+		_, err := t.s.AppendProposed(p)
+		return err
+	}
+	_, err := t.s.AppendRaw(e.Type, e.Data) // unchecked: the session checks it
 	return err
 }
 

@@ -16,6 +16,7 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/harness-dev/harness/host/event"
@@ -83,11 +84,31 @@ type Call struct {
 }
 
 // Emitted is an event a tool proposes; the loop appends it right before
-// the call's tool/result. Its source checked it (see the toolbox's
-// validation); the session checks it against the log's structure.
+// the call's tool/result. One made by Checked (the toolbox makes every
+// plugin's so, having checked it once: declared type, JSON object, size)
+// carries the checked event, which the session appends without checking
+// it again; one built from its fields (a test's tool, a source that checks
+// nothing) is checked by the session when appended.
 type Emitted struct {
 	Type event.Type
 	Data json.RawMessage
+
+	checked event.Proposed
+	ok      bool
+}
+
+// Checked is p as an Emitted that carries it.
+func Checked(p event.Proposed) Emitted {
+	return Emitted{Type: p.Type(), Data: p.Data(), checked: p, ok: true}
+}
+
+// Proposed returns the checked event e carries, if it was made by Checked
+// and its fields are as Checked made them.
+func (e Emitted) Proposed() (event.Proposed, bool) {
+	if !e.ok || e.Type != e.checked.Type() || !bytes.Equal(e.Data, e.checked.Data()) {
+		return event.Proposed{}, false
+	}
+	return e.checked, true
 }
 
 // Result is what a tool call produced. A failure the model can act on is

@@ -125,11 +125,12 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c tool.Call, args 
 		return p.callFailed(ctx, inst, err)
 	}
 	p.noteHolds(inst, c.SessionID, res.HoldsState)
-	if err := validateEvents(p.desc.Name, p.events, res.Events); err != nil {
+	events, err := checkEvents(p.desc.Name, p.events, res.Events)
+	if err != nil {
 		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
 	}
-	out := fromPlugin(res)
+	out := fromPlugin(res, events)
 	out.Plugin = &ref
 	return out
 }

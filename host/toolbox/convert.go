@@ -10,7 +10,8 @@ import (
 
 // The crossing between the host's tool vocabulary (host/tool) and the
 // plugin SDK's (pluginapi): toPlugin one way, fromPlugin (with
-// metaFromPlugin) the other. Nothing else in the host converts them.
+// metaFromPlugin; checkEvents makes the events) the other. Nothing else
+// in the host converts them.
 
 // toPlugin is c as a plugin is sent it, with its arguments checked (args).
 func toPlugin(c tool.Call, args json.RawMessage) pluginapi.CallRequest {
@@ -23,14 +24,10 @@ func toPlugin(c tool.Call, args json.RawMessage) pluginapi.CallRequest {
 	return req
 }
 
-// fromPlugin is a plugin's result in the host's vocabulary; its events
-// must have been checked (validateEvents).
-func fromPlugin(r pluginapi.Result) tool.Result {
-	out := tool.Result{Content: r.Content, IsError: r.IsError, Meta: metaFromPlugin(r.Meta)}
-	for _, e := range r.Events {
-		out.Events = append(out.Events, tool.Emitted{Type: event.Type(e.Type), Data: e.Data})
-	}
-	return out
+// fromPlugin is a plugin's result in the host's vocabulary, with its
+// events as checkEvents returned them.
+func fromPlugin(r pluginapi.Result, events []tool.Emitted) tool.Result {
+	return tool.Result{Content: r.Content, IsError: r.IsError, Events: events, Meta: metaFromPlugin(r.Meta)}
 }
 
 // metaFromPlugin is a plugin's Meta in the host's vocabulary.
