@@ -13,7 +13,6 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/tool"
-	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -280,15 +279,6 @@ func (r *Runtime) callSandbox(t tool.Tool, sessionID, cwd, args string) *event.C
 	}
 	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: roots,
 		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit}
-}
-
-// pluginSandbox is a call's sandbox as pluginapi sends it; nil for nil.
-func pluginSandbox(s *event.CallSandbox) *pluginapi.CallSandbox {
-	if s == nil {
-		return nil
-	}
-	return &pluginapi.CallSandbox{Mode: s.Mode, Network: s.Network, WritableRoots: s.Roots,
-		DenyRead: s.DenyRead, PidsLimit: s.PidsLimit}
 }
 
 // bashTool is the name of the bash plugin's tool that runs a command.
