@@ -174,7 +174,7 @@ func (t *turn) compact(ctx context.Context, reason string, specs []llm.ToolSpec,
 		budget = w*(100-summaryReserve)/100 - llm.EstimateText(t.l.System) - llm.EstimateText(CompactPrompt) - 64
 	}
 	transcript := renderTranscript(msgs[:keepIdx], budget*llm.BytesPerToken)
-	req := llm.Request{Model: t.l.ModelName, System: t.l.System,
+	req := llm.Request{Model: t.l.ModelName, System: t.l.systemFor(nil), // no tools
 		Messages: []llm.Message{{Role: llm.RoleUser, Text: transcript + "\n\n" + CompactPrompt}}}
 	if w > 0 {
 		req.MaxTokens = w * summaryReserve / 100

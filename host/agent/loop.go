@@ -33,7 +33,8 @@ type Loop struct {
 	// SystemFor, when set, gives the system prompt of a request that
 	// offers the tools named: the loop asks it once per step, since the
 	// tool list can change between steps (hot reload), and a prompt built
-	// once would name tools no longer sent. Nil sends System.
+	// once would name tools no longer sent; a compaction's request offers
+	// none. Nil sends System.
 	SystemFor func(tools []string) string
 	// MaxSteps caps the steps of a turn; 0 means DefaultMaxSteps.
 	MaxSteps int
@@ -63,6 +64,15 @@ type Loop struct {
 	Sandbox func(t tool.Tool, sessionID, cwd, args string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
+}
+
+// systemFor is the system prompt of a request that offers the tools
+// named.
+func (l *Loop) systemFor(tools []string) string {
+	if l.SystemFor == nil {
+		return l.System
+	}
+	return l.SystemFor(tools)
 }
 
 // Outcome is how a turn ended.
@@ -247,14 +257,11 @@ func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool,
 
 // stepBody asks the model, records its answer and runs its tool calls.
 func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, error) {
-	req := llm.Request{Model: t.l.ModelName, System: t.l.System, Messages: t.s.Messages(), Tools: st.specs}
-	if t.l.SystemFor != nil {
-		names := make([]string, len(st.specs))
-		for i, s := range st.specs {
-			names[i] = s.Name
-		}
-		req.System = t.l.SystemFor(names)
+	names := make([]string, len(st.specs))
+	for i, s := range st.specs {
+		names[i] = s.Name
 	}
+	req := llm.Request{Model: t.l.ModelName, System: t.l.systemFor(names), Messages: t.s.Messages(), Tools: st.specs}
 	resp, complete, serr := t.stream(ctx, st, req)
 	if !complete {
 		// Cut short: keep what the user saw, but no tool calls.
