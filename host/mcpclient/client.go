@@ -489,7 +489,7 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 		}
 		return tool.Result{Content: msg, IsError: true}
 	}
-	return tool.Result{Content: render(res), IsError: res.IsError}
+	return tool.Result{Content: render(res), Blocks: blocks(res), IsError: res.IsError}
 }
 
 // exited reports whether the stdio server's process has exited.

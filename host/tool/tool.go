@@ -114,8 +114,14 @@ func (e Emitted) Proposed() (event.Proposed, bool) {
 // Result is what a tool call produced. A failure the model can act on is
 // a Result with IsError, not a Go error.
 type Result struct {
-	// Content is the text the model is given and the log records.
+	// Content is the text the model is given and the log records (Text).
 	Content string
+	// Blocks is the content as its source gave it, in order, when it gave
+	// more than text (an MCP server's images and resources); Content then
+	// renders it as text. Nil for a result of text alone. Providers and the
+	// log take Content today; Blocks is there for those that will take
+	// images.
+	Blocks  []Block
 	IsError bool
 	Events  []Emitted
 	// Meta is what the tool said the call did, for the editor; the loop
@@ -128,6 +134,25 @@ type Result struct {
 
 // Text is the result as the model and the log see it.
 func (r Result) Text() string { return r.Content }
+
+// BlockKind is what a Block holds.
+type BlockKind string
+
+// Block kinds.
+const (
+	BlockText     BlockKind = "text"     // Text
+	BlockImage    BlockKind = "image"    // Data, of MIMEType
+	BlockResource BlockKind = "resource" // URI, with its Text or Data when embedded
+)
+
+// Block is one piece of a result's content.
+type Block struct {
+	Kind     BlockKind
+	Text     string
+	MIMEType string
+	Data     []byte
+	URI      string
+}
 
 // Meta is what an editor shows of a call besides its text: a title, the
 // files it touches, the changes it makes. The zero Meta says nothing.
