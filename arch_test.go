@@ -118,26 +118,29 @@ func importRules() []importRule {
 		// so that the host links no SDK (TestHostLinksNoSDK).
 		{dir: "host/llm/llmproc", allowInternal: []string{"host/llm", "pluginapi"}, allowExternal: true,
 			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
+		// the one tool vocabulary: data only, over the events and the
+		// model's tool spec.
+		{dir: "host/tool", allowInternal: []string{"host/event", "host/llm"}},
 		{dir: "host/session", allowInternal: []string{"host/atomicfile", "host/event", "host/eventlog", "host/llm", "host/ownership"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
 		{dir: "host/session/storetest", allowInternal: []string{"host/event", "host/eventlog", "host/session"}},
-		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten"}, allowExternal: true},
+		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten", "host/tool"}, allowExternal: true},
 		{dir: "host/prompt"},
 		{dir: "host/permission", allowInternal: []string{"host/event", "host/ownership", "host/shorten"}, allowExternal: true},
 		{dir: "host/pluginlock", allowInternal: []string{"host/atomicfile"}},
 		{dir: "host/plugincache", allowInternal: []string{"host/atomicfile", "host/pluginlock"}, allowExternal: true},
-		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten"}, allowExternal: true},
+		{dir: "host/subagent", allowInternal: []string{"host/agent", "host/event", "host/llm", "host/session", "host/shorten", "host/tool"}, allowExternal: true},
 		{dir: "host/devbuild", allowInternal: []string{"host/atomicfile"}, allowExternal: true},
 		// the one way settings are read: flags, environment, the TOML file.
 		{dir: "host/settings", allowInternal: []string{"host/ownership"}, allowModules: []string{"github.com/BurntSushi/toml"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// MCP servers: the SDK's client, pluginapi's schema rules and
 		// pluginhost's launch environment.
-		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
+		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "host/tool", "pluginapi"}, allowExternal: true},
 		// the keeper every plugin, harness-llm and stdio MCP server runs under: the standard library and the sandbox it confines plugins with.
 		{dir: "host/keeper", allowInternal: []string{"sandbox"}, allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
-		{dir: "host/toolbox", allowInternal: []string{"host/atomicfile", "host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
+		{dir: "host/toolbox", allowInternal: []string{"host/atomicfile", "host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "host/tool", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
 		// which only the host imports. plugintest plays the host in tests.
@@ -165,6 +168,70 @@ func importRules() []importRule {
 		{dir: "engine", allowInternal: []string{"host", "pluginapi", "sandbox"}, allowExternal: true},
 		// the engine as an ACP agent: the adapter between the two.
 		{dir: "acpagent", allowInternal: []string{"acpbridge", "engine", "host", "sandbox"}, allowExternal: true},
+	}
+}
+
+// vocabularyExempt are the packages outside host/tool that may export a
+// type named Tool, Call or Result, and why.
+var vocabularyExempt = map[string]string{
+	// the plugin SDK: its own module, the wire contract with plugins; the
+	// toolbox converts its types to host/tool's (host/toolbox/convert.go).
+	"pluginapi": "the plugin SDK's wire contract",
+}
+
+// vocabularyOther are types of those names that are not a tool, a call
+// or a result of one, by package and name, and what they are.
+var vocabularyOther = map[string]string{
+	"host/prompt.Result":   "a built system prompt",
+	"host/subagent.Result": "a child session's final answer",
+}
+
+// TestOneToolVocabulary: host/tool's Tool, Call and Result are the only
+// exported types of those names in the host (see vocabularyExempt), so
+// that a tool, a call and a result have one shape from the model's
+// answer to the log.
+func TestOneToolVocabulary(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{"Tool": true, "Call": true, "Result": true}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || dir == "host/tool" {
+			return nil
+		}
+		for p := range vocabularyExempt {
+			if dir == p || strings.HasPrefix(dir, p+"/") {
+				return nil
+			}
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				if ts := spec.(*ast.TypeSpec); names[ts.Name.Name] && vocabularyOther[dir+"."+ts.Name.Name] == "" {
+					t.Errorf("%s exports a type %s: the host's tools, calls and results are host/tool's", path, ts.Name.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

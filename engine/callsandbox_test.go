@@ -3,9 +3,9 @@ package engine
 import (
 	"testing"
 
-	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // TestCallSandboxBySandboxes: a call gets the host's sandbox only when its
@@ -19,15 +19,15 @@ func TestCallSandboxBySandboxes(t *testing.T) {
 	bash := &event.Plugin{Name: "bash"}
 	tests := []struct {
 		name string
-		tool agent.Tool
+		tool tool.Tool
 		args string
 		want string // the mode, "" for none
 	}{
-		{"built-in bash", agent.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash, Sandboxes: true}, `{"command":"true"}`, "workspace-write"},
-		{"escalated", agent.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash, Sandboxes: true}, `{"command":"true","sandbox":"off"}`, "off"},
-		{"a plugin named bash without the capability", agent.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash}, `{"command":"true"}`, ""},
-		{"not execute", agent.Tool{Spec: llm.ToolSpec{Name: "bash_output"}, Kind: "read", Plugin: bash, Sandboxes: true}, `{}`, ""},
-		{"an MCP tool", agent.Tool{Spec: llm.ToolSpec{Name: "run"}, Kind: "execute", Sandboxes: true}, `{}`, ""},
+		{"built-in bash", tool.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash, Sandboxes: true}, `{"command":"true"}`, "workspace-write"},
+		{"escalated", tool.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash, Sandboxes: true}, `{"command":"true","sandbox":"off"}`, "off"},
+		{"a plugin named bash without the capability", tool.Tool{Spec: llm.ToolSpec{Name: "bash"}, Kind: "execute", Plugin: bash}, `{"command":"true"}`, ""},
+		{"not execute", tool.Tool{Spec: llm.ToolSpec{Name: "bash_output"}, Kind: "read", Plugin: bash, Sandboxes: true}, `{}`, ""},
+		{"an MCP tool", tool.Tool{Spec: llm.ToolSpec{Name: "run"}, Kind: "execute", Sandboxes: true}, `{}`, ""},
 	}
 	for _, tc := range tests {
 		got := r.callSandbox(tc.tool, "s", cwd, tc.args)

@@ -22,6 +22,7 @@ import (
 	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/sandbox"
@@ -178,7 +179,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
-		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget, StartOnUse: startOnUse}
+		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget}
 	return r, nil
 }
 
@@ -212,12 +213,10 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 	if res.ProjectTruncated {
 		r.log.Warn("project instructions cut", "file", res.Project, "kept_bytes", prompt.MaxProjectBytes)
 	}
-	var tools agent.Toolbox
+	// The prompt as the first request will carry it (SystemFor), so that
+	// the loop's token accounting counts it as sent.
 	system := res.Text
 	if r.tools != nil {
-		tools = loopTools{tb: r.tools, cwd: cwd}
-		// The prompt as the requests will carry it (see toolPrompt), so
-		// that the loop's token accounting counts it as sent.
 		var names []string
 		for _, t := range r.tools.Tools() {
 			names = append(names, t.Spec.Name)
@@ -225,10 +224,11 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 		system = res.ForTools(names)
 	}
 	return &agent.Loop{
-		Tools:     tools,
-		Model:     toolPrompt{Model: r.cfg.Model, prompt: res},
+		Tools:     sessionTools{r: r},
+		Model:     sessionModel{r: r}, // Run gives it the session
 		ModelName: r.cfg.ModelName,
 		System:    system,
+		SystemFor: res.ForTools,
 		MaxSteps:  r.cfg.MaxSteps,
 		Logger:    r.log.Named("agent"),
 
@@ -286,17 +286,15 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 		loop = l
 	}
 	turn := *loop // this turn's: its approver asks through this turn's asker
-	if tp, ok := turn.Model.(toolPrompt); ok {
-		tp.Model = sessionModel{r: r, s: s} // the session's model, as of each step
-		turn.Model = tp
+	if m, ok := turn.Model.(sessionModel); ok {
+		m.s = s // the session's model, as of each step
+		turn.Model = m
 	}
-	turn.Tools, turn.Model = startOnUse(turn.Tools, turn.Model)
 	checker := permission.Checker{Policy: r.cfg.Policy}
 	if asker != nil {
 		checker.Asker = asker
 	}
-	turn.Tools = r.withMCP(s.ID(), turn.Tools)
-	turn.Approver = loopApprover{c: checker, s: s, r: r, readHint: readHint(turn.Tools)}
+	turn.Approver = loopApprover{c: checker, s: s, r: r}
 	defer r.approvers.set(s.ID(), turn.Approver)()
 	if ed, ok := live.(EditorFiles); ok {
 		defer r.editors.set(s.ID(), ed)()
@@ -311,9 +309,6 @@ type loopApprover struct {
 	c permission.Checker
 	s *session.Session
 	r *Runtime
-	// readHint, when set, says which tools the mode lets through as reads
-	// (MCP tools annotated readOnlyHint: see readHint in mcp.go).
-	readHint func(tool string) bool
 }
 
 // Approve implements agent.Approver.
@@ -328,8 +323,14 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 			c.Policy.Mode = permission.ModeAsk
 		}
 	}
-	if req.Kind == permission.KindRead && a.readHint != nil && a.readHint(req.Tool) {
-		c.Policy.Mode = permission.ModeAllowAll // rules still deny or ask
+	if req.Kind == permission.KindRead && req.MCP != nil {
+		// An MCP tool its server annotated readOnlyHint (the only MCP
+		// tools of kind read: mcpclient.ServerTool.AsTool) is treated as a
+		// read: where the session's mode would ask, it runs (in read-only,
+		// ask and accept-edits mode alike, as a plugin's read tools do).
+		// The hint is the server's word, not a promise: deny and ask rules
+		// and "always reject" answers still apply.
+		c.Policy.Mode = permission.ModeAllowAll
 	}
 	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,
 		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: req.Title, Always: req.Always, Once: req.Once, NoAlways: req.Once}
@@ -533,7 +534,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		return fmt.Errorf("start plugins: %w", err)
 	}
 	r.tools = tb
-	r.subagents.Tools = loopTools{tb: tb}
+	r.subagents.Tools = sessionTools{r: r}
 	return nil
 }
 
@@ -547,7 +548,7 @@ func (r *Runtime) Plugins() []toolbox.PluginInfo {
 }
 
 // Tools lists the plugins' tools; nil before StartTools.
-func (r *Runtime) Tools() []toolbox.Tool {
+func (r *Runtime) Tools() []tool.Tool {
 	if r.tools == nil {
 		return nil
 	}

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
-	"github.com/harness-dev/harness/pluginapi"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -255,7 +254,7 @@ func (r *Runtime) logSandbox(s *session.Session) error {
 // makes is not among them. A bash call that escalates (see escalates)
 // runs with sandbox off, and that is what it records and sends, once
 // allowed: the plugin runs a command unsandboxed only when the host says so.
-func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd, args string) *event.CallSandbox {
+func (r *Runtime) callSandbox(t tool.Tool, sessionID, cwd, args string) *event.CallSandbox {
 	if t.Plugin == nil || !t.Sandboxes || t.Kind != "execute" {
 		return nil
 	}
@@ -280,15 +279,6 @@ func (r *Runtime) callSandbox(t agent.Tool, sessionID, cwd, args string) *event.
 	}
 	return &event.CallSandbox{Mode: string(sb.Mode), Network: string(sb.Network), Roots: roots,
 		DenyRead: sb.DenyRead, PidsLimit: sb.PidsLimit}
-}
-
-// pluginSandbox is a call's sandbox as pluginapi sends it; nil for nil.
-func pluginSandbox(s *event.CallSandbox) *pluginapi.CallSandbox {
-	if s == nil {
-		return nil
-	}
-	return &pluginapi.CallSandbox{Mode: s.Mode, Network: s.Network, WritableRoots: s.Roots,
-		DenyRead: s.DenyRead, PidsLimit: s.PidsLimit}
 }
 
 // bashTool is the name of the bash plugin's tool that runs a command.

@@ -139,7 +139,6 @@ func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentReque
 	res, err := r.subagents.Run(ctx, subagent.Request{
 		ParentSessionID: req.ParentSessionID, ParentCallID: req.ParentCallID,
 		Description: req.Description, Prompt: req.Prompt, Approver: child,
-		AddTools: func(tb agent.Toolbox) agent.Toolbox { return r.withMCP(req.ParentSessionID, tb) }, // the parent's MCP servers too
 		Opened: func(s *session.Session) {
 			r.sessions.add(s)
 			if dirs, ok := r.sessionDirs.get(req.ParentSessionID); ok { // the parent's added folders too

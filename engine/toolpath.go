@@ -5,82 +5,129 @@ import (
 	"iter"
 
 	"github.com/harness-dev/harness/host/agent"
-	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
-	"github.com/harness-dev/harness/host/prompt"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
-	"github.com/harness-dev/harness/pluginapi"
 )
 
-// The loop's tools and model for one session: the plugin toolbox adapted
-// to agent.Toolbox, and the model wrappers a turn's requests pass through.
+// The loop's tools and model for a session: where each step's tools come
+// from (sessionTools) and the model a session's requests go to
+// (sessionModel).
 
-// loopTools adapts the plugin toolbox to the loop's Toolbox interface.
-type loopTools struct {
-	tb *toolbox.Toolbox
-	// cwd is the session's working directory: the plugins a step starts
-	// are confined to it (toolbox.WithCwd); "" the host's.
-	cwd string
-}
+// sessionTools is the tool source of the loops the Runtime builds
+// (agent.Tools): a step's tools are the plugins' (a toolbox.Step: its
+// list held for the step, a plugin started as soon as the model names its
+// tool), then the tools of the MCP servers the step's session uses (its
+// own, or its root's for a subagent child), an MCP tool whose name a
+// plugin tool has left out (the plugin's wins).
+type sessionTools struct{ r *Runtime }
 
-// Tools implements agent.Toolbox.
-func (a loopTools) Tools() []agent.Tool { return agentTools(a.tb.Tools()) }
-
-func agentTools(list []toolbox.Tool) []agent.Tool {
-	out := make([]agent.Tool, len(list))
-	for i, t := range list {
-		p := t.Plugin
-		out[i] = agent.Tool{Spec: t.Spec, ConcurrencySafe: t.ConcurrencySafe, NeedsPermission: t.NeedsPermission, Kind: t.Kind, Plugin: &p, Sandboxes: t.Sandboxes}
+// Step implements agent.Tools.
+func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step, error) {
+	st := &step{}
+	if t.r.tools != nil {
+		st.plugins = t.r.tools.Step(toolbox.WithCwd(ctx, info.Cwd))
 	}
-	return out
-}
-
-// HoldTools implements agent.ToolHolder: the processes the list names
-// serve the step's calls until it releases them, across a hot reload.
-func (a loopTools) HoldTools() ([]agent.Tool, func()) {
-	list, release := a.tb.HoldTools()
-	return agentTools(list), release
-}
-
-// Call implements agent.Toolbox.
-func (a loopTools) Call(ctx context.Context, c agent.Call) agent.Result {
-	r := a.tb.Call(ctx, toolbox.Call{
-		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
-		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
-		Sandbox: pluginSandbox(c.Sandbox),
-	}, c.Progress)
-	out := agent.Result{Content: r.Content, IsError: r.IsError, Meta: agentMeta(r.Meta)}
-	for _, e := range r.Events {
-		out.Events = append(out.Events, agent.Emitted{Type: event.Type(e.Type), Data: e.Data})
+	if set, ok := t.r.mcp.of(info.SessionID); ok {
+		st.addMCP(set)
 	}
-	return out
+	return st, nil
 }
 
-// Preview implements agent.Previewer: what the plugin says the call would
-// do.
-func (a loopTools) Preview(ctx context.Context, c agent.Call) agent.Meta {
-	return agentMeta(a.tb.Preview(ctx, toolbox.Call{
-		SessionID: c.SessionID, Caller: pluginapi.CallerAgent, Turn: c.Turn,
-		CallID: c.CallID, Name: c.Name, Args: c.Args, Cwd: c.Cwd, Plugin: c.Plugin,
-	}))
+// step is one step's tool set: the plugins' step and the MCP tools of the
+// session, as listed when the step began.
+type step struct {
+	plugins *toolbox.Step // nil: no plugins
+	mcp     *mcpclient.Set
+	mcpList []tool.Tool          // in the servers' order
+	byName  map[string]tool.Tool // mcpList by name
 }
 
-// agentMeta converts a plugin's Meta for the loop.
-func agentMeta(m pluginapi.Meta) agent.Meta {
-	out := agent.Meta{Title: m.Title}
-	for _, l := range m.Locations {
-		out.Locations = append(out.Locations, event.Location{Path: l.Path, Line: l.Line})
+// addMCP lists set's tools in the step, but for those a plugin offers.
+func (s *step) addMCP(set *mcpclient.Set) {
+	taken := map[string]bool{}
+	if s.plugins != nil {
+		for _, t := range s.plugins.Tools() {
+			taken[t.Spec.Name] = true
+		}
 	}
-	for _, d := range m.Diffs {
-		out.Diffs = append(out.Diffs, event.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText, NewFile: d.NewFile})
+	s.mcp, s.byName = set, map[string]tool.Tool{}
+	for _, st := range set.Tools() {
+		if taken[st.Spec.Name] {
+			continue
+		}
+		t := st.AsTool()
+		s.mcpList = append(s.mcpList, t)
+		s.byName[t.Spec.Name] = t
 	}
-	return out
+}
+
+// Tools implements agent.Step: the plugins' tools, then the MCP servers'.
+func (s *step) Tools() []tool.Tool {
+	var list []tool.Tool
+	if s.plugins != nil {
+		list = s.plugins.Tools()
+	}
+	return append(list, s.mcpList...)
+}
+
+// Warm implements agent.Step: it starts a plugin on use; an MCP server
+// starts with its session.
+func (s *step) Warm(name string) {
+	if _, ok := s.byName[name]; !ok && s.plugins != nil {
+		s.plugins.Warm(name)
+	}
+}
+
+// Tool implements agent.Step.
+func (s *step) Tool(name string) (tool.Tool, bool) {
+	if t, ok := s.byName[name]; ok {
+		return t, true
+	}
+	if s.plugins == nil {
+		return tool.Tool{}, false
+	}
+	return s.plugins.Tool(name)
+}
+
+// Preview implements agent.Step: an MCP call is titled as its tool is
+// (tool.Tool.Title, "server: tool"); a plugin call's preview is the
+// plugin's.
+func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
+	if t, ok := s.byName[c.Name]; ok {
+		return tool.Meta{Title: t.Title}
+	}
+	if s.plugins == nil {
+		return tool.Meta{}
+	}
+	return s.plugins.Preview(ctx, c)
+}
+
+// Call implements agent.Step.
+func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
+	if _, ok := s.byName[c.Name]; ok {
+		return s.mcp.Call(ctx, c.Name, []byte(c.Args))
+	}
+	if s.plugins == nil {
+		return tool.Result{Content: "Error: unknown tool " + c.Name, IsError: true}
+	}
+	return s.plugins.Call(ctx, c)
+}
+
+// Close implements agent.Step.
+func (s *step) Close() {
+	if s.plugins != nil {
+		s.plugins.Close()
+	}
 }
 
 // sessionModel sends every request of s with the model and reasoning
 // effort the session has chosen as of that request, so a switch during a
-// turn applies from the next step; the model's provider serves it.
+// turn applies from the next step; the model's provider serves it. With
+// no session (a loop not yet given one: a subagent child, a compaction
+// the caller runs) it is Config.Model.
 type sessionModel struct {
 	r *Runtime
 	s *session.Session
@@ -88,6 +135,9 @@ type sessionModel struct {
 
 // Stream implements agent.Model.
 func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	if m.s == nil {
+		return m.r.cfg.Model.Stream(ctx, req)
+	}
 	info, effort := m.r.SessionModel(m.s)
 	if info.Name != "" {
 		req.Model = info.Name
@@ -101,22 +151,4 @@ func (m sessionModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 		return func(yield func(llm.Chunk, error) bool) { yield(llm.Chunk{}, err) }
 	}
 	return p.Stream(ctx, req)
-}
-
-// toolPrompt sends every request with the system prompt naming the tools
-// of that request: the tool list can change between steps (hot reload), so
-// a prompt built once would name tools no longer sent, or miss new ones.
-type toolPrompt struct {
-	agent.Model
-	prompt prompt.Result
-}
-
-// Stream implements agent.Model.
-func (m toolPrompt) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
-	names := make([]string, len(req.Tools))
-	for i, t := range req.Tools {
-		names[i] = t.Name
-	}
-	req.System = m.prompt.ForTools(names)
-	return m.Model.Stream(ctx, req)
 }

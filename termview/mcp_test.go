@@ -16,7 +16,7 @@ func TestMCPServersPrintable(t *testing.T) {
 		t.Fatalf("no servers printed %q (%v)", b.String(), err)
 	}
 	err := MCPServers(&b, []mcpclient.ServerInfo{{Name: "x", Transport: "stdio", Status: "up", Where: "/bin/x", Source: "mcp.json", Sandbox: "workspace-write, network off",
-		ServerName: "evil\x1b]0;pwned\x07", ServerVersion: "1\n2", Tools: []mcpclient.Tool{{Tool: "a"}, {Tool: "b"}}},
+		ServerName: "evil\x1b]0;pwned\x07", ServerVersion: "1\n2", Tools: []mcpclient.ServerTool{{Tool: "a"}, {Tool: "b"}}},
 		{Name: "y", Transport: "http", Status: "failed", Where: "https://h/mcp", Err: "boom\x1b[2J\nsecond line"}})
 	if err != nil {
 		t.Fatal(err)

@@ -207,7 +207,7 @@ func wholeRequest(t *testing.T, dir, cwd string) func(msgs []llm.Message) int {
 		t.Fatal(err)
 	}
 	var specs []llm.ToolSpec
-	for _, tl := range loop.Tools.Tools() {
+	for _, tl := range rt.Tools() { // the plugins' tools, as the loop's steps list them
 		specs = append(specs, tl.Spec)
 	}
 	if len(specs) != 6 {

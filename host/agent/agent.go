@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // Model streams one model answer. Providers in host/llm/... implement it.
@@ -28,8 +29,12 @@ type SessionLog interface {
 	// fsync.
 	Append(p event.Payload) (event.Event, error)
 	// AppendRaw appends an event of a plugin-declared type whose payload
-	// is already JSON.
+	// is already JSON, checking it as event.Propose does.
 	AppendRaw(t event.Type, data json.RawMessage) (event.Event, error)
+	// AppendProposed appends an event checked when it was proposed
+	// (event.Propose): the log checks only what it alone can tell, its
+	// place in the turn structure and a host type's payload.
+	AppendProposed(p event.Proposed) (event.Event, error)
 	// Messages returns the model history derived from the surface events.
 	// The caller must not modify the slice.
 	Messages() []llm.Message
@@ -42,104 +47,55 @@ type SessionLog interface {
 	Sync() error
 }
 
-// Tool is one tool the model may call, as the toolbox lists it.
-type Tool struct {
-	Spec llm.ToolSpec
-	// ConcurrencySafe tools may run together with other such calls of the
-	// same step.
-	ConcurrencySafe bool
-	// NeedsPermission tools run only once the Approver allows the call.
-	NeedsPermission bool
-	// Kind is what kind of action the tool takes, as its plugin declared
-	// it in ACP's ToolKind vocabulary: read, edit, delete, move, search,
-	// execute, think, fetch or other; empty when it declared none. The
-	// loop records it on each tool/call; permission modes decide by it.
-	Kind string
-	// Plugin names the binary serving the tool when the list was taken; the
-	// loop records it on each tool/call.
-	Plugin *event.Plugin
-	// Sandboxes says the tool's plugin runs its commands in the sandbox
-	// the host sends with each call (its Sandboxes capability): Loop.Sandbox
-	// gives such a call one.
-	Sandboxes bool
-	// MCP names the MCP server serving the tool, for an MCP server's tool;
-	// the loop records it on each tool/call.
-	MCP *event.MCPServer
+// Tools is where the loop gets each step's tools. Package engine
+// composes it: the plugin toolbox's step (host/toolbox), then the
+// session's MCP servers' tools; a subagent's restrictions filter it.
+type Tools interface {
+	// Step returns the tool set of one step. The loop calls it once at the
+	// start of each step and closes the set when the step's calls have all
+	// ended. An error ends the turn.
+	Step(ctx context.Context, s StepInfo) (Step, error)
 }
 
-// Call is one tool call, with its context as fields.
-type Call struct {
+// StepInfo says which step of which session a tool set serves.
+type StepInfo struct {
 	SessionID string
-	Turn      int
-	Step      int
-	CallID    string
-	Name      string
-	// Args is the model's raw JSON text.
-	Args string
+	// Cwd is the session's working directory: the plugins the step starts
+	// are confined to it.
 	Cwd  string
-	// Plugin is the binary the step's tool list named for the tool; a
-	// toolbox that hot-reloads routes the call to it while it drains.
-	Plugin *event.Plugin
-	// Sandbox is the sandbox the call's tool/call records (Loop.Sandbox),
-	// for the toolbox to send with the call; nil: none.
-	Sandbox *event.CallSandbox
-	// Progress, when not nil, takes the call's live output; the loop
-	// forwards it to a Live that implements ToolProgress. It is not logged.
-	Progress func(text string)
+	Turn int
+	Step int
 }
 
-// Emitted is an event a tool proposes; the loop appends it right before
-// the call's tool/result.
-type Emitted struct {
-	Type event.Type
-	Data json.RawMessage
-}
-
-// Result is what a tool call produced. A failure the model can act on is a
-// Result with IsError, not a Go error.
-type Result struct {
-	Content string
-	IsError bool
-	Events  []Emitted
-	// Meta is what the tool said the call did, for the editor; the loop
-	// records it on the tool/result.
-	Meta Meta
-}
-
-// Meta is what an editor shows of a call besides its text: a title, the
-// files it touches, the changes it makes.
-type Meta struct {
-	Title     string
-	Locations []event.Location
-	Diffs     []event.Diff
-}
-
-// Previewer is implemented by a Toolbox that can say what a call would do
-// before it runs: the loop asks it right before it logs the call's
-// tool/call, which carries the answer, so that the editor shows the diff
-// of an edit before the user is asked about it. Preview must not change
-// anything, and returns the zero Meta when it has nothing to say.
-type Previewer interface {
-	Preview(ctx context.Context, c Call) Meta
-}
-
-// Toolbox lists and runs tools. host/toolbox implements it with plugins.
-type Toolbox interface {
-	// Tools returns the tools available now. The loop takes the list once
-	// per step and keeps it for that step.
-	Tools() []Tool
-	// Call runs one call. It must return promptly once ctx is done. It may
-	// be called concurrently for ConcurrencySafe tools.
-	Call(ctx context.Context, c Call) Result
-}
-
-// ToolHolder is a Toolbox that can keep the processes serving a tool list
-// alive while a step uses it. The loop prefers HoldTools to Tools: it takes
-// the list at the start of each step and calls release when the step ends,
-// so that every tool/call of the step names the binary and pid that serve
-// it, even when a hot reload replaced the plugin while the model thought.
-type ToolHolder interface {
-	HoldTools() (tools []Tool, release func())
+// Step is the tool set of one step: the tools the model is sent, and
+// what runs their calls. It holds what serves the tools (the plugin
+// processes its list names) until Close, so that every tool/call of the
+// step names the process that serves it, even when a hot reload replaced
+// the plugin while the model thought. Warm and Tool are called from the
+// loop's goroutine; Preview and Call concurrently, for ConcurrencySafe
+// tools.
+type Step interface {
+	// Tools lists the step's tools, as the model is sent them.
+	Tools() []tool.Tool
+	// Warm is told a tool's name as soon as the model's answer names it:
+	// a set whose tools start on first use starts the tool's process now,
+	// concurrently with the rest of the answer. It does not block.
+	Warm(name string)
+	// Tool returns the list entry of the tool name once a warm start of it
+	// has ended, its Plugin naming the process that serves it now. The
+	// loop takes it after the answer, before it logs the call's tool/call.
+	Tool(name string) (tool.Tool, bool)
+	// Preview says what c would do, without running it: the loop asks it
+	// right before it logs the call's tool/call, which carries the answer,
+	// so that the editor shows the diff of an edit before the user is
+	// asked about it. It must not change anything, and returns the zero
+	// Meta when it has nothing to say.
+	Preview(ctx context.Context, c tool.Call) tool.Meta
+	// Call runs one call. It must return promptly once ctx is done.
+	Call(ctx context.Context, c tool.Call) tool.Result
+	// Close releases what the step holds; it waits for warm starts still
+	// running. It is called once.
+	Close()
 }
 
 // ApprovalRequest asks whether a tool call may run.
@@ -149,8 +105,11 @@ type ApprovalRequest struct {
 	Step      int
 	CallID    string
 	Tool      string
-	// Kind is the tool's kind (Tool.Kind).
+	// Kind is the tool's kind (tool.Tool.Kind).
 	Kind string
+	// MCP names the MCP server serving the tool, for an MCP server's tool
+	// (tool.Tool.MCP): the approver weighs a server's read-only hint.
+	MCP *event.MCPServer
 	// Args is the model's raw JSON text.
 	Args string
 	// Title, when set, is how the question names the call (a subagent's

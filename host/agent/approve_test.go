@@ -178,7 +178,7 @@ func (p *progressLive) ToolProgress(_, callID, text string) {
 func TestToolProgressReachesLive(t *testing.T) {
 	t.Parallel()
 	_, s := realSession(t)
-	tb := &fakeToolbox{tools: []Tool{tool("sh", false)}, call: func(_ context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("sh", false)}, call: func(_ context.Context, c Call) Result {
 		c.Progress("line 1\n")
 		c.Progress("line 2\n")
 		return Result{Content: "done"}

@@ -30,7 +30,7 @@ func BenchmarkStep(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			text := strings.Repeat(toolLine("Working on it, step by step.", bc.calls...)+"\n", steps-1) +
 				`{"text":"Done: everything is in place.","usage":{"input":1000,"output":20}}`
-			tb := &fakeToolbox{tools: []Tool{tool("noop", bc.safe)}, call: func(context.Context, Call) Result {
+			tb := &fakeToolbox{tools: []Tool{mkTool("noop", bc.safe)}, call: func(context.Context, Call) Result {
 				return Result{Content: "ok"}
 			}}
 			prompt := event.Text("do the thing")

@@ -174,7 +174,7 @@ func (t *turn) compact(ctx context.Context, reason string, specs []llm.ToolSpec,
 		budget = w*(100-summaryReserve)/100 - llm.EstimateText(t.l.System) - llm.EstimateText(CompactPrompt) - 64
 	}
 	transcript := renderTranscript(msgs[:keepIdx], budget*llm.BytesPerToken)
-	req := llm.Request{Model: t.l.ModelName, System: t.l.System,
+	req := llm.Request{Model: t.l.ModelName, System: t.l.systemFor(nil), // no tools
 		Messages: []llm.Message{{Role: llm.RoleUser, Text: transcript + "\n\n" + CompactPrompt}}}
 	if w > 0 {
 		req.MaxTokens = w * summaryReserve / 100
@@ -347,11 +347,16 @@ func (l *Loop) Compact(ctx context.Context, s SessionLog, live Live) Outcome {
 	if len(s.Messages()) < 2 { // no turn logged for nothing
 		return Outcome{Reason: event.ReasonError, Err: errNothingToCompact}
 	}
-	var specs []llm.ToolSpec
+	var specs []llm.ToolSpec // counted as the next request will send them
 	if l.Tools != nil {
-		for _, tool := range l.Tools.Tools() {
-			specs = append(specs, tool.Spec)
+		set, err := l.Tools.Step(ctx, StepInfo{SessionID: s.ID(), Cwd: s.Cwd(), Turn: t.n})
+		if err != nil {
+			return Outcome{Reason: event.ReasonError, Err: fmt.Errorf("list the tools: %w", err)}
 		}
+		for _, tl := range set.Tools() {
+			specs = append(specs, tl.Spec)
+		}
+		set.Close()
 	}
 	reason, err := event.ReasonCompleted, t.append(event.TurnStart{Turn: t.n})
 	if err == nil {

@@ -80,7 +80,7 @@ func TestAutoCompaction(t *testing.T) {
 	loop := &Loop{System: "sys", ContextWindow: window, KeepTokens: 500}
 	live := new(compactLive)
 	// Turn 1 writes a todo list through a tool that proposes todo/write.
-	todo := tool("todo_write", false)
+	todo := mkTool("todo_write", false)
 	todos := &fakeToolbox{tools: []Tool{todo}, call: func(_ context.Context, c Call) Result {
 		return Result{Content: "Updated todo list", Events: []Emitted{{Type: event.TypeTodoWrite,
 			Data: []byte(`{"todos":[{"content":"keep me verbatim","status":"in_progress"}]}`)}}}

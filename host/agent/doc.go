@@ -3,18 +3,23 @@
 // the tool calls the model makes, and repeating until the model answers
 // without calling tools. It reaches the model, the log, the tools and the
 // editor only through the small interfaces it declares here (Model, SessionLog,
-// Toolbox, Live); package engine wires the real ones.
+// Tools and Step, Live); package engine wires the real ones. Tools, calls
+// and results are host/tool's.
 //
 // # A turn
 //
 // [Loop.Run] runs turn n = SessionLog.LastTurn()+1. It appends turn/start and the
 // user/message, then runs steps 1, 2, …:
 //
-//   - step/start. The toolbox's list is taken once, here, and kept for the
-//     whole step (a plugin reloaded mid-step does not change it).
-//   - The request is the system prompt, SessionLog.Messages() and that list.
-//     Text and reasoning deltas go to Live as they arrive; the chunks are
-//     folded with llm.Assembler.
+//   - The step's tool set is taken once, before step/start (Tools.Step), and
+//     kept for the whole step (a plugin reloaded mid-step does not change
+//     it); it is closed after step/end.
+//   - The request is the system prompt (Loop.SystemFor of the set's tool
+//     names when set, else Loop.System), SessionLog.Messages() and the set's
+//     tools. Text and reasoning deltas go to Live as they arrive; a tool-call
+//     chunk naming a tool of the set warms it (Step.Warm: a plugin starts
+//     while the model is still answering); the chunks are folded with
+//     llm.Assembler.
 //   - assistant/message with the text, reasoning, tool calls, usage and
 //     finish reason — skipped only when it has none of text, reasoning, tool
 //     calls and usage. On finish max_tokens or refusal the tool calls are
@@ -74,8 +79,8 @@
 // # Tool calls
 //
 // Each call gets a tool/call before it is dispatched, with the tool's Kind
-// and, when the Toolbox is a Previewer, what the preview says the call
-// would do (title, locations, diffs): logged before the Approver is asked,
+// and what the step's preview (Step.Preview) says the call would do
+// (title, locations, diffs): logged before the Approver is asked,
 // so the editor shows the diff with the question. The tool/result carries
 // the Meta of the Result (diffs equal to the preview's are not logged
 // again; a diff over 1 MiB is left out). Adjacent calls to
@@ -83,11 +88,13 @@
 // MaxParallel at a time; any other call runs alone, a barrier between
 // groups. Results are recorded strictly in model order — a fast later result
 // waits for a slower earlier one — each as the events the tool proposed
-// (appended with SessionLog.AppendRaw) followed by its tool/result. If the
+// (appended with SessionLog.AppendProposed when its source checked it —
+// tool.Checked, as the toolbox does —, else with SessionLog.AppendRaw,
+// which checks it) followed by its tool/result. If the
 // session rejects a proposed event (or the event claims one of the loop's
 // own types), the call's result becomes an error result saying so. A call to
 // a tool that is not in the step's list gets the error result
-// `Error: unknown tool "x"` without reaching the toolbox. Error results read
+// `Error: unknown tool "x"` without reaching the step's set. Error results read
 // "Error: …" for the model: the prefix is added when a tool left it out.
 //
 // # Live output
@@ -99,12 +106,13 @@
 //
 // # Routing
 //
-// Each step takes the tool list once. Every tool/call records the plugin the
-// list named (Tool.Plugin), and the call carries it (Call.Plugin), so a
-// toolbox that hot-reloads can route the step's calls to the binary the
-// step saw. A Toolbox that implements ToolHolder is asked with HoldTools
-// instead of Tools: the processes the list names stay alive until the step
-// ends (release is called after its last tool/result), so the tool/call
+// Each step takes its tool set once. Once the answer is complete, the loop
+// takes each called tool's entry again (Step.Tool, which waits for the
+// tool's warm start), so every tool/call records the process that serves
+// the call (tool.Tool.Plugin), and the call carries it (Call.Plugin): a
+// toolbox that hot-reloads routes the step's calls to the binary the step
+// saw. The set holds the processes its list names, and those it started,
+// until it is closed after the step's last tool/result, so the tool/call
 // names the process that serves the call even when a reload replaced it
 // while the model thought. With Loop.Sandbox set, a tool/call also records
 // the sandbox the call runs under (nil from it: none); the Approver gets

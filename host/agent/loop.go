@@ -9,6 +9,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/shorten"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // Defaults of [Loop]'s limits.
@@ -23,11 +24,18 @@ type Loop struct {
 	Model     Model
 	ModelName string
 	// Tools may be nil: the model gets no tools.
-	Tools Toolbox
+	Tools Tools
 	// Approver decides on tools that need permission; nil allows them all.
 	Approver Approver
-	// System is the system prompt.
+	// System is the system prompt; the loop counts it as sent when it
+	// decides whether to compact.
 	System string
+	// SystemFor, when set, gives the system prompt of a request that
+	// offers the tools named: the loop asks it once per step, since the
+	// tool list can change between steps (hot reload), and a prompt built
+	// once would name tools no longer sent; a compaction's request offers
+	// none. Nil sends System.
+	SystemFor func(tools []string) string
 	// MaxSteps caps the steps of a turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 	// MaxParallel caps concurrent calls of ConcurrencySafe tools; 0 means
@@ -53,9 +61,18 @@ type Loop struct {
 	// cwd (nil: none); the loop records it on the call's tool/call, hands it
 	// to the Approver (ApprovalRequest.Sandbox) and sends the same value to
 	// the toolbox (Call.Sandbox), so that what is logged is what is sent.
-	Sandbox func(t Tool, sessionID, cwd, args string) *event.CallSandbox
+	Sandbox func(t tool.Tool, sessionID, cwd, args string) *event.CallSandbox
 	// Logger may be nil.
 	Logger hclog.Logger
+}
+
+// systemFor is the system prompt of a request that offers the tools
+// named.
+func (l *Loop) systemFor(tools []string) string {
+	if l.SystemFor == nil {
+		return l.System
+	}
+	return l.SystemFor(tools)
 }
 
 // Outcome is how a turn ended.
@@ -100,8 +117,9 @@ type turn struct {
 // step is the state of one step.
 type step struct {
 	k     int
+	set   Step // nil: no tools
 	specs []llm.ToolSpec
-	tools map[string]Tool
+	tools map[string]tool.Tool
 	calls []callState
 }
 
@@ -196,19 +214,19 @@ func (t *turn) close(reason event.Reason, err error) Outcome {
 func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool, err error) {
 	st := &step{k: k}
 	if t.l.Tools != nil {
-		var tools []Tool
-		if h, ok := t.l.Tools.(ToolHolder); ok {
-			var release func()
-			tools, release = h.HoldTools()
-			defer release() // after endStep: the step's calls have all ended
-		} else {
-			tools = t.l.Tools.Tools()
+		set, err := t.l.Tools.Step(ctx, StepInfo{SessionID: t.s.ID(), Cwd: t.s.Cwd(), Turn: t.n, Step: k})
+		if err != nil {
+			if ctx.Err() != nil {
+				return event.ReasonCancelled, false, nil
+			}
+			return event.ReasonError, false, fmt.Errorf("list the tools: %w", err)
 		}
-		st.specs = make([]llm.ToolSpec, len(tools))
-		st.tools = make(map[string]Tool, len(tools))
-		for i, tool := range tools {
-			st.specs[i] = tool.Spec
-			st.tools[tool.Spec.Name] = tool
+		defer set.Close() // after endStep: the step's calls have all ended
+		st.set = set
+		st.tools = map[string]tool.Tool{}
+		for _, tl := range set.Tools() {
+			st.specs = append(st.specs, tl.Spec) // nil when there are none: the request offers no tools
+			st.tools[tl.Spec.Name] = tl
 		}
 	}
 	if t.overflowErr != nil {
@@ -239,8 +257,12 @@ func (t *turn) step(ctx context.Context, k int) (reason event.Reason, more bool,
 
 // stepBody asks the model, records its answer and runs its tool calls.
 func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, error) {
-	req := llm.Request{Model: t.l.ModelName, System: t.l.System, Messages: t.s.Messages(), Tools: st.specs}
-	resp, complete, serr := t.stream(ctx, req)
+	names := make([]string, len(st.specs))
+	for i, s := range st.specs {
+		names[i] = s.Name
+	}
+	req := llm.Request{Model: t.l.ModelName, System: t.l.systemFor(names), Messages: t.s.Messages(), Tools: st.specs}
+	resp, complete, serr := t.stream(ctx, st, req)
 	if !complete {
 		// Cut short: keep what the user saw, but no tool calls.
 		if err := t.appendAnswer(st, llm.Response{Text: resp.Text, Reasoning: resp.Reasoning, Usage: resp.Usage}); err != nil {
@@ -284,6 +306,13 @@ func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, erro
 	st.calls = make([]callState, len(resp.ToolCalls))
 	for i, c := range resp.ToolCalls {
 		st.calls[i].ToolCall = c
+		// The entry as of now: a warm start during the answer named the
+		// process that serves the call.
+		if _, ok := st.tools[c.Name]; ok {
+			if tl, ok := st.set.Tool(c.Name); ok {
+				st.tools[c.Name] = tl
+			}
+		}
 	}
 	if err := t.runCalls(ctx, st); err != nil {
 		return event.ReasonError, false, err
@@ -294,9 +323,10 @@ func (t *turn) stepBody(ctx context.Context, st *step) (event.Reason, bool, erro
 	return "", true, nil
 }
 
-// stream reads one model answer. complete is false when the stream failed
-// or was cancelled before its finish; resp then holds what arrived.
-func (t *turn) stream(ctx context.Context, req llm.Request) (resp llm.Response, complete bool, err error) {
+// stream reads one model answer, warming each tool it calls as soon as
+// its name arrives. complete is false when the stream failed or was
+// cancelled before its finish; resp then holds what arrived.
+func (t *turn) stream(ctx context.Context, st *step, req llm.Request) (resp llm.Response, complete bool, err error) {
 	var asm llm.Assembler
 	id := t.s.ID()
 	finished := false
@@ -313,6 +343,10 @@ func (t *turn) stream(ctx context.Context, req llm.Request) (resp llm.Response, 
 		case llm.ChunkReasoning:
 			if t.live != nil {
 				t.live.ReasoningDelta(id, c.Text)
+			}
+		case llm.ChunkToolCall:
+			if _, ok := st.tools[c.ToolCall.Name]; ok && st.set != nil {
+				st.set.Warm(c.ToolCall.Name)
 			}
 		case llm.ChunkFinish:
 			finished = true
@@ -399,7 +433,7 @@ func (t *turn) endStep(st *step, reason event.Reason, cause error) error {
 				continue
 			}
 		}
-		if err := t.appendResult(st, i, content, true, Meta{}); err != nil {
+		if err := t.appendResult(st, i, content, true, tool.Meta{}); err != nil {
 			first = both(first, err)
 		}
 	}

@@ -59,7 +59,7 @@ func (f *fakeToolbox) called() []string {
 	return slices.Clone(f.calls)
 }
 
-func tool(name string, safe bool) Tool {
+func mkTool(name string, safe bool) Tool {
 	return Tool{Spec: llm.ToolSpec{Name: name, Description: "the " + name + " tool",
 		Parameters: json.RawMessage(`{"type":"object"}`)}, ConcurrencySafe: safe}
 }
@@ -68,7 +68,7 @@ func tool(name string, safe bool) Tool {
 func okTools(names ...string) *fakeToolbox {
 	tb := &fakeToolbox{call: func(context.Context, Call) Result { return Result{Content: "ok"} }}
 	for _, n := range names {
-		tb.tools = append(tb.tools, tool(n, false))
+		tb.tools = append(tb.tools, mkTool(n, false))
 	}
 	return tb
 }
@@ -173,7 +173,7 @@ func TestToolLoop(t *testing.T) {
 		`{"text":"Done: one item.","usage":{"input":150,"output":10,"cacheRead":7},"expect":{"lastRole":"tool","lastContains":"Updated todo list","toolsInclude":["todo_write"]}}`,
 	)
 	var got Call
-	tb := &fakeToolbox{tools: []Tool{tool("todo_write", false)}, call: func(_ context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("todo_write", false)}, call: func(_ context.Context, c Call) Result {
 		got = c
 		return Result{Content: "Updated todo list: 1 item", Events: []Emitted{
 			{Type: event.TypeTodoWrite, Data: json.RawMessage(`{"todos":[{"content":"a","status":"pending"}]}`)}}}
@@ -258,7 +258,7 @@ func TestParallelSafeCallsCommitInModelOrder(t *testing.T) {
 	both := newBarrier(2)
 	fastDone := make(chan struct{})
 	var tr trace
-	tb := &fakeToolbox{tools: []Tool{tool("slow", true), tool("fast", true)}, call: func(ctx context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("slow", true), mkTool("fast", true)}, call: func(ctx context.Context, c Call) Result {
 		if !both.wait(ctx) {
 			return Result{Content: c.Name + " never ran together with the other call", IsError: true}
 		}
@@ -296,7 +296,7 @@ func TestUnsafeCallIsBarrier(t *testing.T) {
 	t.Parallel()
 	first, second := newBarrier(2), newBarrier(2)
 	var tr trace
-	tb := &fakeToolbox{tools: []Tool{tool("read", true), tool("write", false)}, call: func(ctx context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("read", true), mkTool("write", false)}, call: func(ctx context.Context, c Call) Result {
 		tr.add("start " + c.CallID)
 		defer tr.add("end " + c.CallID)
 		switch c.CallID {
@@ -341,7 +341,7 @@ func TestMaxParallel(t *testing.T) {
 	pairs := []*barrier{newBarrier(2), newBarrier(2)}
 	var mu sync.Mutex
 	active, peak := 0, 0
-	tb := &fakeToolbox{tools: []Tool{tool("read", true)}, call: func(ctx context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("read", true)}, call: func(ctx context.Context, c Call) Result {
 		mu.Lock()
 		active++
 		peak = max(peak, active)
@@ -482,7 +482,7 @@ func TestCancelMidTool(t *testing.T) {
 		{
 			name:  "serial",
 			line:  toolLine("", "c1:quick", "c2:block", "c3:later"),
-			tools: []Tool{tool("quick", false), tool("block", false), tool("later", false)},
+			tools: []Tool{mkTool("quick", false), mkTool("block", false), mkTool("later", false)},
 			call: func(ctx context.Context, cancel context.CancelFunc, c Call) Result {
 				if c.Name == "block" {
 					cancel()
@@ -501,7 +501,7 @@ func TestCancelMidTool(t *testing.T) {
 		{
 			name:  "parallel",
 			line:  toolLine("", "c1:read", "c2:read", "c3:later"),
-			tools: []Tool{tool("read", true), tool("later", false)},
+			tools: []Tool{mkTool("read", true), mkTool("later", false)},
 			call: func() func(ctx context.Context, cancel context.CancelFunc, c Call) Result {
 				fastDone := make(chan struct{})
 				return func(ctx context.Context, cancel context.CancelFunc, c Call) Result {
@@ -763,7 +763,7 @@ func TestToolResults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tb := &fakeToolbox{tools: []Tool{tool("t", false)}, call: func(context.Context, Call) Result { return tt.result }}
+			tb := &fakeToolbox{tools: []Tool{mkTool("t", false)}, call: func(context.Context, Call) Result { return tt.result }}
 			model := newScript(t, toolLine("", "c1:t"), `{"text":"done"}`)
 			s := newMemSession()
 			out := (&Loop{Model: model, Tools: tb}).Run(context.Background(), s, event.Text("go"), nil)
@@ -816,7 +816,7 @@ func TestUnknownTool(t *testing.T) {
 
 func TestPanickingTool(t *testing.T) {
 	t.Parallel()
-	tb := &fakeToolbox{tools: []Tool{tool("bad", true)}, call: func(context.Context, Call) Result { panic("nil map") }}
+	tb := &fakeToolbox{tools: []Tool{mkTool("bad", true)}, call: func(context.Context, Call) Result { panic("nil map") }}
 	s := newMemSession()
 	out := (&Loop{Model: newScript(t, toolLine("", "c1:bad"), `{"text":"ok"}`), Tools: tb}).Run(context.Background(), s, event.Text("go"), nil)
 	if out.Reason != event.ReasonCompleted {
@@ -879,7 +879,7 @@ func TestSessionFailures(t *testing.T) {
 		{
 			name:  "tool/call refused while a group runs",
 			lines: []string{toolLine("", "c1:read", "c2:read", "c3:read")},
-			tools: []Tool{tool("read", true)},
+			tools: []Tool{mkTool("read", true)},
 			block: true,
 			fail: failOnce(func(e event.Event) bool {
 				return e.Type == event.TypeToolCall && strings.Contains(string(e.Data), `"c2"`)
@@ -921,7 +921,7 @@ func TestSessionFailures(t *testing.T) {
 			t.Parallel()
 			tools := tt.tools
 			if tools == nil {
-				tools = []Tool{tool("echo", false)}
+				tools = []Tool{mkTool("echo", false)}
 			}
 			tb := &fakeToolbox{tools: tools, call: func(ctx context.Context, c Call) Result {
 				if tt.block {

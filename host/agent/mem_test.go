@@ -108,6 +108,11 @@ func (s *memSession) AppendRaw(t event.Type, data json.RawMessage) (event.Event,
 	return e, nil
 }
 
+// AppendProposed appends a checked event as AppendRaw does.
+func (s *memSession) AppendProposed(p event.Proposed) (event.Event, error) {
+	return s.AppendRaw(p.Type(), p.Data())
+}
+
 func (s *memSession) write(e event.Event) {
 	if !s.drop {
 		s.events = append(s.events, e)

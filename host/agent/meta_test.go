@@ -17,7 +17,12 @@ type previewToolbox struct {
 	seen    []string // what the approver had seen logged when asked
 }
 
-func (p *previewToolbox) Preview(_ context.Context, c Call) Meta { return p.preview(c) }
+// Step implements Tools: a fakeToolbox's step that previews with p.preview.
+func (p *previewToolbox) Step(ctx context.Context, info StepInfo) (Step, error) {
+	st, err := p.fakeToolbox.Step(ctx, info)
+	st.(*fakeStep).preview = p.preview
+	return st, err
+}
 
 // TestPreviewLogged: the tool/call carries the tool's kind and what the
 // preview said, logged before the approver is asked; the tool/result

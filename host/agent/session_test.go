@@ -56,10 +56,10 @@ func TestLoopRealSession(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
 	release := make(chan struct{})
-	plan := tool("plan", false)
+	plan := mkTool("plan", false)
 	plan.Plugin = &event.Plugin{Name: "planner", Version: "1.2.3", SHA256: "feed", PID: 7}
 	tb := &fakeToolbox{
-		tools: []Tool{plan, tool("look", true)},
+		tools: []Tool{plan, mkTool("look", true)},
 		call: func(ctx context.Context, c Call) Result {
 			switch c.CallID {
 			case "a":
@@ -121,7 +121,7 @@ func TestLoopRealSessionCancelMidTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	tb := &fakeToolbox{tools: []Tool{tool("wait", false)}, call: func(ctx context.Context, c Call) Result {
+	tb := &fakeToolbox{tools: []Tool{mkTool("wait", false)}, call: func(ctx context.Context, c Call) Result {
 		cancel() // the user stops the turn while this tool runs
 		<-ctx.Done()
 		return Result{Content: "stopped", IsError: true}

@@ -11,6 +11,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/shorten"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // runCalls runs the step's tool calls group by group, recording results in
@@ -44,7 +45,7 @@ func (t *turn) safe(st *step, i int) bool {
 // finished is a call's result as its goroutine reports it.
 type finished struct {
 	i int
-	r Result
+	r tool.Result
 }
 
 // runGroup runs calls lo..hi-1 concurrently, at most maxParallel at once,
@@ -58,7 +59,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 		if err := t.appendCall(ctx, st, lo); err != nil {
 			return err
 		}
-		return t.commit(st, lo, Result{Content: fmt.Sprintf("Error: unknown tool %q", st.calls[lo].Name), IsError: true})
+		return t.commit(st, lo, tool.Result{Content: fmt.Sprintf("Error: unknown tool %q", st.calls[lo].Name), IsError: true})
 	}
 
 	callCtx, cancel := context.WithCancel(ctx)
@@ -86,14 +87,14 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 			if denied != nil {
 				done <- finished{i: next, r: *denied} // buffered: never blocks
 			} else {
-				call := Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+				call := tool.Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
 					CallID: c.ID, Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: st.tools[c.Name].Plugin,
 					Sandbox: st.calls[next].sandbox}
 				if tp, ok := t.live.(ToolProgress); ok {
 					sid, id := call.SessionID, c.ID
 					call.Progress = func(text string) { tp.ToolProgress(sid, id, text) }
 				}
-				go t.call(callCtx, next, call, done)
+				go t.call(callCtx, st.set, next, call, done)
 			}
 			next++
 		}
@@ -112,7 +113,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 		for commit < next && ready[commit-lo] != nil {
 			r := ready[commit-lo].r
 			if ctx.Err() != nil { // cancelled before this result was recorded
-				r = Result{Content: cancelledResult, IsError: true}
+				r = tool.Result{Content: cancelledResult, IsError: true}
 			}
 			if err := t.commit(st, commit, r); err != nil {
 				fatal = err
@@ -128,16 +129,16 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 // logs the decision. It returns the result to record instead of running the
 // call when the call is rejected, and a failed append. When ctx ends while
 // asking, it returns nil, nil; the caller checks ctx.
-func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.CallSandbox) (*Result, error) {
-	tool := st.tools[c.Name]
-	if !tool.NeedsPermission || t.l.Approver == nil {
+func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.CallSandbox) (*tool.Result, error) {
+	tl := st.tools[c.Name]
+	if !tl.NeedsPermission || t.l.Approver == nil {
 		return nil, nil
 	}
 	// The approver sees the recorded "always" answers and decides whether
 	// they cover the call, after its deny rules: an answer about one
 	// command never lets a forbidden one through.
 	a, err := t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-		CallID: c.ID, Tool: c.Name, Kind: tool.Kind, Args: c.Arguments, Always: t.s.Always(c.Name), Sandbox: sb})
+		CallID: c.ID, Tool: c.Name, Kind: tl.Kind, MCP: tl.MCP, Args: c.Arguments, Always: t.s.Always(c.Name), Sandbox: sb})
 	if ctx.Err() != nil {
 		return nil, nil
 	}
@@ -156,31 +157,32 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.
 	if reason == "" {
 		reason = "permission denied by user"
 	}
-	return &Result{Content: "Error: " + reason, IsError: true}, nil
+	return &tool.Result{Content: "Error: " + reason, IsError: true}, nil
 }
 
-// call runs call i on the toolbox and reports on done. A panicking tool
-// becomes an error result. It touches neither the session nor the step.
-func (t *turn) call(ctx context.Context, i int, c Call, done chan<- finished) {
+// call runs call i on the step's tool set and reports on done. A
+// panicking tool becomes an error result. It touches neither the session
+// nor the step.
+func (t *turn) call(ctx context.Context, set Step, i int, c tool.Call, done chan<- finished) {
 	f := finished{i: i}
 	defer func() {
 		if v := recover(); v != nil {
 			t.log.Error("tool panicked", "tool", c.Name, "call", c.CallID, "panic", v, "stack", string(debug.Stack()))
-			f.r = Result{Content: fmt.Sprintf("Error: tool %q failed: %v", c.Name, v), IsError: true}
+			f.r = tool.Result{Content: fmt.Sprintf("Error: tool %q failed: %v", c.Name, v), IsError: true}
 		}
 		done <- f
 	}()
-	f.r = t.l.Tools.Call(ctx, c)
+	f.r = set.Call(ctx, c)
 }
 
 // commit records call i's result: the events it proposed, then tool/result.
 // A proposed event the session rejects turns the result into an error.
-func (t *turn) commit(st *step, i int, r Result) error {
+func (t *turn) commit(st *step, i int, r tool.Result) error {
 	for _, e := range r.Events {
 		if err := t.appendEmitted(e); err != nil {
 			t.log.Warn("tool event rejected", "session", t.s.ID(), "tool", st.calls[i].Name,
 				"call", st.calls[i].ID, "type", e.Type, "error", err)
-			r = Result{Content: fmt.Sprintf("Error: the host rejected the %q event of this call: %s", e.Type, shorten.OneLine(err.Error())), IsError: true}
+			r = tool.Result{Content: fmt.Sprintf("Error: the host rejected the %q event of this call: %s", e.Type, shorten.OneLine(err.Error())), IsError: true}
 			break
 		}
 	}
@@ -193,7 +195,7 @@ func (t *turn) commit(st *step, i int, r Result) error {
 
 // appendEmitted appends an event a tool proposed. The loop's own structural
 // and surface types are refused before they reach the session.
-func (t *turn) appendEmitted(e Emitted) error {
+func (t *turn) appendEmitted(e tool.Emitted) error {
 	switch e.Type {
 	case event.TypeTurnStart, event.TypeTurnEnd, event.TypeStepStart, event.TypeStepEnd,
 		event.TypeUserMessage, event.TypeAssistantMessage, event.TypeToolCall, event.TypeToolResult:
@@ -201,7 +203,11 @@ func (t *turn) appendEmitted(e Emitted) error {
 	case "":
 		return errors.New("the event has no type")
 	}
-	_, err := t.s.AppendRaw(e.Type, e.Data)
+	if p, ok := e.Proposed(); ok { // checked by its source (the toolbox)
+		_, err := t.s.AppendProposed(p)
+		return err
+	}
+	_, err := t.s.AppendRaw(e.Type, e.Data) // unchecked: the session checks it
 	return err
 }
 
@@ -213,15 +219,15 @@ func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 		t.log.Debug("tool call", "session", t.s.ID(), "turn", t.n, "step", st.k, "tool", c.Name, "call", c.ID)
 	}
 	ev := event.ToolCall{Turn: t.n, Step: st.k, CallID: c.ID, Name: c.Name, Args: c.Arguments}
-	if tool, ok := st.tools[c.Name]; ok {
-		ev.Plugin, ev.MCP, ev.Kind = tool.Plugin, tool.MCP, tool.Kind
+	if tl, ok := st.tools[c.Name]; ok {
+		ev.Plugin, ev.MCP, ev.Kind = tl.Plugin, tl.MCP, tl.Kind
 		if t.l.Sandbox != nil {
-			ev.Sandbox = t.l.Sandbox(tool, t.s.ID(), t.s.Cwd(), c.Arguments)
+			ev.Sandbox = t.l.Sandbox(tl, t.s.ID(), t.s.Cwd(), c.Arguments)
 			c.sandbox = ev.Sandbox
 		}
-		if pv, ok := t.l.Tools.(Previewer); ok && ctx.Err() == nil {
-			m := pv.Preview(ctx, Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k, CallID: c.ID,
-				Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: tool.Plugin})
+		if ctx.Err() == nil {
+			m := st.set.Preview(ctx, tool.Call{SessionID: t.s.ID(), Turn: t.n, Step: st.k, CallID: c.ID,
+				Name: c.Name, Args: c.Arguments, Cwd: t.s.Cwd(), Plugin: tl.Plugin})
 			m = capMeta(m)
 			ev.Title, ev.Locations, ev.Diffs = m.Title, m.Locations, m.Diffs
 			c.preview = ev.Diffs
@@ -236,7 +242,7 @@ func (t *turn) appendCall(ctx context.Context, st *step, i int) error {
 
 // appendResult appends call i's tool/result, with what the tool said it
 // did; diffs equal to the preview's are not logged twice.
-func (t *turn) appendResult(st *step, i int, content string, isError bool, m Meta) error {
+func (t *turn) appendResult(st *step, i int, content string, isError bool, m tool.Meta) error {
 	c := &st.calls[i]
 	m = capMeta(m)
 	if slices.Equal(m.Diffs, c.preview) {
@@ -261,7 +267,7 @@ const (
 )
 
 // capMeta bounds m for the log.
-func capMeta(m Meta) Meta {
+func capMeta(m tool.Meta) tool.Meta {
 	m.Title = shorten.OneLine(m.Title)
 	if r := []rune(m.Title); len(r) > maxTitle {
 		m.Title = string(r[:maxTitle-1]) + "…"

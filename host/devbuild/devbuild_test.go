@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/devbuild"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
@@ -307,7 +308,7 @@ func TestWatchRebuildsAndTheToolboxReloads(t *testing.T) {
 	}
 	t.Cleanup(func() { tb.Close() })
 	version := func() string {
-		return tb.Call(context.Background(), toolbox.Call{Name: "version", Args: `{}`}, nil).Content
+		return tb.Call(context.Background(), tool.Call{Name: "version", Args: `{}`}).Content
 	}
 	if v := version(); v != "v1" {
 		t.Fatalf("version = %q", v)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
@@ -58,8 +59,9 @@ type Options struct {
 	Confine func(c ServerConfig, cwd string) (pluginhost.Supervisor, error)
 }
 
-// Tool is one tool of an MCP server, as the model sees it.
-type Tool struct {
+// ServerTool is one tool of an MCP server, as the server lists it; the
+// loop is given it in the host's vocabulary (AsTool).
+type ServerTool struct {
 	// Spec.Name is mcp__<server>__<tool>.
 	Spec llm.ToolSpec
 	// Server names the server that serves it.
@@ -74,10 +76,23 @@ type Tool struct {
 	ReadOnly bool
 }
 
-// Result is a call's result, as the model sees it.
-type Result struct {
-	Content string
-	IsError bool
+// AsTool is t in the host's tool vocabulary: an MCP tool needs
+// permission; a tool its server annotated readOnlyHint is of kind read and
+// concurrency-safe, one without is of no declared kind; its calls are
+// titled "server: tool" (the server's title for the tool, when it gives
+// one, in place of its name).
+func (t ServerTool) AsTool() tool.Tool {
+	srv := t.Server
+	out := tool.Tool{Spec: t.Spec, NeedsPermission: true, ConcurrencySafe: t.ReadOnly, MCP: &srv}
+	if t.ReadOnly {
+		out.Kind = pluginapi.KindRead
+	}
+	name := t.Title
+	if name == "" {
+		name = t.Tool
+	}
+	out.Title = t.Server.Name + ": " + name
+	return out
 }
 
 // Set is the MCP servers of one session. Its methods are safe for
@@ -131,11 +146,11 @@ func sourceOf(c ServerConfig) string {
 
 // Tools lists the tools of the servers that are up, refreshing those that
 // said their list changed; it waits for servers still starting.
-func (s *Set) Tools() []Tool {
+func (s *Set) Tools() []ServerTool {
 	if s == nil {
 		return nil
 	}
-	var out []Tool
+	var out []ServerTool
 	for _, sv := range s.servers {
 		out = append(out, sv.listTools()...)
 	}
@@ -163,10 +178,10 @@ func (s *Set) lookup(name string) *server {
 // Call calls the tool name (mcp__<server>__<tool>) with args, a JSON
 // object. A failure is an error result naming the server and, for a
 // stdio server, its last stderr lines.
-func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) Result {
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) tool.Result {
 	sv := s.lookup(name)
 	if sv == nil {
-		return Result{Content: fmt.Sprintf("no MCP tool %s in this session", name), IsError: true}
+		return tool.Result{Content: fmt.Sprintf("no MCP tool %s in this session", name), IsError: true}
 	}
 	return sv.call(ctx, strings.TrimPrefix(name, "mcp__"+sv.cfg.Name+"__"), args)
 }
@@ -203,7 +218,7 @@ type server struct {
 	proc     *proc
 	stopConn context.CancelFunc // ends the connection's context
 	prov     event.MCPServer
-	tools    []Tool
+	tools    []ServerTool
 	// stale is set by tools/list_changed of connection gen; atomics, so
 	// that the SDK's notification never waits for mu (held while a list is
 	// fetched, whose answer the same reader delivers).
@@ -337,8 +352,8 @@ func (sv *server) failed(what string, err error, todo string) error {
 
 // fetchTools lists the server's tools as the model will see them; a tool
 // whose name or schema the host cannot offer is left out with a warning.
-func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov event.MCPServer) ([]Tool, error) {
-	var out []Tool
+func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov event.MCPServer) ([]ServerTool, error) {
+	var out []ServerTool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
@@ -364,7 +379,7 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 		if title == "" && t.Annotations != nil {
 			title = t.Annotations.Title
 		}
-		out = append(out, Tool{
+		out = append(out, ServerTool{
 			Spec:     llm.ToolSpec{Name: name, Description: desc, Parameters: schema},
 			Server:   prov,
 			Tool:     t.Name,
@@ -372,13 +387,13 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
 		})
 	}
-	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
+	slices.SortFunc(out, func(a, b ServerTool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
 	return out, nil
 }
 
 // listTools returns the server's tools, refreshed when the server said they
 // changed; none while it is down.
-func (sv *server) listTools() []Tool {
+func (sv *server) listTools() []ServerTool {
 	<-sv.ready
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -440,23 +455,23 @@ func (sv *server) down(cs *mcp.ClientSession) {
 	sv.cs, sv.proc = nil, nil
 }
 
-func (sv *server) call(ctx context.Context, tool string, args json.RawMessage) Result {
+func (sv *server) call(ctx context.Context, name string, args json.RawMessage) tool.Result {
 	cs, err := sv.session()
 	if err != nil {
-		return Result{Content: err.Error(), IsError: true}
+		return tool.Result{Content: err.Error(), IsError: true}
 	}
 	var arguments map[string]any
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &arguments); err != nil {
-			return Result{Content: "arguments are not a JSON object: " + err.Error(), IsError: true}
+			return tool.Result{Content: "arguments are not a JSON object: " + err.Error(), IsError: true}
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, sv.opts.CallTimeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: arguments})
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{Content: "cancelled", IsError: true}
+			return tool.Result{Content: "cancelled", IsError: true}
 		}
 		msg := sv.redact(err.Error())
 		dead := cctx.Err() != nil || sv.exited() || errors.Is(err, mcp.ErrConnectionClosed)
@@ -472,9 +487,9 @@ func (sv *server) call(ctx context.Context, tool string, args json.RawMessage) R
 		if t := strings.Join(sv.stderr.Lines(), "\n"); t != "" && dead {
 			msg += "\nits last stderr lines:\n" + t
 		}
-		return Result{Content: msg, IsError: true}
+		return tool.Result{Content: msg, IsError: true}
 	}
-	return Result{Content: render(res), IsError: res.IsError}
+	return tool.Result{Content: render(res), Blocks: blocks(res), IsError: res.IsError}
 }
 
 // exited reports whether the stdio server's process has exited.

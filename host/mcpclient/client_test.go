@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/internal/logtest"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
@@ -49,7 +50,7 @@ func testServer(t *testing.T) string {
 	return built.bin
 }
 
-func toolNames(tools []Tool) []string {
+func toolNames(tools []ServerTool) []string {
 	var out []string
 	for _, t := range tools {
 		out = append(out, t.Spec.Name)
@@ -106,7 +107,7 @@ func TestStdioServer(t *testing.T) {
 	if prov.Name != "test" || prov.Command != bin || prov.ServerName != "mcptest" || prov.ServerVersion != "1.2.3" || prov.PID == 0 {
 		t.Errorf("provenance = %+v", prov)
 	}
-	var echo, peek Tool
+	var echo, peek ServerTool
 	for _, tl := range tools {
 		switch tl.Spec.Name {
 		case "mcp__test__echo":
@@ -142,6 +143,16 @@ func TestStdioServer(t *testing.T) {
 		if r.Content != c.want || r.IsError != c.isError {
 			t.Errorf("%s(%s) = %q, isError %v; want %q, %v", c.tool, c.args, r.Content, r.IsError, c.want, c.isError)
 		}
+	}
+
+	// An image comes as a block too, with its bytes; text alone as none.
+	img := set.Call(ctx, "mcp__test__image", nil)
+	if len(img.Blocks) != 2 || img.Blocks[0].Text != "here is a picture" || img.Blocks[1].Kind != tool.BlockImage ||
+		img.Blocks[1].MIMEType != "image/png" || len(img.Blocks[1].Data) != 18 {
+		t.Errorf("image blocks = %+v, want the text and the 18-byte PNG", img.Blocks)
+	}
+	if r := set.Call(ctx, "mcp__test__echo", json.RawMessage(`{"text":"hi"}`)); r.Blocks != nil {
+		t.Errorf("a text result has blocks %+v", r.Blocks)
 	}
 
 	// tools/list_changed: the new tool is there for the next list.

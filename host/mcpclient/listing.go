@@ -23,7 +23,7 @@ type ServerInfo struct {
 	// ServerName and ServerVersion are what it said in initialize.
 	ServerName, ServerVersion string
 	// Tools are its tools, as the model sees them, when it is up.
-	Tools []Tool
+	Tools []ServerTool
 }
 
 // Statuses of ServerInfo.

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // render turns a tools/call result into the text the model reads: text
@@ -42,6 +44,35 @@ func render(res *mcp.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// blocks is a tools/call result's content as the host's content blocks,
+// nil when it is text alone (Content says it all). Audio, and content of
+// kinds the host does not know, are left to the text.
+func blocks(res *mcp.CallToolResult) []tool.Block {
+	var out []tool.Block
+	onlyText := true
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			out = append(out, tool.Block{Kind: tool.BlockText, Text: c.Text})
+		case *mcp.ImageContent:
+			out = append(out, tool.Block{Kind: tool.BlockImage, MIMEType: c.MIMEType, Data: c.Data})
+			onlyText = false
+		case *mcp.ResourceLink:
+			out = append(out, tool.Block{Kind: tool.BlockResource, URI: c.URI, MIMEType: c.MIMEType})
+			onlyText = false
+		case *mcp.EmbeddedResource:
+			if r := c.Resource; r != nil {
+				out = append(out, tool.Block{Kind: tool.BlockResource, URI: r.URI, MIMEType: r.MIMEType, Text: r.Text, Data: r.Blob})
+				onlyText = false
+			}
+		}
+	}
+	if onlyText {
+		return nil
+	}
+	return out
 }
 
 func orUnknown(s string) string {

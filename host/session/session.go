@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -152,67 +151,39 @@ func (s *Session) Append(p event.Payload) (event.Event, error) {
 	return s.append(p.EventType(), p, data)
 }
 
-// AppendRaw appends an event whose payload is already JSON, such as one a
-// plugin proposed. data must be a JSON object. An event of a host type is
-// decoded and treated exactly as by Append — a todo/write updates Todos — but
-// its data is logged as given (compacted if it spans lines). An event of
-// another type must be named family/name (letters, digits, '.', '_', '-')
-// and needs an open turn, like every event. AppendRaw copies data.
+// AppendRaw appends an event whose payload is already JSON. data must be
+// a JSON object. An event of a host type is decoded and treated exactly as
+// by Append — a todo/write updates Todos — but its data is logged as given
+// (compacted if it spans lines). An event of another type must be named
+// family/name (letters, digits, '.', '_', '-') and needs an open turn,
+// like every event. AppendRaw copies data. It checks data as
+// event.Propose does, then appends as AppendProposed.
 func (s *Session) AppendRaw(t event.Type, data json.RawMessage) (event.Event, error) {
-	if !json.Valid(data) {
-		return event.Event{}, fmt.Errorf("append: %w", invalid(t, "data is not valid JSON"))
+	p, err := event.Propose(t, data)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", invalid(t, "%v", err))
 	}
-	if bytes.IndexByte(data, '\n') >= 0 {
-		var b bytes.Buffer
-		_ = json.Compact(&b, data) // valid, checked above
-		data = b.Bytes()
-	} else {
-		data = bytes.Clone(data)
+	return s.AppendProposed(p)
+}
+
+// AppendProposed appends an event a tool proposed, checked when it was
+// made (event.Propose): it is not checked again, but for what only the
+// log can tell — the turn structure, and the payload of a host type, which
+// is decoded and treated exactly as by Append (a todo/write updates
+// Todos), its data logged as given.
+func (s *Session) AppendProposed(p event.Proposed) (event.Event, error) {
+	t, data := p.Type(), p.Data()
+	if t == "" {
+		return event.Event{}, fmt.Errorf("append: %w", invalid(t, "not a proposed event: make it with event.Propose"))
 	}
-	var p event.Payload
+	var payload event.Payload
 	if event.IsKnown(t) {
 		var err error
-		if p, err = decodePayload(t, data); err != nil {
+		if payload, err = decodePayload(t, data); err != nil {
 			return event.Event{}, fmt.Errorf("append: %w", err)
 		}
-	} else if err := checkForeign(t, data); err != nil {
-		return event.Event{}, fmt.Errorf("append: %w", err)
 	}
-	return s.append(t, p, data)
-}
-
-// checkForeign checks an event of a type outside the host's vocabulary.
-func checkForeign(t event.Type, data []byte) error {
-	if !validType(string(t)) {
-		return invalid(t, "not a valid event type: want family/name of letters, digits, '.', '_', '-'")
-	}
-	if !isObject(data) {
-		return invalid(t, "data is not a JSON object")
-	}
-	return nil
-}
-
-// validType reports whether t has the form family/name[/more], each part of
-// letters, digits, '.', '_' and '-', at most 128 bytes in all.
-func validType(t string) bool {
-	if len(t) == 0 || len(t) > 128 {
-		return false
-	}
-	slash, part := false, 0
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '/':
-			if part == 0 {
-				return false
-			}
-			slash, part = true, 0
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
-			part++
-		default:
-			return false
-		}
-	}
-	return slash && part > 0
+	return s.append(t, payload, data)
 }
 
 func (s *Session) append(t event.Type, p event.Payload, data json.RawMessage) (event.Event, error) {

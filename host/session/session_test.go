@@ -470,3 +470,41 @@ func TestPermissionAlwaysSurvivesReopen(t *testing.T) {
 		t.Errorf("a bad permission event was accepted: %v", err)
 	}
 }
+
+// TestAppendProposed: a checked event is appended as AppendRaw would
+// append it, its data as checked; a host type's payload is still decoded
+// (a todo/write updates Todos); the zero Proposed is refused.
+func TestAppendProposed(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	s := create(t, st, "proposed")
+	defer s.Close()
+	mustAppend(t, s, event.TurnStart{Turn: 1}, event.StepStart{Turn: 1, Step: 1})
+	if _, err := s.AppendProposed(event.Proposed{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("zero Proposed: err = %v, want ErrInvalid", err)
+	}
+	p, err := event.Propose("plugin/note", json.RawMessage("{\n \"x\": 1\n}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := s.AppendProposed(p); err != nil || string(ev.Data) != `{"x":1}` {
+		t.Fatalf("AppendProposed = %s, %v", ev.Data, err)
+	}
+	todo, err := event.Propose(event.TypeTodoWrite, json.RawMessage(`{"todos":[{"content":"a","status":"pending"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendProposed(todo); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Todos(); len(got) != 1 || got[0].Content != "a" {
+		t.Errorf("Todos = %+v, want the proposed list", got)
+	}
+	bad, err := event.Propose(event.TypeTodoWrite, json.RawMessage(`{"todos":"all"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendProposed(bad); err == nil || !strings.Contains(err.Error(), "cannot unmarshal") {
+		t.Errorf("a todo/write whose payload does not decode: err = %v", err)
+	}
+}

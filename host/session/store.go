@@ -170,7 +170,9 @@ func (s *Session) replay(path string, r eventlog.Record) error {
 	if event.IsKnown(ev.Type) {
 		p, err = decodePayload(ev.Type, ev.Data)
 	} else {
-		err = checkForeign(ev.Type, ev.Data)
+		if err = event.CheckForeign(ev.Type, ev.Data); err != nil {
+			err = invalid(ev.Type, "%v", err)
+		}
 	}
 	if err == nil {
 		err = s.st.check(ev.Type, p)

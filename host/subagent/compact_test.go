@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // TestChildCompacts: a child session whose tool results outgrow its
@@ -15,8 +16,8 @@ import (
 func TestChildCompacts(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("result line of a long tool output\n", 60) // ~2 KB, ~700 tokens
-	tb := tools{list: []agent.Tool{spec("read")}, call: func(context.Context, agent.Call) agent.Result {
-		return agent.Result{Content: big}
+	tb := tools{list: []tool.Tool{spec("read")}, call: func(context.Context, tool.Call) tool.Result {
+		return tool.Result{Content: big}
 	}}
 	lines := []string{
 		`{"toolCalls":[{"id":"r1","name":"read"}]}`,

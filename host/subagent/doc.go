@@ -6,10 +6,10 @@
 // [Runner.Run] creates a child session with its own log, whose header names
 // the parent (parentSession) and whose cwd is the parent's, and runs one
 // turn of the loop on the prompt with the same model and the parent's
-// tools (wrapped by Runner.StartOnUse, so the plugins its steps call start
-// while the model answers, then by Request.AddTools: the host adds the
-// parent session's MCP servers') — minus subagent once the child sits at
-// the depth limit. It returns
+// tools (Runner.Tools: each step's set comes from them, for the child's
+// session — the engine's include the MCP servers the child shares with its
+// root) — minus subagent, filtered out of every step, once the child sits
+// at the depth limit. It returns
 // the child's final answer text, or an [*Error] saying why there is none:
 // cancelled, failed, or which budget was exceeded.
 //

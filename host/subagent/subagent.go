@@ -16,6 +16,7 @@ import (
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/shorten"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // Defaults of a Runner.
@@ -46,13 +47,10 @@ type Runner struct {
 	// Loop returns the loop a child runs, without its Tools: Run sets them
 	// from Tools.
 	Loop func(cwd string) (*agent.Loop, error)
-	// Tools are the parent's tools.
-	Tools agent.Toolbox
-	// StartOnUse, when set, wraps a child's tools and model for its run the
-	// way the host wraps a session's turn: the engine starts the plugins a
-	// step calls while the model answers, so each tool/call names the
-	// process that serves it. Nil runs the child with them as they are.
-	StartOnUse    func(agent.Toolbox, agent.Model) (agent.Toolbox, agent.Model)
+	// Tools are the parent's tools: a child's steps take theirs from it
+	// (its session's: the engine adds the MCP servers the child shares
+	// with its root).
+	Tools         agent.Tools
 	MaxDepth      int
 	MaxConcurrent int
 	Budget        Budget
@@ -80,10 +78,6 @@ type Request struct {
 	// Opened and Closed, when set, learn of the child session's life (the
 	// host registers it for HostServices).
 	Opened, Closed func(*session.Session)
-	// AddTools, when set, wraps the child's toolbox (the Runner's Tools,
-	// after StartOnUse): the host adds the parent session's MCP servers'
-	// tools to it.
-	AddTools func(agent.Toolbox) agent.Toolbox
 }
 
 // Result is a child's final answer.
@@ -160,12 +154,6 @@ func (r *Runner) Run(ctx context.Context, req Request, progress func(string)) (R
 	loop.Model = tokens
 	if r.Tools != nil {
 		loop.Tools = r.Tools
-		if r.StartOnUse != nil {
-			loop.Tools, loop.Model = r.StartOnUse(loop.Tools, loop.Model)
-		}
-		if req.AddTools != nil {
-			loop.Tools = req.AddTools(loop.Tools)
-		}
 		if depth >= r.maxDepth() {
 			loop.Tools = without{loop.Tools, ToolName}
 		}
@@ -247,39 +235,38 @@ func (r *Runner) acquire(ctx context.Context, key slotKey) (release func(), err 
 	}
 }
 
-// without hides one tool of a toolbox.
+// without hides one tool of every step's tool set: a filter over the
+// steps of Tools.
 type without struct {
-	agent.Toolbox
+	agent.Tools
 	name string
 }
 
-func (w without) Tools() []agent.Tool {
-	var out []agent.Tool
-	for _, t := range w.Toolbox.Tools() {
-		if t.Spec.Name != w.name {
-			out = append(out, t)
-		}
+// Step implements agent.Tools.
+func (w without) Step(ctx context.Context, info agent.StepInfo) (agent.Step, error) {
+	st, err := w.Tools.Step(ctx, info)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return hidden{st, w.name}, nil
 }
 
-// HoldTools implements agent.ToolHolder when the toolbox does.
-func (w without) HoldTools() ([]agent.Tool, func()) {
-	h, ok := w.Toolbox.(agent.ToolHolder)
-	if !ok {
-		return w.Tools(), func() {}
-	}
-	list, release := h.HoldTools()
-	return slices.DeleteFunc(list, func(t agent.Tool) bool { return t.Spec.Name == w.name }), release
+// hidden is a step's tool set without the tool name: the model is not
+// offered it, and a call of it is a call of an unknown tool.
+type hidden struct {
+	agent.Step
+	name string
 }
 
-// Preview implements agent.Previewer: the toolbox's preview, when it has
-// one (a child's calls are titled as its parent's are).
-func (w without) Preview(ctx context.Context, c agent.Call) agent.Meta {
-	if pv, ok := w.Toolbox.(agent.Previewer); ok {
-		return pv.Preview(ctx, c)
+func (h hidden) Tools() []tool.Tool {
+	return slices.DeleteFunc(h.Step.Tools(), func(t tool.Tool) bool { return t.Spec.Name == h.name })
+}
+
+func (h hidden) Tool(name string) (tool.Tool, bool) {
+	if name == h.name {
+		return tool.Tool{}, false
 	}
-	return agent.Meta{}
+	return h.Step.Tool(name)
 }
 
 // tokenBudget is a model that refuses further requests once the usage it

@@ -19,21 +19,39 @@ import (
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // tools is a toolbox of func-backed tools.
 type tools struct {
-	list []agent.Tool
-	call func(ctx context.Context, c agent.Call) agent.Result
+	list []tool.Tool
+	call func(ctx context.Context, c tool.Call) tool.Result
 }
 
-func (t tools) Tools() []agent.Tool { return t.list }
-func (t tools) Call(ctx context.Context, c agent.Call) agent.Result {
+// Step implements agent.Tools: every step offers list.
+func (t tools) Step(context.Context, agent.StepInfo) (agent.Step, error) { return step{t}, nil }
+
+// step is one step of tools; nothing starts on use.
+type step struct{ tools }
+
+func (s step) Tools() []tool.Tool                         { return s.list }
+func (step) Warm(string)                                  {}
+func (step) Close()                                       {}
+func (step) Preview(context.Context, tool.Call) tool.Meta { return tool.Meta{} }
+func (s step) Tool(name string) (tool.Tool, bool) {
+	for _, t := range s.list {
+		if t.Spec.Name == name {
+			return t, true
+		}
+	}
+	return tool.Tool{}, false
+}
+func (t tools) Call(ctx context.Context, c tool.Call) tool.Result {
 	return t.call(ctx, c)
 }
 
-func spec(name string) agent.Tool {
-	return agent.Tool{Spec: llm.ToolSpec{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)}}
+func spec(name string) tool.Tool {
+	return tool.Tool{Spec: llm.ToolSpec{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)}}
 }
 
 // fixture is a store with a root session and a runner whose children play
@@ -45,7 +63,7 @@ type fixture struct {
 	model  *script.Provider
 }
 
-func newFixture(t *testing.T, lines []string, tb agent.Toolbox) *fixture {
+func newFixture(t *testing.T, lines []string, tb agent.Tools) *fixture {
 	t.Helper()
 	st := &session.Store{Dir: t.TempDir()}
 	root, err := st.Create(session.CreateOptions{Cwd: "/project"})
@@ -66,17 +84,17 @@ func newFixture(t *testing.T, lines []string, tb agent.Toolbox) *fixture {
 
 func todoTools() tools {
 	return tools{
-		list: []agent.Tool{spec("todo_write"), spec(ToolName), spec("wait")},
-		call: func(ctx context.Context, c agent.Call) agent.Result {
+		list: []tool.Tool{spec("todo_write"), spec(ToolName), spec("wait")},
+		call: func(ctx context.Context, c tool.Call) tool.Result {
 			switch c.Name {
 			case "todo_write":
-				return agent.Result{Content: "Updated todo list: 0 pending, 1 in progress, 0 completed.",
-					Events: []agent.Emitted{{Type: event.TypeTodoWrite, Data: json.RawMessage(`{"todos":[{"content":"look","status":"in_progress"}]}`)}}}
+				return tool.Result{Content: "Updated todo list: 0 pending, 1 in progress, 0 completed.",
+					Events: []tool.Emitted{{Type: event.TypeTodoWrite, Data: json.RawMessage(`{"todos":[{"content":"look","status":"in_progress"}]}`)}}}
 			case "wait":
 				<-ctx.Done()
-				return agent.Result{Content: "stopped", IsError: true}
+				return tool.Result{Content: "stopped", IsError: true}
 			}
-			return agent.Result{Content: "ok"}
+			return tool.Result{Content: "ok"}
 		},
 	}
 }
@@ -169,7 +187,7 @@ func TestRunBudgets(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tb := tools{list: []agent.Tool{spec("noop")}, call: func(context.Context, agent.Call) agent.Result { return agent.Result{Content: "ok"} }}
+			tb := tools{list: []tool.Tool{spec("noop")}, call: func(context.Context, tool.Call) tool.Result { return tool.Result{Content: "ok"} }}
 			f := newFixture(t, tc.lines, tb)
 			f.runner.Budget = tc.budget
 			_, err := f.runner.Run(context.Background(), Request{ParentSessionID: f.root.ID(), Prompt: "go"}, nil)
@@ -212,7 +230,7 @@ func TestRunConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	running, peak := 0, 0
-	tb := tools{list: []agent.Tool{spec("noop")}, call: func(context.Context, agent.Call) agent.Result {
+	tb := tools{list: []tool.Tool{spec("noop")}, call: func(context.Context, tool.Call) tool.Result {
 		mu.Lock()
 		running++
 		peak = max(peak, running)
@@ -221,7 +239,7 @@ func TestRunConcurrencyCap(t *testing.T) {
 		mu.Lock()
 		running--
 		mu.Unlock()
-		return agent.Result{Content: "ok"}
+		return tool.Result{Content: "ok"}
 	}}
 	lines := []string{}
 	for range 4 {
@@ -342,10 +360,10 @@ func TestNestedFanOut(t *testing.T) {
 	childCalls := 0
 	sub := spec(ToolName)
 	sub.ConcurrencySafe = true
-	r.Tools = tools{list: []agent.Tool{sub}, call: func(ctx context.Context, c agent.Call) agent.Result {
+	r.Tools = tools{list: []tool.Tool{sub}, call: func(ctx context.Context, c tool.Call) tool.Result {
 		var args struct{ Prompt string }
 		if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
-			return agent.Result{Content: err.Error(), IsError: true}
+			return tool.Result{Content: err.Error(), IsError: true}
 		}
 		if c.SessionID != root.ID() {
 			mu.Lock()
@@ -360,9 +378,9 @@ func TestNestedFanOut(t *testing.T) {
 			mu.Lock()
 			failures = append(failures, err.Error())
 			mu.Unlock()
-			return agent.Result{Content: err.Error(), IsError: true}
+			return tool.Result{Content: err.Error(), IsError: true}
 		}
-		return agent.Result{Content: res.Text}
+		return tool.Result{Content: res.Text}
 	}}
 	loop := &agent.Loop{Model: model, Tools: r.Tools}
 	t0 := time.Now()

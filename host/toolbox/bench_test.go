@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -21,11 +22,11 @@ func BenchmarkTodoCall(b *testing.B) {
 	cfg := testConfig(b, pluginDir(b, "todo"))
 	tb := open(b, cfg)
 	ctx := context.Background()
-	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs, Cwd: "/src"}
+	c := tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs, Cwd: "/src"}
 	var took []time.Duration
 	for b.Loop() {
 		begin := time.Now()
-		res := tb.Call(ctx, c, nil)
+		res := tb.Call(ctx, c)
 		took = append(took, time.Since(begin))
 		if res.IsError || len(res.Events) != 1 {
 			b.Fatalf("todo_write = %+v", res)
@@ -41,12 +42,12 @@ func BenchmarkTodoPreviewCall(b *testing.B) {
 	cfg := testConfig(b, pluginDir(b, "todo"))
 	tb := open(b, cfg)
 	ctx := context.Background()
-	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs, Cwd: "/src"}
+	c := tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs, Cwd: "/src"}
 	var took []time.Duration
 	for b.Loop() {
 		begin := time.Now()
 		_ = tb.Preview(ctx, c)
-		res := tb.Call(ctx, c, nil)
+		res := tb.Call(ctx, c)
 		took = append(took, time.Since(begin))
 		if res.IsError || len(res.Events) != 1 {
 			b.Fatalf("todo_write = %+v", res)

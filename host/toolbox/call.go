@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -19,8 +20,8 @@ const maxRoutes = 16
 
 // Call runs one tool call through the plugin that offers c.Name in the
 // current snapshot (or the draining process c.Plugin names, see
-// Call.Plugin), and returns promptly once ctx is done. Progress, if not
-// nil, receives the call's progress text. Every failure — an unknown tool,
+// tool.Call.Plugin), and returns promptly once ctx is done. c.Progress,
+// if not nil, receives the call's progress text. Every failure — an unknown tool,
 // arguments that are not a JSON object, a disabled or crashed plugin, an
 // event the plugin did not declare, a cancelled ctx — is an error Result
 // without events, never a panic or a Go error.
@@ -28,7 +29,7 @@ const maxRoutes = 16
 // A call that picked a process just before a reload swapped it out still
 // runs on it (the drain waits for it); one that finds it already shut
 // routes again through the new snapshot. So a reload fails no call.
-func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress) Result {
+func (tb *Toolbox) Call(ctx context.Context, c tool.Call) tool.Result {
 	if tb.closed.Load() {
 		return errorResult(nil, "%v", errClosed)
 	}
@@ -81,7 +82,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 			inst.calls.leave()
 			return errorResult(&ref, "%s", msg)
 		}
-		res := e.plug.execute(ctx, inst, c, args, progress)
+		res := e.plug.execute(ctx, inst, c, args)
 		inst.calls.leave()
 		return res
 	}
@@ -90,7 +91,7 @@ func (tb *Toolbox) Call(ctx context.Context, c Call, progress pluginapi.Progress
 
 // route returns where c goes: the draining process c.Plugin names, if it
 // offers c.Name and still takes calls, else the current snapshot's entry.
-func (tb *Toolbox) route(c Call) (entry, bool) {
+func (tb *Toolbox) route(c tool.Call) (entry, bool) {
 	e, ok := tb.reg.Load().tools[c.Name]
 	if c.Plugin == nil || (ok && e.inst != nil && e.inst.ref == *c.Plugin) {
 		return e, ok
@@ -111,7 +112,7 @@ func (tb *Toolbox) route(c Call) (entry, bool) {
 }
 
 // execute runs c on inst, a process of p that c has entered.
-func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.RawMessage, progress pluginapi.Progress) Result {
+func (p *plugin) execute(ctx context.Context, inst *instance, c tool.Call, args json.RawMessage) tool.Result {
 	// A drain that times out cancels the call.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -119,25 +120,19 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 	defer stop()
 
 	ref := inst.ref
-	res, err := inst.client.Execute(ctx, pluginapi.CallRequest{
-		Tool:      c.Name,
-		Args:      args,
-		SessionID: c.SessionID,
-		Caller:    c.Caller,
-		Turn:      c.Turn,
-		CallID:    c.CallID,
-		Cwd:       c.Cwd,
-		Sandbox:   c.Sandbox,
-	}, progress)
+	res, err := inst.client.Execute(ctx, toPlugin(c, args), c.Progress)
 	if err != nil {
 		return p.callFailed(ctx, inst, err)
 	}
 	p.noteHolds(inst, c.SessionID, res.HoldsState)
-	if err := validateEvents(p.desc.Name, p.events, res.Events); err != nil {
+	events, err := checkEvents(p.desc.Name, p.events, res.Events)
+	if err != nil {
 		p.log.Warn("plugin result refused", "tool", c.Name, "call", c.CallID, "error", err)
 		return errorResult(&ref, "%v", err)
 	}
-	return Result{Content: res.Content, IsError: res.IsError, Events: res.Events, Meta: res.Meta, Plugin: &ref}
+	out := fromPlugin(res, events)
+	out.Plugin = &ref
+	return out
 }
 
 // Preview asks the plugin serving c.Name what c would do (title,
@@ -148,13 +143,13 @@ func (p *plugin) execute(ctx context.Context, inst *instance, c Call, args json.
 // RPC and does not start its plugin: its preview is its declared title
 // alone. An unknown tool, a plugin without Preview and any failure
 // preview nothing but that title; the call itself reports its errors.
-func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
+func (tb *Toolbox) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	if tb.closed.Load() {
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
 	e, ok := tb.route(c)
 	if !ok {
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
 	m := tb.preview(ctx, e, c)
 	if m.Title == "" && e.spec.Title != "" {
@@ -164,34 +159,31 @@ func (tb *Toolbox) Preview(ctx context.Context, c Call) pluginapi.Meta {
 }
 
 // preview asks e's plugin for its preview of c, when its tool has one.
-func (tb *Toolbox) preview(ctx context.Context, e entry, c Call) pluginapi.Meta {
+func (tb *Toolbox) preview(ctx context.Context, e entry, c tool.Call) tool.Meta {
 	if !hasPreview(e.plug.desc, e.spec) {
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
 	args, err := checkArgs(c.Args)
 	if err != nil {
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
 	inst := e.inst
 	if inst == nil || !inst.alive() {
 		// Not started yet, or stopped: start it, as a call would.
 		if inst, err = e.plug.acquire(ctx); err != nil {
-			return pluginapi.Meta{}
+			return tool.Meta{}
 		}
 	}
 	if !inst.calls.enter() {
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
 	defer inst.calls.leave()
-	m, err := inst.client.Preview(ctx, pluginapi.CallRequest{
-		Tool: c.Name, Args: args, SessionID: c.SessionID, Caller: c.Caller,
-		Turn: c.Turn, CallID: c.CallID, Cwd: c.Cwd, Sandbox: c.Sandbox,
-	})
+	m, err := inst.client.Preview(ctx, toPlugin(c, args))
 	if err != nil {
 		e.plug.log.Debug("preview failed", "tool", c.Name, "call", c.CallID, "error", err)
-		return pluginapi.Meta{}
+		return tool.Meta{}
 	}
-	return m
+	return metaFromPlugin(m)
 }
 
 // callFailed turns an Execute error into an error Result: a cancellation,
@@ -199,7 +191,7 @@ func (tb *Toolbox) preview(ctx context.Context, e entry, c Call) pluginapi.Meta 
 // last stderr lines), or a failure of a live process or its transport.
 // pluginapi reports an exit as an *ExitError, after waiting briefly for it
 // when the transport broke.
-func (p *plugin) callFailed(ctx context.Context, inst *instance, err error) Result {
+func (p *plugin) callFailed(ctx context.Context, inst *instance, err error) tool.Result {
 	ref := inst.ref
 	if errors.Is(context.Cause(ctx), errDrainTimeout) {
 		return errorResult(&ref, "plugin %s was replaced or removed during the call, and the call did not end within %s; it was cancelled",
@@ -231,12 +223,12 @@ func (p *plugin) callFailed(ctx context.Context, inst *instance, err error) Resu
 	return errorResult(&ref, "plugin %s crashed during the call: %s", p.desc.Name, tail)
 }
 
-func errorResult(ref *event.Plugin, format string, args ...any) Result {
-	return Result{Content: "Error: " + fmt.Sprintf(format, args...), IsError: true, Plugin: ref}
+func errorResult(ref *event.Plugin, format string, args ...any) tool.Result {
+	return tool.Result{Content: "Error: " + fmt.Sprintf(format, args...), IsError: true, Plugin: ref}
 }
 
-func cancelled(ref *event.Plugin) Result {
-	return Result{Content: "Error: cancelled", IsError: true, Plugin: ref}
+func cancelled(ref *event.Plugin) tool.Result {
+	return tool.Result{Content: "Error: cancelled", IsError: true, Plugin: ref}
 }
 
 // StartTool makes sure a process serves the tool name — starting its

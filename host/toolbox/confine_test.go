@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -59,15 +60,15 @@ func TestConfinerGrants(t *testing.T) {
 	if got := pluginInfo(t, tb, "versioned").Capabilities; !got.Equal(pluginapi.Capabilities{Write: []string{"cwd"}}) {
 		t.Errorf("PluginInfo.Capabilities = %v, want write cwd", got)
 	}
-	res := tb.Call(t.Context(), toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, CallID: "c1", Name: "version", Args: "{}", Cwd: "/work/a"}, nil)
+	res := tb.Call(t.Context(), tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), CallID: "c1", Name: "version", Args: "{}", Cwd: "/work/a"})
 	if res.IsError || res.Content != "cwd" {
 		t.Fatalf("call in /work/a: %+v", res)
 	}
-	res = tb.Call(t.Context(), toolbox.Call{SessionID: "s2", Caller: pluginapi.CallerAgent, CallID: "c2", Name: "version", Args: "{}", Cwd: "/work/b"}, nil)
+	res = tb.Call(t.Context(), tool.Call{SessionID: "s2", Caller: string(pluginapi.CallerAgent), CallID: "c2", Name: "version", Args: "{}", Cwd: "/work/b"})
 	if !res.IsError || !strings.Contains(res.Content, "runs confined to the working directory /work/a, and this session's is /work/b") {
 		t.Errorf("call in /work/b: %+v", res)
 	}
-	res = tb.Call(t.Context(), toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, CallID: "c3", Name: "version", Args: "{}", Cwd: "/work/a/sub"}, nil)
+	res = tb.Call(t.Context(), tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), CallID: "c3", Name: "version", Args: "{}", Cwd: "/work/a/sub"})
 	if res.IsError {
 		t.Errorf("call in /work/a/sub: %+v", res)
 	}

@@ -5,8 +5,10 @@
 // checks what they return, and supervises them — a crashed plugin is
 // restarted on its next use, and one that keeps crashing is disabled. With
 // Config.Watch it hot-reloads a plugin whose file changes, without failing
-// a call. Package engine adapts a [*Toolbox] to the agent loop's Toolbox
-// interface.
+// a call. It speaks the host's tool vocabulary (host/tool); convert.go is
+// the one crossing to and from the plugin SDK's types. [Toolbox.Step] is
+// the agent loop's tool set of one step (agent.Step), which package engine
+// merges with a session's MCP tools.
 //
 // # Discovery
 //
@@ -103,10 +105,10 @@
 // hot reload, and provenance — Result.Plugin names the process that
 // served. A step's tool list names PID 0 for a plugin that was not
 // running when the step began (the list cannot hold a process that does
-// not exist yet); [Toolbox.StartTool] starts and holds the process of a
-// tool the caller knows will be called, so that the engine, which calls
-// it as the model's answer names each tool, logs every tool/call with the
-// pid that serves it.
+// not exist yet); [Step.Warm], which the loop calls as soon as the
+// model's answer names a tool, starts and holds its process
+// ([Toolbox.StartTool]), and [Step.Tool] then returns the entry naming it,
+// so that the loop logs every tool/call with the pid that serves it.
 //
 // A plugin that asks to run for as long as the host does
 // (pluginapi.Plugin.StartEarly, Description.StartEarly, protocol minor 3)
@@ -196,10 +198,13 @@
 // A call to a tool the snapshot does not list gets `Error: unknown tool
 // "x"`; arguments that are not a JSON object get `Error: invalid arguments:
 // …` without reaching the plugin (empty arguments count as {}). The events
-// of a result are checked: each must have a type the plugin declared in
-// Describe and a JSON object as data, or the whole result becomes an error
-// result without events, so nothing is appended. Every [Result] names the
-// plugin that served it (with PID 0 when no process was reached).
+// of a result are checked, once for the whole host: each must have a type
+// the plugin declared in Describe and data event.Propose accepts (a JSON
+// object within its bound), or the whole result becomes an error result
+// without events, so nothing is appended. The events travel on as
+// tool.Checked, which the session appends without checking them again.
+// Every tool.Result names the plugin that served it (with PID 0 when no
+// process was reached).
 //
 // [Toolbox.Preview] asks a plugin what a call would do only for a tool
 // that declared a preview (Tool.HasPreview: pluginapi.ToolSpec.HasPreview,
@@ -285,9 +290,9 @@
 //     completes there, with the old version's answer) or finds it closed
 //     and routes again through the new snapshot. Only then is the old
 //     process stopped (go-plugin's Kill would abort calls in flight).
-//   - A step keeps its processes: [Toolbox.HoldTools] (the agent loop's
-//     per-step list) holds every process it lists until the step releases
-//     it. A replaced process stays alive while held, and the step's calls
+//   - A step keeps its processes: [Toolbox.Step] (the agent loop's
+//     per-step set, on [Toolbox.HoldTools]) holds every process it lists,
+//     and every process it started, until the step is closed. A replaced process stays alive while held, and the step's calls
 //     — Call.Plugin set from the Tool.Plugin of its list — run on it, so
 //     the tool/call logged from the list names the binary and pid that
 //     serve the call. The drain waits for the holds first, however long

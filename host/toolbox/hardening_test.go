@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 )
 
@@ -29,12 +30,12 @@ func TestHoldKeepsTheListedProcess(t *testing.T) {
 
 	list, release := tb.HoldTools()
 	defer release()
-	i := slices.IndexFunc(list, func(x toolbox.Tool) bool { return x.Spec.Name == "version" })
-	listed := list[i].Plugin
+	i := slices.IndexFunc(list, func(x tool.Tool) bool { return x.Spec.Name == "version" })
+	listed := *list[i].Plugin
 	install(t, "versioned-v2", dir, "versioned") // while the model "thinks"
 	waitVersion(t, tb, "v2")                     // swapped: new calls go to the new version
 
-	res := tb.Call(context.Background(), toolbox.Call{CallID: "c1", Name: "version", Args: `{}`, Plugin: &listed}, nil)
+	res := tb.Call(context.Background(), tool.Call{CallID: "c1", Name: "version", Args: `{}`, Plugin: &listed})
 	if res.IsError || res.Content != "v1" || res.Plugin == nil || *res.Plugin != listed {
 		t.Fatalf("held call = %+v (plugin %+v), want v1 served by %+v", res, res.Plugin, listed)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -80,7 +81,7 @@ func TestStartOnFirstUse(t *testing.T) {
 			t.Errorf("%s runs (pids %v) before any call", filepath.Base(exe)[:8], pids)
 		}
 	}
-	tl := tool(t, tb, "todo_write")
+	tl := toolNamed(t, tb, "todo_write")
 	if tl.Plugin.PID != 0 || tl.Plugin.SHA256 != filepath.Base(todoExe) || tl.Plugin.Name != "todo" || tl.Spec.Parameters == nil {
 		t.Errorf("todo_write before any call: %+v, want the cached binary's spec with PID 0", tl)
 	}
@@ -116,7 +117,7 @@ func TestStartOnFirstUse(t *testing.T) {
 	if pi := pluginInfo(t, tb, "todo"); pi.Status != toolbox.StatusRunning || pi.PID == 0 {
 		t.Errorf("todo after a call: %+v, want running", pi)
 	}
-	if tl := tool(t, tb, "todo_write"); tl.Plugin.PID == 0 {
+	if tl := toolNamed(t, tb, "todo_write"); tl.Plugin.PID == 0 {
 		t.Errorf("todo_write lists no pid once started: %+v", tl.Plugin)
 	}
 	// The plugin whose tool was never called never started.
@@ -142,7 +143,7 @@ func TestIdleStopThenTransparentRestart(t *testing.T) {
 	if pi := pluginInfo(t, tb, "versioned"); pi.Status != toolbox.StatusStopped || pi.PID != 0 || pi.Err != "" {
 		t.Errorf("after the idle stop: %+v, want stopped without error", pi)
 	}
-	if tl := tool(t, tb, "version"); tl.Plugin.PID != 0 {
+	if tl := toolNamed(t, tb, "version"); tl.Plugin.PID != 0 {
 		t.Errorf("the tool list names pid %d after the idle stop", tl.Plugin.PID)
 	}
 	// The next call starts it again; an idle stop is not a crash.
@@ -168,9 +169,9 @@ func TestBusyPluginIsNotStopped(t *testing.T) {
 
 	// A call in flight keeps its plugin.
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan toolbox.Result, 1)
+	done := make(chan tool.Result, 1)
 	go func() {
-		done <- tb.Call(ctx, toolbox.Call{SessionID: "s1", CallID: "c-sleep", Name: "sleep", Args: `{}`}, nil)
+		done <- tb.Call(ctx, tool.Call{SessionID: "s1", CallID: "c-sleep", Name: "sleep", Args: `{}`})
 	}()
 	waitFor(t, "slow to start", func() bool { return pluginInfo(t, tb, "slow").PID != 0 })
 	slow := pluginInfo(t, tb, "slow").PID
@@ -246,7 +247,7 @@ func TestCachedDescription(t *testing.T) {
 	if pi := pluginInfo(t, tb, "versioned"); pi.Version != "v2" || pi.SHA256 != sum2 {
 		t.Errorf("after the binary changed: %+v, want v2 (%s)", pi, sum2[:12])
 	}
-	if tl := tool(t, tb, "version"); tl.Plugin.SHA256 != sum2 || tl.Plugin.Version != "v2" {
+	if tl := toolNamed(t, tb, "version"); tl.Plugin.SHA256 != sum2 || tl.Plugin.Version != "v2" {
 		t.Errorf("the tool list names %+v, want v2", tl.Plugin)
 	}
 	if r := call(tb, "version", `{}`); r.Content != "v2" {
@@ -317,7 +318,7 @@ func benchmarkFirstCall(b *testing.B, sup pluginhost.Supervisor) {
 	cfg.Supervisor = sup
 	tb := open(b, cfg)
 	ctx := context.Background()
-	c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs}
+	c := tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), Turn: 1, CallID: "c1", Name: "todo_write", Args: todoArgs}
 	var first, warm []time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -326,7 +327,7 @@ func benchmarkFirstCall(b *testing.B, sup pluginhost.Supervisor) {
 		}
 		b.StartTimer()
 		begin := time.Now()
-		res := tb.Call(ctx, c, nil)
+		res := tb.Call(ctx, c)
 		first = append(first, time.Since(begin))
 		if res.IsError {
 			b.Fatalf("first call: %+v", res)
@@ -336,7 +337,7 @@ func benchmarkFirstCall(b *testing.B, sup pluginhost.Supervisor) {
 		b.StopTimer()
 		_, release := tb.HoldTools()
 		begin = time.Now()
-		res = tb.Call(ctx, c, nil)
+		res = tb.Call(ctx, c)
 		warm = append(warm, time.Since(begin))
 		release()
 		if res.IsError {
@@ -371,7 +372,7 @@ func TestStartEarly(t *testing.T) {
 		if pi := pluginInfo(t, tb, "early"); pi.Status != toolbox.StatusRunning || pi.PID == 0 {
 			t.Errorf("%s: early: %+v, want running", round, pi)
 		}
-		if tl := tool(t, tb, "ping"); tl.Plugin.PID == 0 {
+		if tl := toolNamed(t, tb, "ping"); tl.Plugin.PID == 0 {
 			t.Errorf("%s: ping lists no pid: %+v", round, tl.Plugin)
 		}
 		first := runningFrom(earlyExe)[0]

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -31,20 +31,20 @@ func TestPreviewOnlyWhenDeclared(t *testing.T) {
 			t.Parallel()
 			tb := open(t, testConfig(t, pluginDir(t, tc.plugin)))
 			for name, want := range tc.hasPreview {
-				if got := tool(t, tb, name).HasPreview; got != want {
+				if got := toolNamed(t, tb, name).HasPreview; got != want {
 					t.Errorf("tool %s HasPreview = %v, want %v", name, got, want)
 				}
 			}
 			ctx := context.Background()
 			for i := range calls {
 				for _, name := range []string{"plain", "shown"} {
-					c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1,
+					c := tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), Turn: 1,
 						CallID: fmt.Sprintf("%s-%d", name, i), Name: name, Args: `{"what":"it"}`, Cwd: "/src"}
 					m := tb.Preview(ctx, c)
 					if want := map[string]string{"plain": "", "shown": "Show it"}[name]; m.Title != want {
 						t.Errorf("preview of %s titled %q, want %q", name, m.Title, want)
 					}
-					if r := tb.Call(ctx, c, nil); r.IsError || r.Content != "ran "+name {
+					if r := tb.Call(ctx, c); r.IsError || r.Content != "ran "+name {
 						t.Errorf("call %s = %+v", name, r)
 					}
 				}
@@ -67,8 +67,8 @@ func TestPreviewOnlyWhenDeclared(t *testing.T) {
 func TestDeclaredTitle(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "todo")))
-	if got := tool(t, tb, "todo_write"); got.Title != "Update todo list" || got.HasPreview {
-		t.Errorf("todo_write: Title %q, HasPreview %v; want its declared title and no preview", got.Title, got.HasPreview)
+	if got := toolNamed(t, tb, "todo_write"); got.TitleTemplate != "Update todo list" || got.HasPreview {
+		t.Errorf("todo_write: Title %q, HasPreview %v; want its declared title and no preview", got.TitleTemplate, got.HasPreview)
 	}
 	if got := tb.Title("todo_write", json.RawMessage(todoArgs)); got != "Update todo list" {
 		t.Errorf("Title(todo_write) = %q", got)
@@ -76,7 +76,7 @@ func TestDeclaredTitle(t *testing.T) {
 	if got := tb.Title("nope", json.RawMessage(`{}`)); got != "" {
 		t.Errorf("Title of an unknown tool = %q, want empty", got)
 	}
-	m := tb.Preview(context.Background(), toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, CallID: "c1",
+	m := tb.Preview(context.Background(), tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), CallID: "c1",
 		Name: "todo_write", Args: todoArgs, Cwd: "/src"})
 	if m.Title != "Update todo list" {
 		t.Errorf("preview of todo_write titled %q", m.Title)

@@ -100,7 +100,7 @@ func TestReattach(t *testing.T) {
 	cfg.Reattach = dbg.reattach
 	tb := open(t, cfg)
 	want := event.Plugin{Name: "todo", Version: pluginInfo(t, tb, "todo").Version, PID: dbg.pid()}
-	if got := tool(t, tb, "todo_write").Plugin; got != want || got.Version == "" {
+	if got := toolNamed(t, tb, "todo_write").Plugin; *got != want || got.Version == "" {
 		t.Errorf("todo_write served by %+v, want %+v", got, want)
 	}
 	info := pluginInfo(t, tb, "todo")

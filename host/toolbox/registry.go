@@ -6,6 +6,7 @@ import (
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -16,7 +17,7 @@ import (
 type registry struct {
 	members  []member         // registered plugins, in discovery order
 	tools    map[string]entry // tool name → where it runs
-	list     []Tool           // sorted by name
+	list     []tool.Tool      // sorted by name
 	failures []Failure        // in discovery order
 }
 
@@ -46,9 +47,10 @@ type entry struct {
 func newRegistry(members []member, failures []Failure) *registry {
 	r := &registry{members: members, tools: map[string]entry{}, failures: failures}
 	for _, m := range members {
+		ref := m.ref()
 		for _, spec := range m.plug.desc.Tools {
 			r.tools[spec.Name] = entry{plug: m.plug, inst: m.inst, spec: spec}
-			r.list = append(r.list, Tool{
+			r.list = append(r.list, tool.Tool{
 				Spec: llm.ToolSpec{
 					Name:        spec.Name,
 					Description: spec.Description,
@@ -57,14 +59,14 @@ func newRegistry(members []member, failures []Failure) *registry {
 				ConcurrencySafe: spec.ConcurrencySafe,
 				NeedsPermission: spec.NeedsPermission,
 				Kind:            toolKind(spec.Kind),
-				Plugin:          m.ref(),
+				Plugin:          &ref,
 				Sandboxes:       m.plug.desc.Capabilities.Sandboxes,
 				HasPreview:      hasPreview(m.plug.desc, spec),
-				Title:           spec.Title,
+				TitleTemplate:   spec.Title,
 			})
 		}
 	}
-	slices.SortFunc(r.list, func(a, b Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
+	slices.SortFunc(r.list, func(a, b tool.Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) })
 	return r
 }
 

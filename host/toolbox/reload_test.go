@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 )
@@ -106,9 +107,9 @@ func writeInPlace(t testing.TB, b []byte, dst string, flags int) {
 
 // waitVersion calls tool version until the plugin answers want, and
 // returns that result.
-func waitVersion(t testing.TB, tb *toolbox.Toolbox, want string) toolbox.Result {
+func waitVersion(t testing.TB, tb *toolbox.Toolbox, want string) tool.Result {
 	t.Helper()
-	var res toolbox.Result
+	var res tool.Result
 	waitFor(t, "version "+want, func() bool {
 		res = call(tb, "version", `{}`)
 		return !res.IsError && res.Content == want
@@ -116,7 +117,7 @@ func waitVersion(t testing.TB, tb *toolbox.Toolbox, want string) toolbox.Result 
 	return res
 }
 
-func checkVersion(t testing.TB, tb *toolbox.Toolbox, want string) toolbox.Result {
+func checkVersion(t testing.TB, tb *toolbox.Toolbox, want string) tool.Result {
 	t.Helper()
 	res := call(tb, "version", `{}`)
 	if res.IsError || res.Content != want {
@@ -158,7 +159,7 @@ func TestReloadRename(t *testing.T) {
 	if res.Plugin.SHA256 != v2sum || res.Plugin.Version != "v2" || res.Plugin.PID == v1.PID {
 		t.Errorf("v2 result plugin = %+v (v1 was %+v)", res.Plugin, v1)
 	}
-	if ref := tool(t, tb, "version").Plugin; ref != *res.Plugin {
+	if ref := toolNamed(t, tb, "version").Plugin; *ref != *res.Plugin {
 		t.Errorf("Tools lists %+v, the call was served by %+v", ref, *res.Plugin)
 	}
 	waitFor(t, "the v1 process to stop", func() bool { return !alive(v1.PID) })
@@ -244,10 +245,9 @@ func TestReloadDrainsACallInFlight(t *testing.T) {
 	v1 := checkVersion(t, tb, "v1").Plugin
 
 	started := make(chan struct{}, 1)
-	done := make(chan toolbox.Result, 1)
+	done := make(chan tool.Result, 1)
 	go func() {
-		done <- tb.Call(context.Background(), toolbox.Call{CallID: "slow", Name: "slow_version", Args: `{"ms":1500}`},
-			func(string) { started <- struct{}{} })
+		done <- tb.Call(context.Background(), tool.Call{CallID: "slow", Name: "slow_version", Args: `{"ms":1500}`, Progress: func(string) { started <- struct{}{} }})
 	}()
 	<-started
 	install(t, "versioned-v2", dir, "versioned")
@@ -257,7 +257,7 @@ func TestReloadDrainsACallInFlight(t *testing.T) {
 		t.Errorf("v1 (pid %d) stopped before its call ended", v1.PID)
 	}
 	// A caller whose tool list named v1 still reaches it while it drains.
-	res := tb.Call(context.Background(), toolbox.Call{Name: "version", Args: `{}`, Plugin: v1}, nil)
+	res := tb.Call(context.Background(), tool.Call{Name: "version", Args: `{}`, Plugin: v1})
 	if res.IsError || res.Content != "v1" || res.Plugin.PID != v1.PID {
 		t.Errorf("call listing v1 during its drain = %+v", res)
 	}
@@ -275,7 +275,7 @@ func TestReloadDrainsACallInFlight(t *testing.T) {
 		t.Errorf("reload = %+v, want a drain of about a second", r)
 	}
 	// After the drain, a caller listing v1 is served by v2.
-	res = tb.Call(context.Background(), toolbox.Call{Name: "version", Args: `{}`, Plugin: v1}, nil)
+	res = tb.Call(context.Background(), tool.Call{Name: "version", Args: `{}`, Plugin: v1})
 	if res.IsError || res.Content != "v2" {
 		t.Errorf("call listing v1 after its drain = %+v", res)
 	}
@@ -291,10 +291,9 @@ func TestReloadDrainTimeout(t *testing.T) {
 	v1 := checkVersion(t, tb, "v1").Plugin
 
 	started := make(chan struct{}, 1)
-	done := make(chan toolbox.Result, 1)
+	done := make(chan tool.Result, 1)
 	go func() {
-		done <- tb.Call(context.Background(), toolbox.Call{CallID: "slow", Name: "slow_version", Args: `{"ms":20000}`},
-			func(string) { started <- struct{}{} })
+		done <- tb.Call(context.Background(), tool.Call{CallID: "slow", Name: "slow_version", Args: `{"ms":20000}`, Progress: func(string) { started <- struct{}{} }})
 	}()
 	<-started
 	install(t, "versioned-v2", dir, "versioned")
@@ -589,7 +588,7 @@ type loadStats struct {
 	wg     sync.WaitGroup
 	calls  atomic.Int64
 	mu     sync.Mutex
-	failed []toolbox.Result
+	failed []tool.Result
 	served map[string]int
 }
 
@@ -604,10 +603,10 @@ func load(tb *toolbox.Toolbox, n int) *loadStats {
 					return
 				default:
 				}
-				res := tb.Call(context.Background(), toolbox.Call{
-					SessionID: "s1", Caller: pluginapi.CallerAgent, CallID: fmt.Sprintf("c%d-%d", g, i),
+				res := tb.Call(context.Background(), tool.Call{
+					SessionID: "s1", Caller: string(pluginapi.CallerAgent), CallID: fmt.Sprintf("c%d-%d", g, i),
 					Name: "version", Args: `{}`,
-				}, nil)
+				})
 				s.calls.Add(1)
 				s.mu.Lock()
 				if res.IsError || (res.Content != "v1" && res.Content != "v2") {
@@ -622,7 +621,7 @@ func load(tb *toolbox.Toolbox, n int) *loadStats {
 	return s
 }
 
-func (s *loadStats) stop() (calls int64, failed []toolbox.Result, served map[string]int) {
+func (s *loadStats) stop() (calls int64, failed []tool.Result, served map[string]int) {
 	close(s.stopc)
 	s.wg.Wait()
 	return s.calls.Load(), s.failed, s.served

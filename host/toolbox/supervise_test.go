@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-dev/harness/host/toolbox"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // leftProc is a process a test plugin started: its pid and its start time
@@ -114,11 +114,11 @@ func TestPluginKilledLeavesNothing(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "spawner")))
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	done := make(chan toolbox.Result, 1)
+	done := make(chan tool.Result, 1)
 	go func() { done <- call(tb, "spawn", fmt.Sprintf(`{"pidfile":%q,"hold":true}`, pidfile)) }()
 	procs := readLeft(t, pidfile)
 	plugin := procs[0].pid
-	if listed := tool(t, tb, "spawn").Plugin.PID; listed != plugin {
+	if listed := toolNamed(t, tb, "spawn").Plugin.PID; listed != plugin {
 		t.Errorf("the tool list names pid %d, the plugin is %d", listed, plugin)
 	}
 	if err := syscall.Kill(plugin, syscall.SIGKILL); err != nil {
@@ -126,7 +126,7 @@ func TestPluginKilledLeavesNothing(t *testing.T) {
 	}
 	noneLeft(t, "the plugin was SIGKILLed", procs)
 
-	var res toolbox.Result
+	var res tool.Result
 	select {
 	case res = <-done:
 	case <-time.After(10 * time.Second):

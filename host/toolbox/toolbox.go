@@ -14,9 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/harness-dev/harness/host/event"
-	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/plugincache"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
@@ -169,67 +168,6 @@ func (c Config) withDefaults() Config {
 		c.Parallel = max(4, runtime.GOMAXPROCS(0))
 	}
 	return c
-}
-
-// Tool is one tool the model may call, as the toolbox lists it.
-type Tool struct {
-	Spec            llm.ToolSpec
-	ConcurrencySafe bool
-	NeedsPermission bool
-	// Kind is the tool's kind as its plugin declared it (ACP ToolKind
-	// vocabulary, pluginapi.Kind*); empty when it declared none.
-	Kind string
-	// Plugin is the process that serves the tool in this listing.
-	Plugin event.Plugin
-	// Sandboxes says its plugin confines the commands it runs itself
-	// (pluginapi.Capabilities.Sandboxes, which only a built-in or a
-	// plugin the user trusted with it is started with): the host decides
-	// and sends each call's sandbox to it (Call.Sandbox).
-	Sandboxes bool
-	// HasPreview says a call of the tool gets a preview (Toolbox.Preview
-	// calls the plugin): its plugin declared one (pluginapi.ToolSpec.
-	// HasPreview), or speaks a minor before 5, which declares nothing.
-	HasPreview bool
-	// Title is the tool's title template (pluginapi.ToolSpec.Title), empty
-	// when it declared none; Toolbox.Title expands it for a call.
-	Title string
-}
-
-// Call is one tool call, with its context as fields.
-type Call struct {
-	SessionID string
-	Caller    pluginapi.CallerKind
-	Turn      int
-	CallID    string
-	Name      string
-	// Args is the model's raw JSON text; it must be a JSON object (empty
-	// text counts as {}).
-	Args string
-	Cwd  string
-	// Plugin, if set, is the process the caller's tool list named for this
-	// tool (Tool.Plugin of the list the model was given). If a reload has
-	// replaced that process and it is still draining, the call runs there,
-	// matching the list the model saw; otherwise, and when Plugin is nil,
-	// the current process serves. Result.Plugin says which one did.
-	Plugin *event.Plugin
-	// Sandbox is sent with the call (pluginapi.CallRequest.Sandbox): the
-	// sandbox the host decided for its commands; nil: none.
-	Sandbox *pluginapi.CallSandbox
-}
-
-// Result is what a call produced. Every failure is an error Result whose
-// Content starts "Error: "; Events are only set on results whose events
-// were all checked.
-type Result struct {
-	Content string
-	IsError bool
-	Events  []pluginapi.Event
-	// Meta is what the plugin said the call did, for the editor (title,
-	// locations, diffs); zero when it said nothing.
-	Meta pluginapi.Meta
-	// Plugin names the binary that served the call (PID 0 when no process
-	// was reached); nil for an unknown tool.
-	Plugin *event.Plugin
 }
 
 // Status is the state of a plugin in Plugins.
@@ -538,8 +476,21 @@ func checkConflicts(p *plugin, offered, named map[string]*plugin) error {
 
 // Tools returns the tools of the current registry snapshot, sorted by
 // name. The caller may keep and modify the slice.
-func (tb *Toolbox) Tools() []Tool {
-	return slices.Clone(tb.reg.Load().list)
+func (tb *Toolbox) Tools() []tool.Tool {
+	return listed(tb.reg.Load().list)
+}
+
+// listed is a copy of list whose entries name their processes in copies:
+// a caller may change what it is given.
+func listed(list []tool.Tool) []tool.Tool {
+	out := slices.Clone(list)
+	for i, t := range out {
+		if t.Plugin != nil {
+			p := *t.Plugin
+			out[i].Plugin = &p
+		}
+	}
+	return out
 }
 
 // HoldTools is Tools for one step of the agent loop: the processes its
@@ -550,7 +501,7 @@ func (tb *Toolbox) Tools() []Tool {
 // old process to be released before its drain timeout starts. release is
 // idempotent; a caller that never calls it keeps replaced processes alive
 // until Close.
-func (tb *Toolbox) HoldTools() (tools []Tool, release func()) {
+func (tb *Toolbox) HoldTools() (tools []tool.Tool, release func()) {
 	for {
 		reg := tb.reg.Load()
 		var held []*flight
@@ -576,7 +527,7 @@ func (tb *Toolbox) HoldTools() (tools []Tool, release func()) {
 			})
 		}
 		if ok || tb.closed.Load() {
-			return slices.Clone(reg.list), release
+			return listed(reg.list), release
 		}
 		release()
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/keeper"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -221,21 +222,21 @@ func open(t testing.TB, cfg toolbox.Config) *toolbox.Toolbox {
 	return tb
 }
 
-func call(tb *toolbox.Toolbox, name, args string) toolbox.Result {
-	return tb.Call(context.Background(), toolbox.Call{
+func call(tb *toolbox.Toolbox, name, args string) tool.Result {
+	return tb.Call(context.Background(), tool.Call{
 		SessionID: "s1",
-		Caller:    pluginapi.CallerAgent,
+		Caller:    string(pluginapi.CallerAgent),
 		Turn:      1,
 		CallID:    "call-" + name,
 		Name:      name,
 		Args:      args,
 		Cwd:       "/src",
-	}, nil)
+	})
 }
 
 const todoArgs = `{"todos":[{"content":"write tests","status":"in_progress"},{"content":"  ship  ","status":"pending"}]}`
 
-func tool(t testing.TB, tb *toolbox.Toolbox, name string) toolbox.Tool {
+func toolNamed(t testing.TB, tb *toolbox.Toolbox, name string) tool.Tool {
 	t.Helper()
 	for _, tl := range tb.Tools() {
 		if tl.Spec.Name == name {
@@ -243,10 +244,10 @@ func tool(t testing.TB, tb *toolbox.Toolbox, name string) toolbox.Tool {
 		}
 	}
 	t.Fatalf("no tool %s in %v", name, toolNames(tb.Tools()))
-	return toolbox.Tool{}
+	return tool.Tool{}
 }
 
-func toolNames(tools []toolbox.Tool) []string {
+func toolNames(tools []tool.Tool) []string {
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.Spec.Name)
@@ -388,10 +389,10 @@ func TestToolsListsTodoWrite(t *testing.T) {
 	dir := pluginDir(t, "todo")
 	tb := open(t, testConfig(t, dir))
 	tools := tb.Tools()
-	if !slices.IsSortedFunc(tools, func(a, b toolbox.Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) }) {
+	if !slices.IsSortedFunc(tools, func(a, b tool.Tool) int { return strings.Compare(a.Spec.Name, b.Spec.Name) }) {
 		t.Errorf("Tools not sorted: %v", toolNames(tools))
 	}
-	tw := tool(t, tb, "todo_write")
+	tw := toolNamed(t, tb, "todo_write")
 	if tw.Plugin.Name != "todo" || tw.Plugin.Version == "" {
 		t.Errorf("todo_write plugin ref = %+v", tw.Plugin)
 	}
@@ -436,7 +437,7 @@ func TestTodoWriteThroughThePlugin(t *testing.T) {
 	if diff := cmp.Diff(want, data.Todos); diff != "" {
 		t.Errorf("todo/write todos (-want +got):\n%s", diff)
 	}
-	if ref := tool(t, tb, "todo_write").Plugin; res.Plugin == nil || *res.Plugin != ref {
+	if ref := toolNamed(t, tb, "todo_write").Plugin; res.Plugin == nil || *res.Plugin != *ref {
 		t.Errorf("result plugin = %+v, want %+v", res.Plugin, ref)
 	}
 
@@ -479,7 +480,7 @@ func TestCallRefusals(t *testing.T) {
 	}
 }
 
-func pluginName(r toolbox.Result) string {
+func pluginName(r tool.Result) string {
 	if r.Plugin == nil {
 		return ""
 	}
@@ -489,7 +490,7 @@ func pluginName(r toolbox.Result) string {
 func TestCrashMidCall(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "crashy")))
-	pid := tool(t, tb, "crash").Plugin.PID
+	pid := toolNamed(t, tb, "crash").Plugin.PID
 	res := call(tb, "crash", `{}`)
 	const want = "Error: plugin crashy crashed during the call: "
 	t.Logf("crash result: %s", res.Content)
@@ -511,7 +512,7 @@ func TestCrashMidCall(t *testing.T) {
 	if res.IsError || !strings.HasPrefix(res.Content, "ok from ") {
 		t.Fatalf("ok after crash = %+v", res)
 	}
-	newPID := tool(t, tb, "ok").Plugin.PID
+	newPID := toolNamed(t, tb, "ok").Plugin.PID
 	if newPID == pid || res.Plugin.PID != newPID || res.Content != "ok from "+strconv.Itoa(newPID) {
 		t.Errorf("after restart: pid %d (was %d), result %+v", newPID, pid, res)
 	}
@@ -523,7 +524,7 @@ func TestCrashMidCall(t *testing.T) {
 func TestPanicIsAnErrorResult(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "panicky")))
-	pid := tool(t, tb, "panic").Plugin.PID
+	pid := toolNamed(t, tb, "panic").Plugin.PID
 	for range 2 {
 		res := call(tb, "panic", `{}`)
 		if !res.IsError || !strings.Contains(res.Content, "panicked") || !strings.Contains(res.Content, "boom in "+strconv.Itoa(pid)) {
@@ -538,7 +539,7 @@ func TestPanicIsAnErrorResult(t *testing.T) {
 func TestKilledBetweenCalls(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "todo")))
-	pid := tool(t, tb, "todo_write").Plugin.PID
+	pid := toolNamed(t, tb, "todo_write").Plugin.PID
 	if res := call(tb, "todo_write", todoArgs); res.IsError {
 		t.Fatalf("first call: %+v", res)
 	}
@@ -552,22 +553,22 @@ func TestKilledBetweenCalls(t *testing.T) {
 	if res.IsError || len(res.Events) != 1 {
 		t.Fatalf("call after kill = %+v", res)
 	}
-	if res.Plugin.PID == pid || res.Plugin.PID != tool(t, tb, "todo_write").Plugin.PID {
-		t.Errorf("served by pid %d; killed %d; listed %d", res.Plugin.PID, pid, tool(t, tb, "todo_write").Plugin.PID)
+	if res.Plugin.PID == pid || res.Plugin.PID != toolNamed(t, tb, "todo_write").Plugin.PID {
+		t.Errorf("served by pid %d; killed %d; listed %d", res.Plugin.PID, pid, toolNamed(t, tb, "todo_write").Plugin.PID)
 	}
 }
 
 func TestConcurrentCallsShareOneRestart(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "crashy")))
-	pid := tool(t, tb, "ok").Plugin.PID
+	pid := toolNamed(t, tb, "ok").Plugin.PID
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the toolbox to notice the exit", func() bool {
 		return pluginInfo(t, tb, "crashy").Status == toolbox.StatusStopped
 	})
-	results := make([]toolbox.Result, 8)
+	results := make([]tool.Result, 8)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Go(func() { results[i] = call(tb, "ok", `{}`) })
@@ -654,12 +655,12 @@ func TestDuplicateToolRefused(t *testing.T) {
 func TestCancelDuringACall(t *testing.T) {
 	t.Parallel()
 	tb := open(t, testConfig(t, pluginDir(t, "slow")))
-	pid := tool(t, tb, "sleep").Plugin.PID
+	pid := toolNamed(t, tb, "sleep").Plugin.PID
 	ctx, cancel := context.WithCancel(context.Background())
 	progress := make(chan string, 10)
-	done := make(chan toolbox.Result)
+	done := make(chan tool.Result)
 	go func() {
-		done <- tb.Call(ctx, toolbox.Call{CallID: "c1", Name: "sleep", Args: `{}`}, func(s string) { progress <- s })
+		done <- tb.Call(ctx, tool.Call{CallID: "c1", Name: "sleep", Args: `{}`, Progress: func(s string) { progress <- s }})
 	}()
 	select {
 	case p := <-progress:
@@ -683,7 +684,7 @@ func TestCancelDuringACall(t *testing.T) {
 		t.Fatal("the cancelled call did not return")
 	}
 	// A cancelled ctx before the call: no plugin is reached.
-	if res := tb.Call(ctx, toolbox.Call{Name: "sleep", Args: `{}`}, nil); res.Content != "Error: cancelled" {
+	if res := tb.Call(ctx, tool.Call{Name: "sleep", Args: `{}`}); res.Content != "Error: cancelled" {
 		t.Errorf("call with a done ctx = %+v", res)
 	}
 	// Cancelling is not a crash.
@@ -706,7 +707,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		pids = append(pids, p.PID)
 	}
 	// A call in flight when Close runs ends with an error result.
-	done := make(chan toolbox.Result)
+	done := make(chan tool.Result)
 	go func() { done <- call(tb, "sleep", `{}`) }()
 	time.Sleep(50 * time.Millisecond)
 	if err := tb.Close(); err != nil {
@@ -740,7 +741,7 @@ func TestRunsTheCachedCopy(t *testing.T) {
 	copyPlugin(t, "todo", orig)
 	cfg := testConfig(t, dir)
 	tb := open(t, cfg)
-	ref := tool(t, tb, "todo_write").Plugin
+	ref := toolNamed(t, tb, "todo_write").Plugin
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(ref.PID) + "/exe")
 	if err != nil {
 		t.Fatal(err)
@@ -825,7 +826,7 @@ func TestRestartPolicy(t *testing.T) {
 		t.Parallel()
 		cfg := testConfig(t, pluginDir(t, "todo"))
 		tb := open(t, cfg)
-		ref := tool(t, tb, "todo_write").Plugin
+		ref := toolNamed(t, tb, "todo_write").Plugin
 		if err := os.Remove(filepath.Join(cfg.CacheDir, ref.SHA256)); err != nil {
 			t.Fatal(err)
 		}
@@ -857,7 +858,7 @@ func TestRestartPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := tool(t, tb, "todo_write").Plugin
+		ref := toolNamed(t, tb, "todo_write").Plugin
 		syscall.Kill(ref.PID, syscall.SIGKILL)
 		done := make(chan struct{})
 		go func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -81,13 +82,20 @@ func TestValidateEvents(t *testing.T) {
 		"array data": {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`[1]`)}}, want: "not a JSON object"},
 		"bad data":   {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`{"a":`)}}, want: "not a JSON object"},
 		"no data":    {events: []pluginapi.Event{{Type: "todo/write"}}, want: "not a JSON object"},
+		"too big": {events: []pluginapi.Event{{Type: "todo/write", Data: json.RawMessage(`{"a":"` + strings.Repeat("x", event.MaxProposedBytes) + `"}`)}},
+			want: `plugin todo proposed a "todo/write" event: data is`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			err := validateEvents("todo", declared, tt.events)
+			events, err := checkEvents("todo", declared, tt.events)
 			if got := errText(err); !strings.Contains(got, tt.want) || (tt.want == "") != (err == nil) {
-				t.Fatalf("validateEvents: %q, want %q", got, tt.want)
+				t.Fatalf("checkEvents: %q, want %q", got, tt.want)
+			}
+			for i, e := range events {
+				if p, ok := e.Proposed(); !ok || p.Type() != event.Type(tt.events[i].Type) {
+					t.Errorf("event %d = %+v, want it to carry its checked event", i, e)
+				}
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/pluginapi"
 )
 
@@ -74,18 +75,26 @@ func validateEventType(typ string) error {
 	return nil
 }
 
-// validateEvents checks the events a result proposes: each must have a type
-// the plugin declared and a JSON object as data.
-func validateEvents(plugin string, declared map[string]bool, events []pluginapi.Event) error {
+// checkEvents checks the events a result proposes, once for the whole
+// host: each must have a type the plugin declared, and data event.Propose
+// accepts (a JSON object within its bound). It returns them as the loop
+// appends them, each carrying its checked event (tool.Checked).
+func checkEvents(plugin string, declared map[string]bool, events []pluginapi.Event) ([]tool.Emitted, error) {
+	var out []tool.Emitted
 	for _, e := range events {
 		if !declared[e.Type] {
-			return fmt.Errorf("plugin %s proposed an undeclared event type %q", plugin, e.Type)
+			return nil, fmt.Errorf("plugin %s proposed an undeclared event type %q", plugin, e.Type)
 		}
-		if !isJSONObject(e.Data) {
-			return fmt.Errorf("plugin %s proposed a %q event whose data is not a JSON object", plugin, e.Type)
+		p, err := event.Propose(event.Type(e.Type), e.Data)
+		switch {
+		case errors.Is(err, event.ErrNotJSON) || errors.Is(err, event.ErrNotObject):
+			return nil, fmt.Errorf("plugin %s proposed a %q event whose data is not a JSON object", plugin, e.Type)
+		case err != nil:
+			return nil, fmt.Errorf("plugin %s proposed a %q event: %v", plugin, e.Type, err)
 		}
+		out = append(out, tool.Checked(p))
 	}
-	return nil
+	return out, nil
 }
 
 // checkArgs checks that the model's argument text is a JSON object. Empty
@@ -117,10 +126,4 @@ func jsonKind(c byte) string {
 		return "a boolean"
 	}
 	return "a number"
-}
-
-// isJSONObject reports whether b is one valid JSON object.
-func isJSONObject(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }
