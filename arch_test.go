@@ -116,6 +116,11 @@ func importRules() []importRule {
 		// so that the host links no SDK (TestHostLinksNoSDK).
 		{dir: "host/llm/llmproc", allowInternal: []string{"host/llm", "pluginapi"}, allowExternal: true,
 			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
+		// opening providers by name: through llmproc, never the SDK
+		// providers (TestHostLinksNoSDK); pluginhost's Supervisor type
+		// for the harness-llm process.
+		{dir: "host/llm/providers", allowInternal: []string{"host/llm", "host/shorten", "pluginapi"}, allowExternal: true,
+			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
 		{dir: "host/session", allowInternal: []string{"host/event", "host/eventlog", "host/llm", "host/ownership"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.

@@ -17,6 +17,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/ownership"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
@@ -154,8 +155,8 @@ type Runtime struct {
 	mcp mcpSets
 	// bg counts background work Close waits for.
 	bg sync.WaitGroup
-	// providers are those opened with Config.OpenProvider.
-	providers providers
+	// providers serve each model from its provider.
+	providers *providers.Set
 	// probe is what this kernel offers a sandbox, for AutoRefusal.
 	probe kernelProbe
 }
@@ -177,6 +178,10 @@ func New(cfg Config) (*Runtime, error) {
 		log = hclog.NewNullLogger()
 	}
 	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
+	r.providers = &providers.Set{Default: cfg.Model, DefaultProvider: r.Models()[0].Provider}
+	if cfg.OpenProvider != nil {
+		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
+	}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
 		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget, StartOnUse: startOnUse}
 	return r, nil

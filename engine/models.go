@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
@@ -245,33 +244,5 @@ func (r *Runtime) Usage(s *session.Session, from int64) Usage {
 	return u
 }
 
-// providers caches the providers opened for models of another provider
-// than the default's.
-type providers struct {
-	mu sync.Mutex
-	m  map[string]agent.Model
-}
-
-// provider returns the provider serving models of provider name: the
-// configured one for the default's provider (or when no opener is set),
-// else one opened once with Config.OpenProvider.
-func (r *Runtime) provider(m llm.ModelInfo) (agent.Model, error) {
-	name := m.Provider
-	if name == "" || name == r.Models()[0].Provider || r.cfg.OpenProvider == nil {
-		return r.cfg.Model, nil
-	}
-	r.providers.mu.Lock()
-	defer r.providers.mu.Unlock()
-	if p, ok := r.providers.m[name]; ok {
-		return p, nil
-	}
-	p, err := r.cfg.OpenProvider(m)
-	if err != nil {
-		return nil, err
-	}
-	if r.providers.m == nil {
-		r.providers.m = map[string]agent.Model{}
-	}
-	r.providers.m[name] = p
-	return p, nil
-}
+// provider returns the provider serving model m (providers.Set).
+func (r *Runtime) provider(m llm.ModelInfo) (agent.Model, error) { return r.providers.For(m) }

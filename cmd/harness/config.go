@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/subagent"
@@ -87,7 +88,7 @@ type config struct {
 	Models        string
 	ContextWindow int
 	// ModelTable is the config file's [[models]].
-	ModelTable []engine.ModelEntry
+	ModelTable []providers.Entry
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
@@ -246,7 +247,7 @@ func (c *config) check() error {
 	if c.PluginIdle < 0 {
 		return fmt.Errorf("%s: plugin-idle must be a duration such as 5m, or 0 for never", c.source("plugin-idle"))
 	}
-	if _, err := engine.ThinkingBudget(c.Thinking); err != nil {
+	if _, err := providers.ThinkingBudget(c.Thinking); err != nil {
 		return fmt.Errorf("%s: %w", c.source("thinking-budget"), err)
 	}
 	if c.CompactAt < 0 || c.CompactAt > 100 {

@@ -14,6 +14,7 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
@@ -157,7 +158,7 @@ func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.
 	if model != nil {
 		// the model a session is logged as starting on
 		rc.Model, rc.ModelName, rc.Models = model, c.Provider, []llm.ModelInfo{{Provider: c.Provider, Name: c.Provider}}
-	} else if err := rc.OpenModels(engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
+	} else if err := rc.OpenModels(providers.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
 		return nil, err
 	}
 	return engine.New(rc)
