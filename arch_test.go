@@ -134,6 +134,9 @@ func importRules() []importRule {
 		{dir: "host/devbuild", allowExternal: true},
 		// the one way settings are read: flags, environment, the TOML file.
 		{dir: "host/settings", allowInternal: []string{"host/ownership"}, allowModules: []string{"github.com/BurntSushi/toml"}},
+		// the default folders and files: the standard library, and the
+		// plugin lock files' suffix.
+		{dir: "host/settings/paths", allowInternal: []string{"host/pluginlock"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// MCP servers: the SDK's client, pluginapi's schema rules and
 		// pluginhost's launch environment.

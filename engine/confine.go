@@ -14,6 +14,7 @@ import (
 
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/host/pluginlock"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -45,7 +46,7 @@ func newPluginConfiner(cfg Config, log hclog.Logger) *pluginConfiner {
 	home, _ := os.UserHomeDir()
 	conf := cfg.ConfigDir
 	if conf == "" {
-		conf = DefaultConfigDir(os.Getenv)
+		conf = paths.ConfigDir(os.Getenv)
 	}
 	c := &pluginConfiner{builtin: cfg.BuiltinPluginDirs, home: home, own: []string{conf, cfg.StateDir}, log: log}
 	switch {

@@ -63,9 +63,9 @@ type Config struct {
 	// keeps the mode its log holds (see SessionMode). New adds harness's
 	// own files to its Protected paths (see ConfigDir).
 	Policy permission.Policy
-	// ConfigDir is harness's config folder ("": DefaultConfigDir) and
+	// ConfigDir is harness's config folder ("": paths.ConfigDir) and
 	// ConfigFile its config file (--config; "": none besides the folder's).
-	// With Policy.File (else DefaultPermissionsFile), MCPUserFile,
+	// With Policy.File (else paths.PermissionsFile), MCPUserFile,
 	// StateDir and PluginDirs with their lock files they are protected
 	// paths: a call writing to them is asked in every mode but allow-all
 	// (host/permission).

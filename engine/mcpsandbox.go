@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/host/mcpclient"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/sandbox"
 )
@@ -31,7 +32,7 @@ func (r *Runtime) mcpConfiner() func(mcpclient.ServerConfig, string) (pluginhost
 	runtimeDir := getenv("XDG_RUNTIME_DIR")
 	conf := r.cfg.ConfigDir
 	if conf == "" {
-		conf = DefaultConfigDir(os.Getenv)
+		conf = paths.ConfigDir(os.Getenv)
 	}
 	own := []string{conf, r.cfg.StateDir}
 	return func(c mcpclient.ServerConfig, cwd string) (pluginhost.Supervisor, error) {

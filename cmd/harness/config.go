@@ -13,6 +13,7 @@ import (
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
@@ -78,7 +79,8 @@ type config struct {
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
 	Reattach string
-	// PluginIdle stops a plugin idle that long (0: never).
+	// PluginIdle stops a plugin idle that long (0: never; default
+	// defaultPluginIdle).
 	PluginIdle time.Duration
 	// ConfigFile is the config file (--config, HARNESS_CONFIG).
 	ConfigFile string
@@ -109,7 +111,7 @@ func (e env) get(name string) string {
 func bindConfig(fs *flag.FlagSet, e env) *config {
 	c := &config{env: e, set: settings.New(fs)}
 	s := c.set
-	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", engine.ConfigFile(e.get, "config.toml"), "settings file (TOML; keys are the flag names, plus [[models]])")
+	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", paths.ConfigFile(e.get, "config.toml"), "settings file (TOML; keys are the flag names, plus [[models]])")
 	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | openai-responses | anthropic | script")
 	s.String(&c.Model, "model", "HARNESS_MODEL", "", "the default model (deepseek: deepseek-chat)")
 	s.String(&c.Models, "models", "HARNESS_MODELS", "", "comma-separated model names of the provider a session may switch to (the editor's model picker); the first is the default unless --model says otherwise")
@@ -138,7 +140,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
-	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", engine.DefaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
+	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -267,6 +269,10 @@ func (c *config) check() error {
 
 // The range of pids-limit: a command needs bash and a few children; the
 // kernel's own cap on pids is 2^22.
+// defaultPluginIdle is --plugin-idle's default: a plugin unused for that
+// long is stopped (it starts again on its next call, ~5–15 ms).
+const defaultPluginIdle = 5 * time.Minute
+
 const (
 	minPidsLimit = 8
 	maxPidsLimit = 1 << 22
@@ -340,9 +346,9 @@ func (c *config) stateDir(e env) (string, error) {
 	if c.StateDir != "" {
 		return filepath.Abs(c.StateDir)
 	}
-	return engine.DefaultStateDir(e.get)
+	return paths.StateDir(e.get)
 }
 
 // pluginDirs returns the plugin folders: the flag's colon-separated list,
 // else engine's default.
-func (c *config) pluginDirs() ([]string, error) { return engine.PluginDirs(c.PluginDir) }
+func (c *config) pluginDirs() ([]string, error) { return paths.PluginDirs(c.PluginDir) }

@@ -16,6 +16,7 @@ import (
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
@@ -92,13 +93,13 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	}
 	// The plugins next to the executable ship with it: trusted with what
 	// they declare. Every other plugin dir's are third parties'.
-	builtin, err := engine.PluginDirs("")
+	builtin, err := paths.PluginDirs("")
 	if err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
-		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
+		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
