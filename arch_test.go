@@ -143,6 +143,9 @@ func importRules() []importRule {
 		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "pluginapi"}, allowExternal: true},
 		// the keeper every plugin, harness-llm and stdio MCP server runs under: the standard library and the sandbox it confines plugins with.
 		{dir: "host/keeper", allowInternal: []string{"sandbox"}, allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
+		// the sandbox decisions: the setting, a call's sandbox, a plugin's
+		// and an MCP server's profile under their keeper.
+		{dir: "host/confine", allowInternal: []string{"host/agent", "host/event", "host/keeper", "host/mcpclient", "host/pluginlock", "host/toolbox", "pluginapi", "sandbox"}, allowExternal: true},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
@@ -162,7 +165,7 @@ func importRules() []importRule {
 		{dir: "sandbox", allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.

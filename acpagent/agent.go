@@ -12,6 +12,7 @@ import (
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
@@ -287,7 +288,7 @@ func (s *acpSession) SetMode(_ context.Context, id string) error {
 		return err
 	}
 	err = s.h.SetSessionMode(s.Session, m, engine.ModeByClient)
-	if errors.Is(err, engine.ErrAutoUnavailable) {
+	if errors.Is(err, confine.ErrAutoUnavailable) {
 		return acpbridge.ModeUnavailable(err) // the editor shows why
 	}
 	return err

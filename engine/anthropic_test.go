@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/anthropic/anthropictest"
 	"github.com/harness-dev/harness/host/llm/providers"
@@ -43,7 +44,7 @@ func TestAnthropicTurn(t *testing.T) {
 				return key
 			}
 			return ""
-		}}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}), engine.Supervise)
+		}}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}), confine.Supervise)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/providers"
@@ -92,7 +93,7 @@ type Config struct {
 	// workspace-write, network off). The plugins get it in their
 	// environment (HARNESS_SANDBOX, HARNESS_SANDBOX_NETWORK), set by the
 	// host whatever PluginEnv passes.
-	Sandbox Sandbox
+	Sandbox confine.Setting
 	// ContextWindow is the model's context window in tokens (0: unknown, no
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
@@ -157,8 +158,8 @@ type Runtime struct {
 	bg sync.WaitGroup
 	// providers serve each model from its provider.
 	providers *providers.Set
-	// probe is what this kernel offers a sandbox, for AutoRefusal.
-	probe kernelProbe
+	// kernel is what this kernel offers a sandbox, for AutoRefusal.
+	kernel confine.Kernel
 }
 
 // New checks cfg and returns a Runtime with no plugins started.
@@ -341,10 +342,10 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 	// The bash plugin's calls: run inside an enforced sandbox, or asking
 	// to leave it (the sandbox its tool/call records says which).
 	if sb := req.Sandbox; sb != nil && a.r.Sandbox().Mode != sandbox.Off {
-		preq.Escalate = escalates(req.Args)
+		preq.Escalate = confine.Escalates(req.Args)
 		preq.Sandboxed = !preq.Escalate && sb.Mode != string(sandbox.Off)
 		if preq.Escalate {
-			preq.Justification = justification(req.Args)
+			preq.Justification = confine.Justification(req.Args)
 		}
 	}
 	if req.Kind != "" {
@@ -413,13 +414,9 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 // additionalDirectories), logged in its first sandbox/policy. A bad
 // folder is an error naming it, and no session is made.
 func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Session, error) {
-	var checked []string
-	for _, d := range dirs {
-		c, err := CheckAddDir(d, r.home())
-		if err != nil {
-			return nil, err
-		}
-		checked = append(checked, c)
+	checked, err := r.checkSessionDirs(dirs)
+	if err != nil {
+		return nil, err
 	}
 	if err := r.ensureStateDir(); err != nil {
 		return nil, err
@@ -534,10 +531,10 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
 		PluginEnv:   r.cfg.PluginEnv,
-		Env:         r.cfg.Sandbox.env(),
+		Env:         r.cfg.Sandbox.Env(),
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
-		Supervisor:  Supervise,
+		Supervisor:  confine.Supervise,
 		Confiner:    r.confiner(),
 		Cwd:         cwd,
 	})

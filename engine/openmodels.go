@@ -4,12 +4,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/providers"
 )
 
 // OpenModels fills the model fields of c the way harness does
-// (providers.OpenModels, the SDK providers under Supervise): Model and
+// (providers.OpenModels, the SDK providers under confine.Supervise): Model and
 // ModelName are p's provider opened for the default model of choice;
 // Models is choice resolved; OpenProvider opens another provider's on
 // first use. The providers log to c.Logger.
@@ -18,7 +19,7 @@ func (c *Config) OpenModels(p providers.Provider, choice providers.Choice) error
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	o, err := providers.OpenModels(p, choice, log, Supervise)
+	o, err := providers.OpenModels(p, choice, log, confine.Supervise)
 	if err != nil {
 		return err
 	}

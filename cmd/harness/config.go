@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
@@ -280,14 +281,14 @@ const (
 
 // sandboxPaths checks add-dir and deny-read ("~" expanded with $HOME)
 // and returns the sandbox with them; an error names the setting's source.
-func (c *config) sandboxPaths() (engine.Sandbox, error) {
+func (c *config) sandboxPaths() (confine.Setting, error) {
 	home := ""
 	if c.env != nil {
 		home = c.env.get("HOME")
 	}
-	var sb engine.Sandbox
+	var sb confine.Setting
 	for _, d := range c.AddDirs {
-		checked, err := engine.CheckAddDir(d, home)
+		checked, err := confine.CheckAddDir(d, home)
 		if err != nil {
 			return sb, fmt.Errorf("%s: %w", c.source("add-dir"), err)
 		}
@@ -296,7 +297,7 @@ func (c *config) sandboxPaths() (engine.Sandbox, error) {
 		}
 	}
 	for _, p := range c.DenyRead {
-		checked, err := engine.CheckDenyRead(p, home)
+		checked, err := confine.CheckDenyRead(p, home)
 		if err != nil {
 			return sb, fmt.Errorf("%s: %w", c.source("deny-read"), err)
 		}
@@ -308,7 +309,7 @@ func (c *config) sandboxPaths() (engine.Sandbox, error) {
 }
 
 // sandbox is the sandbox setting; check has validated it.
-func (c *config) sandbox() engine.Sandbox {
+func (c *config) sandbox() confine.Setting {
 	sb, _ := c.sandboxPaths()
 	sb.Mode, _ = sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
 	sb.Network, _ = parseNetwork(c.SandboxNetwork)

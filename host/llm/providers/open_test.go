@@ -12,9 +12,9 @@ import (
 	"github.com/harness-dev/harness/host/llm/providers"
 )
 
-// TestOpenSDKProviders: the new providers' settings errors name the
+// TestOpenModelSDKProviders: the new providers' settings errors name the
 // variable that fixes them and never echo a key.
-func TestOpenSDKProviders(t *testing.T) {
+func TestOpenModelSDKProviders(t *testing.T) {
 	// Open finds harness-llm but does not start it: any executable file
 	// stands for it here.
 	bin := filepath.Join(t.TempDir(), llmproc.Binary)

@@ -11,9 +11,9 @@ import (
 	"github.com/harness-dev/harness/host/llm/providers"
 )
 
-// TestListRemote: GET BASE/models with the key as a bearer token,
+// TestListRemoteModels: GET BASE/models with the key as a bearer token,
 // the ids sorted; a refused key names the variable, never the key.
-func TestListRemote(t *testing.T) {
+func TestListRemoteModels(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/models" {
