@@ -146,6 +146,9 @@ func importRules() []importRule {
 		// the sandbox decisions: the setting, a call's sandbox, a plugin's
 		// and an MCP server's profile under their keeper.
 		{dir: "host/confine", allowInternal: []string{"host/agent", "host/event", "host/keeper", "host/mcpclient", "host/pluginlock", "host/toolbox", "pluginapi", "sandbox"}, allowExternal: true},
+		// the plugins' host services: sessions, approvers, editors and
+		// children as the runtime hands them; text files with fsroot.
+		{dir: "host/services", allowInternal: []string{"host/agent", "host/permission", "host/session", "host/subagent", "pluginapi"}},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,

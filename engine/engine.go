@@ -22,6 +22,7 @@ import (
 	"github.com/harness-dev/harness/host/ownership"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
+	"github.com/harness-dev/harness/host/services"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/toolbox"
@@ -303,9 +304,9 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	}
 	turn.Tools = r.withMCP(s.ID(), turn.Tools)
 	turn.Approver = loopApprover{c: checker, s: s, r: r, readHint: readHint(turn.Tools)}
-	defer r.approvers.set(s.ID(), turn.Approver)()
-	if ed, ok := live.(EditorFiles); ok {
-		defer r.editors.set(s.ID(), ed)()
+	defer r.approvers.put(s.ID(), turn.Approver)()
+	if ed, ok := live.(services.EditorFiles); ok {
+		defer r.editors.put(s.ID(), ed)()
 	}
 	return turn.Run(ctx, s, prompt, live)
 }
@@ -526,7 +527,7 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		HostVersion: r.cfg.HostVersion,
 		LogLevel:    r.cfg.LogLevel,
 		StateDir:    r.cfg.StateDir,
-		Services:    r,
+		Services:    &services.Host{Sessions: &r.sessions, Approvers: &r.approvers, Editors: &r.editors, Subagents: children{r}},
 		Watch:       r.cfg.Watch,
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
