@@ -149,6 +149,8 @@ func importRules() []importRule {
 		// the plugins' host services: sessions, approvers, editors and
 		// children as the runtime hands them; text files with fsroot.
 		{dir: "host/services", allowInternal: []string{"host/agent", "host/permission", "host/session", "host/subagent", "pluginapi"}},
+		// a session's tokens and their price: events, model prices, listed sessions.
+		{dir: "host/pricing", allowInternal: []string{"host/event", "host/llm", "host/session"}},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
@@ -168,7 +170,7 @@ func importRules() []importRule {
 		{dir: "sandbox", allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
 		{dir: "acpbridge", allowInternal: []string{"host/event", "host/shorten"}, allowExternal: true},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/pricing", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.
