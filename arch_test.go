@@ -151,6 +151,8 @@ func importRules() []importRule {
 		{dir: "host/services", allowInternal: []string{"host/agent", "host/permission", "host/session", "host/subagent", "pluginapi"}},
 		// a session's tokens and their price: events, model prices, listed sessions.
 		{dir: "host/pricing", allowInternal: []string{"host/event", "host/llm", "host/session"}},
+		// the slash commands: their names and how a prompt invokes one.
+		{dir: "host/slash", allowInternal: []string{"host/event"}},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
