@@ -153,6 +153,8 @@ func importRules() []importRule {
 		{dir: "host/pricing", allowInternal: []string{"host/event", "host/llm", "host/session"}},
 		// the slash commands: their names and how a prompt invokes one.
 		{dir: "host/slash", allowInternal: []string{"host/event"}},
+		// the running build's version and its plugin SDK's.
+		{dir: "host/buildinfo", allowInternal: []string{"pluginapi"}},
 		{dir: "host/toolbox", allowInternal: []string{"host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,

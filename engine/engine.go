@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/buildinfo"
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
@@ -80,7 +81,7 @@ type Config struct {
 	Logger hclog.Logger
 	// LogLevel is the level the plugins log at.
 	LogLevel string
-	// HostVersion is told to the plugins ("": Version("")).
+	// HostVersion is told to the plugins ("": buildinfo.Version("")).
 	HostVersion string
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
@@ -172,7 +173,7 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	if cfg.HostVersion == "" {
-		cfg.HostVersion = Version("")
+		cfg.HostVersion = buildinfo.Version("")
 	}
 	cfg.Policy.Protected = append(slices.Clip(cfg.Policy.Protected), protectedPaths(cfg)...)
 	log := cfg.Logger

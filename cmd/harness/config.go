@@ -174,7 +174,7 @@ func (c *config) resolve() error {
 	}
 	c.resolveMode()
 	// Every command logs: a bad level is named with where it came from.
-	if _, err := engine.NewLogger(io.Discard, c.LogLevel, false); err != nil {
+	if _, err := hclogger(io.Discard, c.LogLevel, false); err != nil {
 		return fmt.Errorf("%s: %w", c.source("log-level"), err)
 	}
 	return nil
