@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/harness-dev/harness/host/agent"
@@ -46,12 +45,7 @@ func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 	all, untrusted := r.mcpConfigs(s.Cwd(), servers)
 	if len(untrusted) > 0 {
-		names := make([]string, len(untrusted))
-		for i, c := range untrusted {
-			names[i] = c.Name
-		}
-		r.log.Warn("the project's MCP servers are not started: " + untrusted[0].Source + " would run commands from the repository (" +
-			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
+		r.log.Warn(r.mcpSources().Untrusted(untrusted))
 	}
 	r.closeMCP(s.ID())
 	if len(all) == 0 {
@@ -60,36 +54,19 @@ func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 	r.mcp.set(s.ID(), r.startMCP(all, s.Cwd()))
 }
 
-// mcpConfigs gathers the MCP servers of a session in folder cwd: the
-// user's file, the project's when trusted, then servers, merged (a later
-// source's server replaces an earlier one of the same name). untrusted
-// are the project's servers left out because Config.MCPProject does not
-// trust them.
+// mcpSources are where the Runtime's sessions' MCP servers are configured.
+func (r *Runtime) mcpSources() mcpclient.Sources {
+	return mcpclient.Sources{UserFile: r.cfg.MCPUserFile, TrustProject: r.cfg.MCPProject, Getenv: r.cfg.Getenv}
+}
+
+// mcpConfigs gathers the MCP servers of a session in folder cwd
+// (mcpclient.Sources.Gather), logging what the files left out.
 func (r *Runtime) mcpConfigs(cwd string, servers []MCPServer) (all, untrusted []MCPServer) {
-	getenv := r.cfg.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	all, untrusted, warnings := r.mcpSources().Gather(cwd, servers)
+	for _, w := range warnings {
+		r.log.Warn(w)
 	}
-	var lists [][]MCPServer
-	if r.cfg.MCPUserFile != "" {
-		list, err := mcpclient.LoadFile(r.cfg.MCPUserFile, getenv)
-		if err != nil {
-			r.log.Warn("some MCP servers of the user's file are left out: " + err.Error())
-		}
-		lists = append(lists, list)
-	}
-	project := mcpclient.ProjectFile(cwd)
-	switch list, err := mcpclient.LoadFile(project, getenv); {
-	case len(list) > 0 && !r.cfg.MCPProject:
-		untrusted = list
-	case r.cfg.MCPProject:
-		if err != nil {
-			r.log.Warn("some MCP servers of the project's file are left out: " + err.Error())
-		}
-		lists = append(lists, list)
-	}
-	lists = append(lists, servers)
-	return mcpclient.Merge(lists...), untrusted
+	return all, untrusted
 }
 
 // startMCP starts servers for a session in folder cwd.
@@ -121,18 +98,9 @@ func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo {
 		_ = set.Close()
 	}
 	for _, c := range untrusted {
-		info := c.Info()
-		info.Status, info.Err = mcpclient.StatusNotStarted, "the project's servers run commands from the repository; trust them with HARNESS_MCP_PROJECT=1"
-		out = append(out, info)
+		out = append(out, mcpclient.NotTrusted(c))
 	}
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "the user's mcp.json"
-	}
-	return s
 }
 
 // closeMCP stops session id's MCP servers, if any.
