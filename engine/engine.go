@@ -20,6 +20,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/providers"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/ownership"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
@@ -185,6 +186,8 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.OpenProvider != nil {
 		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
 	}
+	r.mcp = mcpSets{&mcpclient.Sessions{Start: r.startMCP, Logger: log,
+		Sources: mcpclient.Sources{UserFile: cfg.MCPUserFile, TrustProject: cfg.MCPProject, Getenv: cfg.Getenv}}}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
 		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget, StartOnUse: startOnUse}
 	return r, nil
@@ -470,7 +473,7 @@ func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.Lis
 func (r *Runtime) CloseSession(s *session.Session) error {
 	r.sessions.remove(s.ID())
 	r.sessionDirs.remove(s.ID())
-	r.closeMCP(s.ID())
+	r.mcp.Close(s.ID())
 	if r.tools != nil {
 		r.bg.Add(1)
 		go func() {
@@ -490,7 +493,7 @@ func (r *Runtime) CloseSession(s *session.Session) error {
 
 // Close waits for background work and stops the plugins.
 func (r *Runtime) Close() error {
-	r.closeAllMCP()
+	r.mcp.CloseAll()
 	if r.tools == nil {
 		return nil
 	}

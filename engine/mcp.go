@@ -18,22 +18,12 @@ type MCPServer = mcpclient.ServerConfig
 // MCPEnvVar is a variable of an MCPServer's env, or one of its headers.
 type MCPEnvVar = mcpclient.EnvVar
 
-// mcpSets are the MCP servers of the open sessions, by session id, and
-// (lent) those of the running subagent children, which use their root
-// session's: a child's end does not stop them.
-type mcpSets struct {
-	registry[*mcpclient.Set]
-	lent registry[*mcpclient.Set]
-}
+// mcpSets are the sessions' MCP servers (mcpclient.Sessions).
+type mcpSets struct{ *mcpclient.Sessions }
 
 // of returns the MCP servers session id uses: its own, or its root's
 // when it is a running child.
-func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
-	if set, ok := m.get(id); ok {
-		return set, true
-	}
-	return m.lent.get(id)
-}
+func (m mcpSets) of(id string) (*mcpclient.Set, bool) { return m.Of(id) }
 
 // ConnectMCP connects the MCP servers of session s: the user's mcp.json
 // (Config.MCPUserFile), the project's .mcp.json in the session's folder
@@ -43,30 +33,7 @@ func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
 // stop when it is closed. A server that fails is one warning line; the
 // session goes on without it. Calling it again replaces the servers.
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
-	all, untrusted := r.mcpConfigs(s.Cwd(), servers)
-	if len(untrusted) > 0 {
-		r.log.Warn(r.mcpSources().Untrusted(untrusted))
-	}
-	r.closeMCP(s.ID())
-	if len(all) == 0 {
-		return
-	}
-	r.mcp.set(s.ID(), r.startMCP(all, s.Cwd()))
-}
-
-// mcpSources are where the Runtime's sessions' MCP servers are configured.
-func (r *Runtime) mcpSources() mcpclient.Sources {
-	return mcpclient.Sources{UserFile: r.cfg.MCPUserFile, TrustProject: r.cfg.MCPProject, Getenv: r.cfg.Getenv}
-}
-
-// mcpConfigs gathers the MCP servers of a session in folder cwd
-// (mcpclient.Sources.Gather), logging what the files left out.
-func (r *Runtime) mcpConfigs(cwd string, servers []MCPServer) (all, untrusted []MCPServer) {
-	all, untrusted, warnings := r.mcpSources().Gather(cwd, servers)
-	for _, w := range warnings {
-		r.log.Warn(w)
-	}
-	return all, untrusted
+	r.mcp.Connect(s.ID(), s.Cwd(), servers)
 }
 
 // startMCP starts servers for a session in folder cwd.
@@ -89,46 +56,11 @@ func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 // stopped again (each start bounded by Config.MCPStartTimeout). What it
 // returns holds no env or header values, no arguments and no URL
 // credentials or query: see mcpclient.ServerInfo.
-func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo {
-	all, untrusted := r.mcpConfigs(cwd, nil)
-	var out []mcpclient.ServerInfo
-	if len(all) > 0 {
-		set := r.startMCP(all, cwd)
-		out = set.Servers()
-		_ = set.Close()
-	}
-	for _, c := range untrusted {
-		out = append(out, mcpclient.NotTrusted(c))
-	}
-	return out
-}
-
-// closeMCP stops session id's MCP servers, if any.
-func (r *Runtime) closeMCP(id string) {
-	set, ok := r.mcp.get(id)
-	if !ok {
-		return
-	}
-	r.mcp.remove(id)
-	_ = set.Close()
-}
-
-// closeAllMCP stops every session's MCP servers.
-func (r *Runtime) closeAllMCP() {
-	r.mcp.mu.Lock()
-	ids := make([]string, 0, len(r.mcp.m))
-	for id := range r.mcp.m {
-		ids = append(ids, id)
-	}
-	r.mcp.mu.Unlock()
-	for _, id := range ids {
-		r.closeMCP(id)
-	}
-}
+func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo { return r.mcp.List(cwd) }
 
 // MCPTools lists the tools of session id's MCP servers.
 func (r *Runtime) MCPTools(id string) []mcpclient.Tool {
-	set, _ := r.mcp.get(id)
+	set, _ := r.mcp.Own(id)
 	return set.Tools()
 }
 

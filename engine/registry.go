@@ -97,10 +97,11 @@ func (c children) Spawn(ctx context.Context, req pluginapi.SubagentRequest, appr
 			unsetApprover := r.approvers.put(s.ID(), approver)
 			ed, _ := r.editors.get(req.ParentSessionID)
 			unsetEditor := r.editors.put(s.ID(), ed)
+			unlend := func() {}
 			if hasMCP {
-				r.mcp.lent.set(s.ID(), mcp)
+				unlend = r.mcp.Lend(s.ID(), mcp)
 			}
-			unset = func() { unsetApprover(); unsetEditor(); r.mcp.lent.remove(s.ID()) }
+			unset = func() { unsetApprover(); unsetEditor(); unlend() }
 		},
 		Closed: func(s *session.Session) {
 			unset()
