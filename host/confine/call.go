@@ -12,20 +12,21 @@ import (
 )
 
 // Call is the sandbox a call of tool t with arguments args runs under in
-// a session of setting sb whose cwd is cwd, for its tool/call and, the same value, the
-// call itself (pluginapi.CallRequest.Sandbox): set for the tools of kind
-// execute of a plugin with the Sandboxes capability (the bash plugin's
-// bash, which runs each command in it, and kill_shell, which stops one
-// started there), nil for every other tool — a plugin that does not
-// confine its commands is not run in this sandbox, so neither the kind
+// a session of setting sb whose cwd is cwd, for its tool/call and, the
+// same value, the call itself (pluginapi.CallRequest.Sandbox): set for
+// the tools of kind execute of a plugin with the Sandboxes capability (the
+// bash plugin's bash, which runs each command in it, and kill_shell, which
+// stops one started there), nil for every other tool — a plugin that does
+// not confine its commands is not run in this sandbox, so neither the kind
 // nor a plugin's name ("bash") says it; only a built-in or a plugin the
-// user trusted is started with Sandboxes. The roots are sandbox.Build's writable
-// roots for cwd and the session's added folders (with the git folders of
-// their repositories), their links resolved (the plugin refuses a root
-// that no longer resolves to itself); the private temp folder the plugin
-// makes is not among them. A bash call that escalates (see Escalates)
-// runs with sandbox off, and that is what it records and sends, once
-// allowed: the plugin runs a command unsandboxed only when the host says so.
+// user trusted is started with Sandboxes. The roots are sandbox.Build's
+// writable roots for cwd and the session's added folders (with the git
+// folders of their repositories), their links resolved (the plugin refuses
+// a root that no longer resolves to itself); the private temp folder the
+// plugin makes is not among them. A bash call that escalates (see
+// Escalates) runs with sandbox off, and that is what it records and sends,
+// once allowed: the plugin runs a command unsandboxed only when the host
+// says so.
 func Call(sb Setting, t agent.Tool, cwd, args string) *event.CallSandbox {
 	if t.Plugin == nil || !t.Sandboxes || t.Kind != "execute" {
 		return nil
