@@ -308,9 +308,9 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	}
 	turn.Tools = r.withMCP(s.ID(), turn.Tools)
 	turn.Approver = loopApprover{c: checker, s: s, r: r, readHint: readHint(turn.Tools)}
-	defer r.approvers.put(s.ID(), turn.Approver)()
-	if ed, ok := live.(services.EditorFiles); ok {
-		defer r.editors.put(s.ID(), ed)()
+	defer r.approvers.set(s.ID(), turn.Approver)()
+	if ed, ok := live.(EditorFiles); ok {
+		defer r.editors.set(s.ID(), ed)()
 	}
 	return turn.Run(ctx, s, prompt, live)
 }

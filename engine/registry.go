@@ -51,24 +51,29 @@ func (o *openSessions) Session(id string) (*session.Session, bool) { return o.ge
 // (services.Approvers). They are connections, not session state.
 type approvers struct{ registry[agent.Approver] }
 
-func (a *approvers) put(id string, ap agent.Approver) (unset func()) {
-	a.set(id, ap)
+func (a *approvers) set(id string, ap agent.Approver) (unset func()) {
+	a.registry.set(id, ap)
 	return func() { a.remove(id) }
 }
 func (a *approvers) Approver(id string) (agent.Approver, bool) { return a.get(id) }
 
+// EditorFiles is implemented by a turn's live sink whose client is an
+// editor that reads and writes files for the agent: while the turn runs,
+// the plugins' text files go through it (services.EditorFiles).
+type EditorFiles = services.EditorFiles
+
 // editors are the editors of the turns running now, by session id (a
 // child agent's are its root's; services.Editors).
-type editors struct{ registry[services.EditorFiles] }
+type editors struct{ registry[EditorFiles] }
 
-func (e *editors) put(id string, ed services.EditorFiles) (unset func()) {
+func (e *editors) set(id string, ed EditorFiles) (unset func()) {
 	if ed == nil {
 		return func() {}
 	}
-	e.set(id, ed)
+	e.registry.set(id, ed)
 	return func() { e.remove(id) }
 }
-func (e *editors) Editor(id string) (services.EditorFiles, bool) { return e.get(id) }
+func (e *editors) Editor(id string) (EditorFiles, bool) { return e.get(id) }
 
 // children runs the subagent tool's child sessions (services.Spawner): a
 // child is known to the host services while it runs, with its parent's
@@ -94,9 +99,9 @@ func (c children) Spawn(ctx context.Context, req pluginapi.SubagentRequest, appr
 			if err := r.logSandbox(s); err != nil { // its commands run in the same sandbox
 				r.log.Warn("subagent session: sandbox not logged", "session", s.ID(), "err", err)
 			}
-			unsetApprover := r.approvers.put(s.ID(), approver)
+			unsetApprover := r.approvers.set(s.ID(), approver)
 			ed, _ := r.editors.get(req.ParentSessionID)
-			unsetEditor := r.editors.put(s.ID(), ed)
+			unsetEditor := r.editors.set(s.ID(), ed)
 			unlend := func() {}
 			if hasMCP {
 				unlend = r.mcp.Lend(s.ID(), mcp)
