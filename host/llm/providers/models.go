@@ -40,8 +40,9 @@ func OpenModels(p Provider, choice Choice, log hclog.Logger, sup pluginhost.Supe
 }
 
 // Set serves each model from its provider: Default for the models of
-// DefaultProvider (and for all when Open is nil), else a provider opened
-// once per provider name with Open, on first use. It is safe for
+// DefaultProvider or of no provider (and for all when Open is nil), else
+// a provider opened once per provider name with Open, on first use; a
+// failed open is tried again on the next use. It is safe for
 // concurrent use.
 type Set struct {
 	Default         Model
