@@ -121,6 +121,11 @@ func importRules() []importRule {
 		// the one tool vocabulary: data only, over the events and the
 		// model's tool spec.
 		{dir: "host/tool", allowInternal: []string{"host/event", "host/llm"}},
+		// opening providers by name: through llmproc, never the SDK
+		// providers (TestHostLinksNoSDK); pluginhost's Supervisor type
+		// for the harness-llm process.
+		{dir: "host/llm/providers", allowInternal: []string{"host/llm", "host/shorten", "pluginapi"}, allowExternal: true,
+			deny: []string{"host/llm/anthropic", "host/llm/responses"}},
 		{dir: "host/session", allowInternal: []string{"host/atomicfile", "host/event", "host/eventlog", "host/llm", "host/ownership"}},
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
@@ -134,12 +139,27 @@ func importRules() []importRule {
 		{dir: "host/devbuild", allowInternal: []string{"host/atomicfile"}, allowExternal: true},
 		// the one way settings are read: flags, environment, the TOML file.
 		{dir: "host/settings", allowInternal: []string{"host/ownership"}, allowModules: []string{"github.com/BurntSushi/toml"}},
+		// the default folders and files: the standard library, and the
+		// plugin lock files' suffix.
+		{dir: "host/settings/paths", allowInternal: []string{"host/pluginlock"}},
 		{dir: "host/plugincheck", allowInternal: []string{"host/event", "host/pluginlock", "host/shorten", "pluginapi"}, allowExternal: true},
 		// MCP servers: the SDK's client, pluginapi's schema rules and
 		// pluginhost's launch environment.
 		{dir: "host/mcpclient", allowInternal: []string{"host/event", "host/keeper", "host/llm", "host/ownership", "host/tool", "pluginapi"}, allowExternal: true},
 		// the keeper every plugin, harness-llm and stdio MCP server runs under: the standard library and the sandbox it confines plugins with.
 		{dir: "host/keeper", allowInternal: []string{"sandbox"}, allowModules: []string{"golang.org/x/sys", "github.com/landlock-lsm/go-landlock", "github.com/elastic/go-seccomp-bpf"}},
+		// the sandbox decisions: the setting, a call's sandbox, a plugin's
+		// and an MCP server's profile under their keeper.
+		{dir: "host/confine", allowInternal: []string{"host/event", "host/keeper", "host/mcpclient", "host/pluginlock", "host/tool", "host/toolbox", "pluginapi", "sandbox"}, allowExternal: true},
+		// the plugins' host services: sessions, approvers, editors and
+		// children as the runtime hands them; text files with fsroot.
+		{dir: "host/services", allowInternal: []string{"host/agent", "host/permission", "host/session", "host/subagent", "pluginapi"}},
+		// a session's tokens and their price: events, model prices, listed sessions.
+		{dir: "host/pricing", allowInternal: []string{"host/event", "host/llm", "host/session"}},
+		// the slash commands: their names and how a prompt invokes one.
+		{dir: "host/slash", allowInternal: []string{"host/event"}},
+		// the running build's version and its plugin SDK's.
+		{dir: "host/buildinfo", allowInternal: []string{"pluginapi"}},
 		{dir: "host/toolbox", allowInternal: []string{"host/atomicfile", "host/event", "host/llm", "host/ownership", "host/plugincache", "host/pluginlock", "host/shorten", "host/tool", "pluginapi"}, allowExternal: true},
 		// pluginapi is the contract and the plugin side; the host side
 		// (launcher, attacher, HostServices server) is pluginapi/pluginhost,
@@ -161,7 +181,7 @@ func importRules() []importRule {
 		// the bridge's JSON-RPC connection: the standard library only.
 		{dir: "acpbridge/internal/jsonrpc"},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/session", "host/termsafe", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/pricing", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.

@@ -12,7 +12,9 @@ import (
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
 )
@@ -57,7 +59,7 @@ type Agent struct {
 
 // Refuse makes every session the editor creates, loads or resumes fail
 // with err, for a host that cannot run turns: it has no API key for its
-// provider (engine.ErrNoAPIKey; answered as ACP's -32000 "Authentication
+// provider (providers.ErrNoAPIKey; answered as ACP's -32000 "Authentication
 // required"), the reason it could not start its model. The connection
 // still answers initialize and session/list. Call it before serving; it
 // logs err.
@@ -71,7 +73,7 @@ func (a *Agent) refusal() error {
 	if a.refused == nil {
 		return nil
 	}
-	if errors.Is(a.refused, engine.ErrNoAPIKey) {
+	if errors.Is(a.refused, providers.ErrNoAPIKey) {
 		return noKey{a.refused}
 	}
 	return a.refused
@@ -286,7 +288,7 @@ func (s *acpSession) SetMode(_ context.Context, id string) error {
 		return err
 	}
 	err = s.h.SetSessionMode(s.Session, m, event.ByClient)
-	if errors.Is(err, engine.ErrAutoUnavailable) {
+	if errors.Is(err, confine.ErrAutoUnavailable) {
 		return acpbridge.ModeUnavailable(err) // the editor shows why
 	}
 	return err

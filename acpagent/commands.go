@@ -2,18 +2,18 @@ package acpagent
 
 import (
 	"github.com/harness-dev/harness/acpbridge"
-	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/slash"
 )
 
 // Commands implements acpbridge.Commander: the host's slash commands
-// (engine.Commands); a prompt that starts with one runs it (engine's
+// (slash.Commands); a prompt that starts with one runs it (engine's
 // Runtime.Prompt).
 func (s *acpSession) Commands() []acpbridge.Command {
 	var out []acpbridge.Command
-	for _, c := range engine.Commands() {
+	for _, c := range slash.Commands() {
 		out = append(out, acpbridge.Command{Name: c.Name, Description: c.Description, Hint: c.Hint})
 	}
 	return out

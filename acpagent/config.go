@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/sandbox"
 )
 
@@ -46,7 +47,7 @@ func (s *acpSession) ConfigOptions() []acpbridge.ConfigOption {
 const OptionSandbox = "sandbox"
 
 // sandboxOption is the sandbox option of sb on operating system goos.
-func sandboxOption(sb engine.Sandbox, goos string) acpbridge.ConfigOption {
+func sandboxOption(sb confine.Setting, goos string) acpbridge.ConfigOption {
 	name := "sandbox " + sb.String()
 	desc := "Enforced by the kernel on every bash command; set where harness acp starts (--sandbox, --sandbox-network, --add-dir, --deny-read, --pids-limit) and by the editor's additional directories."
 	switch {

@@ -11,8 +11,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/anthropic/anthropictest"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -36,17 +38,17 @@ func TestAnthropicTurn(t *testing.T) {
 	srv := anthropictest.New(t, key, replies...)
 
 	var logs logtest.Buffer
-	model, name, err := engine.OpenModel(engine.Provider{Name: "anthropic", BaseURL: srv.URL,
+	model, name, err := providers.Open(providers.Provider{Name: "anthropic", BaseURL: srv.URL,
 		Getenv: func(k string) string {
 			if k == "ANTHROPIC_API_KEY" {
 				return key
 			}
 			return ""
-		}}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}))
+		}}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}), confine.Supervise)
 	if err != nil {
 		t.Fatal(err)
 	}
-	models, err := engine.ModelChoice{Provider: "anthropic", Model: name}.Resolve()
+	models, err := providers.Choice{Provider: "anthropic", Model: name}.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,48 +143,4 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
-}
-
-// TestOpenModelSDKProviders: the new providers' settings errors name the
-// variable that fixes them and never echo a key.
-func TestOpenModelSDKProviders(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	for _, tc := range []struct {
-		name    string
-		p       engine.Provider
-		wantErr string
-		model   string
-	}{
-		{"anthropic without a key", engine.Provider{Name: "anthropic", Getenv: env()}, "set ANTHROPIC_API_KEY", ""},
-		{"anthropic default model", engine.Provider{Name: "anthropic", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, "", "claude-sonnet-5-5"},
-		{"anthropic adaptive thinking", engine.Provider{Name: "anthropic", Thinking: "adaptive", Getenv: env("HARNESS_API_KEY", "k-secret-1")}, "", "claude-sonnet-5-5"},
-		{"anthropic bad budget", engine.Provider{Name: "anthropic", Thinking: "lots", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, `thinking budget "lots"`, ""},
-		{"anthropic bad base URL", engine.Provider{Name: "anthropic", BaseURL: "ftp://x", Getenv: env("ANTHROPIC_API_KEY", "k-secret-1")}, "not an http(s) URL", ""},
-		{"responses without a key", engine.Provider{Name: "openai-responses", Getenv: env()}, "set OPENAI_API_KEY", ""},
-		{"responses model", engine.Provider{Name: "openai-responses", Model: "gpt-5.4", Getenv: env("OPENAI_API_KEY", "k-secret-1")}, "", "gpt-5.4"},
-		{"unknown lists all", engine.Provider{Name: "nope"}, "use deepseek, openai, openai-responses, anthropic, script", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, model, err := engine.OpenModel(tc.p, hclog.NewNullLogger())
-			switch {
-			case tc.wantErr != "":
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "k-secret-1") {
-					t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
-				}
-			case err != nil:
-				t.Fatal(err)
-			case model != tc.model:
-				t.Errorf("model = %q, want %q", model, tc.model)
-			}
-		})
-	}
 }

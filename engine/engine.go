@@ -15,11 +15,16 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/buildinfo"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/providers"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/ownership"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/prompt"
+	"github.com/harness-dev/harness/host/services"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/tool"
@@ -63,9 +68,9 @@ type Config struct {
 	// keeps the mode its log holds (see SessionMode). New adds harness's
 	// own files to its Protected paths (see ConfigDir).
 	Policy permission.Policy
-	// ConfigDir is harness's config folder ("": DefaultConfigDir) and
+	// ConfigDir is harness's config folder ("": paths.ConfigDir) and
 	// ConfigFile its config file (--config; "": none besides the folder's).
-	// With Policy.File (else DefaultPermissionsFile), MCPUserFile,
+	// With Policy.File (else paths.PermissionsFile), MCPUserFile,
 	// StateDir and PluginDirs with their lock files they are protected
 	// paths: a call writing to them is asked in every mode but allow-all
 	// (host/permission).
@@ -78,7 +83,7 @@ type Config struct {
 	Logger hclog.Logger
 	// LogLevel is the level the plugins log at.
 	LogLevel string
-	// HostVersion is told to the plugins ("": Version("")).
+	// HostVersion is told to the plugins ("": buildinfo.Version("")).
 	HostVersion string
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
@@ -92,7 +97,7 @@ type Config struct {
 	// workspace-write, network off). The plugins get it in their
 	// environment (HARNESS_SANDBOX, HARNESS_SANDBOX_NETWORK), set by the
 	// host whatever PluginEnv passes.
-	Sandbox Sandbox
+	Sandbox confine.Setting
 	// ContextWindow is the model's context window in tokens (0: unknown, no
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
@@ -155,10 +160,10 @@ type Runtime struct {
 	mcp mcpSets
 	// bg counts background work Close waits for.
 	bg sync.WaitGroup
-	// providers are those opened with Config.OpenProvider.
-	providers providers
-	// probe is what this kernel offers a sandbox, for AutoRefusal.
-	probe kernelProbe
+	// providers serve each model from its provider.
+	providers *providers.Set
+	// kernel is what this kernel offers a sandbox, for AutoRefusal.
+	kernel confine.Kernel
 }
 
 // New checks cfg and returns a Runtime with no plugins started.
@@ -170,7 +175,7 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	if cfg.HostVersion == "" {
-		cfg.HostVersion = Version("")
+		cfg.HostVersion = buildinfo.Version("")
 	}
 	cfg.Policy.Protected = append(slices.Clip(cfg.Policy.Protected), protectedPaths(cfg)...)
 	log := cfg.Logger
@@ -178,6 +183,12 @@ func New(cfg Config) (*Runtime, error) {
 		log = hclog.NewNullLogger()
 	}
 	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
+	r.providers = &providers.Set{Default: cfg.Model, DefaultProvider: r.Models()[0].Provider}
+	if cfg.OpenProvider != nil {
+		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
+	}
+	r.mcp = mcpSets{&mcpclient.Sessions{Start: r.startMCP, Logger: log,
+		Sources: mcpclient.Sources{UserFile: cfg.MCPUserFile, TrustProject: cfg.MCPProject, Getenv: cfg.Getenv}}}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
 		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget}
 	return r, nil
@@ -337,10 +348,10 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 	// The bash plugin's calls: run inside an enforced sandbox, or asking
 	// to leave it (the sandbox its tool/call records says which).
 	if sb := req.Sandbox; sb != nil && a.r.Sandbox().Mode != sandbox.Off {
-		preq.Escalate = escalates(req.Args)
+		preq.Escalate = confine.Escalates(req.Args)
 		preq.Sandboxed = !preq.Escalate && sb.Mode != string(sandbox.Off)
 		if preq.Escalate {
-			preq.Justification = justification(req.Args)
+			preq.Justification = confine.Justification(req.Args)
 		}
 	}
 	if req.Kind != "" {
@@ -402,13 +413,9 @@ func (r *Runtime) CreateSession(cwd string) (*session.Session, error) {
 // additionalDirectories), logged in its first sandbox/policy. A bad
 // folder is an error naming it, and no session is made.
 func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Session, error) {
-	var checked []string
-	for _, d := range dirs {
-		c, err := CheckAddDir(d, r.home())
-		if err != nil {
-			return nil, err
-		}
-		checked = append(checked, c)
+	checked, err := r.checkSessionDirs(dirs)
+	if err != nil {
+		return nil, err
 	}
 	if err := r.ensureStateDir(); err != nil {
 		return nil, err
@@ -460,7 +467,7 @@ func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.Lis
 func (r *Runtime) CloseSession(s *session.Session) error {
 	r.sessions.remove(s.ID())
 	r.sessionDirs.remove(s.ID())
-	r.closeMCP(s.ID())
+	r.mcp.Close(s.ID())
 	if r.tools != nil {
 		r.bg.Add(1)
 		go func() {
@@ -480,7 +487,7 @@ func (r *Runtime) CloseSession(s *session.Session) error {
 
 // Close waits for background work and stops the plugins.
 func (r *Runtime) Close() error {
-	r.closeAllMCP()
+	r.mcp.CloseAll()
 	if r.tools == nil {
 		return nil
 	}
@@ -518,15 +525,15 @@ func (r *Runtime) StartTools(ctx context.Context) error {
 		HostVersion: r.cfg.HostVersion,
 		LogLevel:    r.cfg.LogLevel,
 		StateDir:    r.cfg.StateDir,
-		Services:    r,
+		Services:    &services.Host{Sessions: &r.sessions, Approvers: &r.approvers, Editors: &r.editors, Subagents: children{r}},
 		Watch:       r.cfg.Watch,
 		ReloadsFile: filepath.Join(r.cfg.StateDir, "plugins", "reloads.json"),
 		Reattach:    reattach,
 		PluginEnv:   r.cfg.PluginEnv,
-		Env:         r.cfg.Sandbox.env(),
+		Env:         r.cfg.Sandbox.Env(),
 		StartOnUse:  true,
 		IdleTimeout: r.cfg.PluginIdle,
-		Supervisor:  Supervise,
+		Supervisor:  confine.Supervise,
 		Confiner:    r.confiner(),
 		Cwd:         cwd,
 	})

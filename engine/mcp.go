@@ -2,7 +2,6 @@ package engine
 
 import (
 	"os"
-	"strings"
 
 	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/session"
@@ -15,22 +14,12 @@ type MCPServer = mcpclient.ServerConfig
 // MCPEnvVar is a variable of an MCPServer's env, or one of its headers.
 type MCPEnvVar = mcpclient.EnvVar
 
-// mcpSets are the MCP servers of the open sessions, by session id, and
-// (lent) those of the running subagent children, which use their root
-// session's: a child's end does not stop them.
-type mcpSets struct {
-	registry[*mcpclient.Set]
-	lent registry[*mcpclient.Set]
-}
+// mcpSets are the sessions' MCP servers (mcpclient.Sessions).
+type mcpSets struct{ *mcpclient.Sessions }
 
 // of returns the MCP servers session id uses: its own, or its root's
 // when it is a running child.
-func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
-	if set, ok := m.get(id); ok {
-		return set, true
-	}
-	return m.lent.get(id)
-}
+func (m mcpSets) of(id string) (*mcpclient.Set, bool) { return m.Of(id) }
 
 // ConnectMCP connects the MCP servers of session s: the user's mcp.json
 // (Config.MCPUserFile), the project's .mcp.json in the session's folder
@@ -40,52 +29,7 @@ func (m *mcpSets) of(id string) (*mcpclient.Set, bool) {
 // stop when it is closed. A server that fails is one warning line; the
 // session goes on without it. Calling it again replaces the servers.
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
-	all, untrusted := r.mcpConfigs(s.Cwd(), servers)
-	if len(untrusted) > 0 {
-		names := make([]string, len(untrusted))
-		for i, c := range untrusted {
-			names[i] = c.Name
-		}
-		r.log.Warn("the project's MCP servers are not started: " + untrusted[0].Source + " would run commands from the repository (" +
-			strings.Join(names, ", ") + "); trust it with HARNESS_MCP_PROJECT=1, or copy the servers to " + orNone(r.cfg.MCPUserFile))
-	}
-	r.closeMCP(s.ID())
-	if len(all) == 0 {
-		return
-	}
-	r.mcp.set(s.ID(), r.startMCP(all, s.Cwd()))
-}
-
-// mcpConfigs gathers the MCP servers of a session in folder cwd: the
-// user's file, the project's when trusted, then servers, merged (a later
-// source's server replaces an earlier one of the same name). untrusted
-// are the project's servers left out because Config.MCPProject does not
-// trust them.
-func (r *Runtime) mcpConfigs(cwd string, servers []MCPServer) (all, untrusted []MCPServer) {
-	getenv := r.cfg.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	var lists [][]MCPServer
-	if r.cfg.MCPUserFile != "" {
-		list, err := mcpclient.LoadFile(r.cfg.MCPUserFile, getenv)
-		if err != nil {
-			r.log.Warn("some MCP servers of the user's file are left out: " + err.Error())
-		}
-		lists = append(lists, list)
-	}
-	project := mcpclient.ProjectFile(cwd)
-	switch list, err := mcpclient.LoadFile(project, getenv); {
-	case len(list) > 0 && !r.cfg.MCPProject:
-		untrusted = list
-	case r.cfg.MCPProject:
-		if err != nil {
-			r.log.Warn("some MCP servers of the project's file are left out: " + err.Error())
-		}
-		lists = append(lists, list)
-	}
-	lists = append(lists, servers)
-	return mcpclient.Merge(lists...), untrusted
+	r.mcp.Connect(s.ID(), s.Cwd(), servers)
 }
 
 // startMCP starts servers for a session in folder cwd.
@@ -108,54 +52,10 @@ func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 // stopped again (each start bounded by Config.MCPStartTimeout). What it
 // returns holds no env or header values, no arguments and no URL
 // credentials or query: see mcpclient.ServerInfo.
-func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo {
-	all, untrusted := r.mcpConfigs(cwd, nil)
-	var out []mcpclient.ServerInfo
-	if len(all) > 0 {
-		set := r.startMCP(all, cwd)
-		out = set.Servers()
-		_ = set.Close()
-	}
-	for _, c := range untrusted {
-		info := c.Info()
-		info.Status, info.Err = mcpclient.StatusNotStarted, "the project's servers run commands from the repository; trust them with HARNESS_MCP_PROJECT=1"
-		out = append(out, info)
-	}
-	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "the user's mcp.json"
-	}
-	return s
-}
-
-// closeMCP stops session id's MCP servers, if any.
-func (r *Runtime) closeMCP(id string) {
-	set, ok := r.mcp.get(id)
-	if !ok {
-		return
-	}
-	r.mcp.remove(id)
-	_ = set.Close()
-}
-
-// closeAllMCP stops every session's MCP servers.
-func (r *Runtime) closeAllMCP() {
-	r.mcp.mu.Lock()
-	ids := make([]string, 0, len(r.mcp.m))
-	for id := range r.mcp.m {
-		ids = append(ids, id)
-	}
-	r.mcp.mu.Unlock()
-	for _, id := range ids {
-		r.closeMCP(id)
-	}
-}
+func (r *Runtime) MCPServers(cwd string) []mcpclient.ServerInfo { return r.mcp.List(cwd) }
 
 // MCPTools lists the tools of session id's MCP servers.
 func (r *Runtime) MCPTools(id string) []mcpclient.ServerTool {
-	set, _ := r.mcp.get(id)
+	set, _ := r.mcp.Own(id)
 	return set.Tools()
 }

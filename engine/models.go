@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/pricing"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -173,105 +173,15 @@ func (r *Runtime) logModel(s *session.Session) error {
 	return nil
 }
 
-// Usage is the token usage of a session, with what it cost where the
-// models' prices are known.
-type Usage struct {
-	// Used is the tokens in the context now: the input, cached input and
-	// output of the last step that reported usage, or the estimate of the
-	// compacted history (TokensAfter) when a context/compact came after it.
-	Used int
-	// Size is the context window of the session's current model; 0:
-	// unknown.
-	Size int
-	// Total sums the usage of the steps counted.
-	Total event.Usage
-	// Cost sums what the steps counted cost, in Currency; Priced is false
-	// when a step's model has no known prices (Cost then counts the
-	// others).
-	Cost     float64
-	Currency string
-	Priced   bool
+// Usage reads s's log (pricing.Of): Total and Cost count the steps from seq
+// from on (0: the whole session), each at the prices of the model it ran
+// on; Used and Size are as of now.
+func (r *Runtime) Usage(s *session.Session, from int64) pricing.Usage {
+	return pricing.Of(s.Events(), from, func(opts map[string]string) llm.ModelInfo {
+		m, _ := r.modelOf(opts)
+		return m
+	})
 }
 
-// Usage reads s's log: Total and Cost count the steps from seq from on
-// (0: the whole session), Used and Size are as of now.
-func (r *Runtime) Usage(s *session.Session, from int64) Usage {
-	u := Usage{Priced: true}
-	opts := map[string]string{}
-	for _, ev := range s.Events() {
-		switch ev.Type {
-		case event.TypeConfigOption:
-			if p, err := ev.Decode(); err == nil {
-				if o := p.(event.ConfigOption); o.By != event.ByHost {
-					opts[o.ID] = o.Value
-				}
-			}
-		case event.TypeCompact:
-			// the history the model sees now is the compacted one
-			if p, err := ev.Decode(); err == nil {
-				if c := p.(event.Compact); c.TokensAfter > 0 {
-					u.Used = c.TokensAfter
-				}
-			}
-		case event.TypeAssistantMessage:
-			p, err := ev.Decode()
-			if err != nil {
-				continue
-			}
-			am := p.(event.AssistantMessage)
-			if am.Usage == nil {
-				continue
-			}
-			step := *am.Usage
-			u.Used = step.InputTokens + step.CacheReadTokens + step.CacheWriteTokens + step.OutputTokens
-			if ev.Seq < from {
-				continue
-			}
-			u.Total = u.Total.Add(step)
-			m, _ := r.modelOf(opts)
-			if m.Prices == nil {
-				u.Priced = false
-				continue
-			}
-			u.Currency = m.Prices.CurrencyOrUSD()
-			u.Cost += m.Prices.Cost(llm.Usage{InputTokens: step.InputTokens, OutputTokens: step.OutputTokens, CacheReadTokens: step.CacheReadTokens, CacheWriteTokens: step.CacheWriteTokens})
-		}
-	}
-	m, _ := r.modelOf(opts)
-	u.Size = m.ContextWindow
-	if u.Total.IsZero() && m.Prices == nil {
-		u.Priced = false
-	}
-	return u
-}
-
-// providers caches the providers opened for models of another provider
-// than the default's.
-type providers struct {
-	mu sync.Mutex
-	m  map[string]agent.Model
-}
-
-// provider returns the provider serving models of provider name: the
-// configured one for the default's provider (or when no opener is set),
-// else one opened once with Config.OpenProvider.
-func (r *Runtime) provider(m llm.ModelInfo) (agent.Model, error) {
-	name := m.Provider
-	if name == "" || name == r.Models()[0].Provider || r.cfg.OpenProvider == nil {
-		return r.cfg.Model, nil
-	}
-	r.providers.mu.Lock()
-	defer r.providers.mu.Unlock()
-	if p, ok := r.providers.m[name]; ok {
-		return p, nil
-	}
-	p, err := r.cfg.OpenProvider(m)
-	if err != nil {
-		return nil, err
-	}
-	if r.providers.m == nil {
-		r.providers.m = map[string]agent.Model{}
-	}
-	r.providers.m[name] = p
-	return p, nil
-}
+// provider returns the provider serving model m (providers.Set).
+func (r *Runtime) provider(m llm.ModelInfo) (agent.Model, error) { return r.providers.For(m) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 )
 
@@ -20,12 +21,12 @@ func TestOpenModels(t *testing.T) {
 	if err := os.WriteFile(script, []byte(`{"text":"done"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	choice := engine.ModelChoice{Provider: "script", File: []engine.ModelEntry{{Provider: "anthropic", Name: "claude-x"}}}
+	choice := providers.Choice{Provider: "script", File: []providers.Entry{{Provider: "anthropic", Name: "claude-x"}}}
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 
 	var c engine.Config
-	if err := c.OpenModels(engine.Provider{Name: "script", Script: script, Thinking: "lots", Getenv: getenv}, choice); err != nil {
+	if err := c.OpenModels(providers.Provider{Name: "script", Script: script, Thinking: "lots", Getenv: getenv}, choice); err != nil {
 		t.Fatal(err)
 	}
 	if c.Model == nil || c.ModelName != "script" || len(c.Models) != 2 || c.Models[0].Name != "script" || c.Models[1].Provider != "anthropic" {
@@ -42,7 +43,7 @@ func TestOpenModels(t *testing.T) {
 	}
 
 	var bad engine.Config
-	err := bad.OpenModels(engine.Provider{Name: "deepseek", Getenv: getenv}, engine.ModelChoice{Provider: "deepseek"})
+	err := bad.OpenModels(providers.Provider{Name: "deepseek", Getenv: getenv}, providers.Choice{Provider: "deepseek"})
 	if err == nil || !strings.Contains(err.Error(), "DEEPSEEK_API_KEY") || bad.Model != nil || bad.Models != nil || bad.OpenProvider != nil {
 		t.Errorf("OpenModels without a key = %v and a Config with model %v; want an error naming DEEPSEEK_API_KEY and nothing set", err, bad.Model)
 	}

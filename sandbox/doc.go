@@ -79,7 +79,7 @@
 // before ABI 9 cannot refuse a connect to) and binding Profile.ReadOnly
 // (protected entries of a writable folder, Policy.ReadOnly's) read-only
 // over themselves. The same Profile confines a stdio MCP server that
-// asks for a sandbox (engine.MCPProfile). Without Landlock
+// asks for a sandbox (confine.MCPProfile). Without Landlock
 // ConfineThread fails: nothing would be confined.
 //
 // Policy travels as JSON (Encode, Decode): from the host to a plugin to

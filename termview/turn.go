@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
@@ -87,7 +88,7 @@ func (t Terminal) Header(rt *engine.Runtime, s *session.Session) {
 // operating system goos: "sandbox workspace-write, network off";
 // "sandbox off: commands run with your rights"; with "(not enforced on
 // darwin)" where commands run unsandboxed.
-func SandboxLine(sb engine.Sandbox, goos string) string {
+func SandboxLine(sb confine.Setting, goos string) string {
 	if sb.String() == "off" {
 		return "sandbox off: commands run with your rights"
 	}

@@ -3,13 +3,13 @@ package termview
 import (
 	"fmt"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/pricing"
 )
 
 // UsageLine renders the usage of a turn on one line: tokens in (cached
 // among them), out, the cost when the model's prices are known and the
 // context against the window; "" when the provider reported none.
-func UsageLine(u engine.Usage) string {
+func UsageLine(u pricing.Usage) string {
 	line := UsageTotal(u)
 	if line == "-" {
 		return ""
@@ -22,7 +22,7 @@ func UsageLine(u engine.Usage) string {
 
 // UsageTotal renders a session's tokens (in, cached among them, out) and
 // cost for `harness sessions`; "-" when no usage was reported.
-func UsageTotal(u engine.Usage) string {
+func UsageTotal(u pricing.Usage) string {
 	t := u.Total
 	if t.IsZero() {
 		return "-"

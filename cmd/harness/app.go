@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/buildinfo"
 	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
@@ -23,7 +23,7 @@ var version = "dev"
 
 // versionString is the version to show: the one set at build time, else
 // the commit the binary was built from.
-func versionString() string { return engine.Version(version) }
+func versionString() string { return buildinfo.Version(version) }
 
 // stdio are the process streams, passed explicitly so tests can own them.
 type stdio struct {
@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdACP(ctx, args[1:], std, lookup)
 	case "version", "--version":
 		fmt.Fprintf(std.out, "harness %s\n", versionString())
-		fmt.Fprintf(std.out, "plugin protocol %d.%d, %s %s\n", pluginapi.ProtocolVersion, pluginapi.ProtocolMinor, pluginapi.ModulePath, engine.SDKVersion())
+		fmt.Fprintf(std.out, "plugin protocol %d.%d, %s %s\n", pluginapi.ProtocolVersion, pluginapi.ProtocolMinor, pluginapi.ModulePath, buildinfo.SDKVersion())
 		return exitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(std.out, usage)
@@ -151,13 +151,25 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 	return code
 }
 
-// newLogger is engine.NewLogger; a bad level is a usage error.
+// newLogger is hclogger; a bad level is a usage error.
 func newLogger(w io.Writer, level string, json bool) (hclog.Logger, error) {
-	log, err := engine.NewLogger(w, level, json)
+	log, err := hclogger(w, level, json)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, errUsage)
 	}
 	return log, nil
+}
+
+// hclogger returns a command's logger for engine.Config.Logger, named
+// harness: it writes to w at level (trace, debug, info, warn, error or
+// off), as JSON lines when json is set (under ACP, where a program reads
+// stderr).
+func hclogger(w io.Writer, level string, json bool) (hclog.Logger, error) {
+	l := hclog.LevelFromString(level)
+	if l == hclog.NoLevel {
+		return nil, fmt.Errorf("unknown log level %q: use trace, debug, info, warn, error or off", level)
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "harness", Level: l, Output: w, JSONFormat: json, Color: hclog.ColorOff}), nil
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

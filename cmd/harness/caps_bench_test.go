@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/keeper"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -19,12 +19,12 @@ import (
 func BenchmarkPluginFirstStart(b *testing.B) {
 	todo := filepath.Join(testPlugins(b), "todo")
 	cwd := b.TempDir()
-	profile := engine.PluginProfile(pluginapi.Capabilities{}, cwd, "", nil)
+	profile := confine.PluginProfile(pluginapi.Capabilities{}, cwd, "", nil)
 	for _, bc := range []struct {
 		name string
 		sup  pluginhost.Supervisor
 	}{
-		{"kept", engine.Supervise},
+		{"kept", confine.Supervise},
 		{"confined", func(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.WrapConfined(cmd, profile, false) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"github.com/harness-dev/harness/acpagent"
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm/providers"
 )
 
 // cmdACP serves the Agent Client Protocol on stdin and stdout until stdin
@@ -43,7 +44,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		rt, broken = newRuntime(c, e, log, nil)
 	}
 	var noKey error
-	if errors.Is(broken, engine.ErrNoAPIKey) {
+	if errors.Is(broken, providers.ErrNoAPIKey) {
 		// Serve without a model instead — initialize, session/list — and
 		// refuse the sessions saying which key to set.
 		noKey, broken = broken, nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
 )
@@ -25,7 +25,7 @@ func cmdModels(ctx context.Context, args []string, std stdio, e env) (int, error
 		return exitUsage, fmt.Errorf("%w: %w", err, errUsage)
 	}
 	if *remote {
-		names, err := engine.ListRemoteModels(ctx, engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Getenv: e.get})
+		names, err := providers.ListRemote(ctx, providers.Provider{Name: c.Provider, BaseURL: c.BaseURL, Getenv: e.get})
 		if err != nil {
 			return exitFailed, err
 		}
@@ -45,11 +45,11 @@ func cmdModels(ctx context.Context, args []string, std stdio, e env) (int, error
 }
 
 // modelChoice is what the settings say of the models.
-func (c *config) modelChoice() engine.ModelChoice {
+func (c *config) modelChoice() providers.Choice {
 	file := "config file"
 	if c.set != nil && c.set.File() != "" {
 		file = "config file " + c.set.File()
 	}
-	return engine.ModelChoice{Provider: c.Provider, Model: c.Model, Names: c.Models, File: c.ModelTable,
+	return providers.Choice{Provider: c.Provider, Model: c.Model, Names: c.Models, File: c.ModelTable,
 		FileName: file, ContextWindow: c.ContextWindow}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/plugincheck"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -40,7 +40,7 @@ func cmdPluginsCheck(ctx context.Context, args []string, std stdio, e env) (int,
 		return exitUsage, err
 	}
 	opts := plugincheck.Options{Logger: log, LogLevel: c.LogLevel, StartTimeout: *startTimeout, HostVersion: versionString(),
-		Supervisor: engine.Supervise}
+		Supervisor: confine.Supervise}
 
 	var failed []string
 	total := 0

@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
@@ -57,12 +57,12 @@ func cmdPluginsTrust(ctx context.Context, args []string, std stdio, e env) (int,
 	if err != nil {
 		return exitFailed, fmt.Errorf("trust %s: %w", name, err)
 	}
-	d, err := engine.DescribeConfined(ctx, copyPath)
+	d, err := confine.DescribeConfined(ctx, copyPath)
 	if err != nil {
 		return exitFailed, fmt.Errorf("trust %s: %w", name, err)
 	}
 	fmt.Fprintf(std.out, "plugin %s (%s %s, sha256 %s…) in %s asks for: %s\n", name, d.Name, d.Version, sum[:12], dir, d.Capabilities)
-	if err := pluginlock.SetTrust(dir, name, pluginlock.Trust{SHA256: sum, Capabilities: engine.CapsToTrust(d.Capabilities)}); err != nil {
+	if err := pluginlock.SetTrust(dir, name, pluginlock.Trust{SHA256: sum, Capabilities: confine.CapsToTrust(d.Capabilities)}); err != nil {
 		return exitFailed, err
 	}
 	lock, _ := pluginlock.Path(dir)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/pricing"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/termview"
@@ -36,7 +37,7 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := termview.Sessions(std.out, list, func(s session.Summary) string { return termview.UsageTotal(engine.SummaryUsage(s, models)) }); err != nil {
+	if err := termview.Sessions(std.out, list, func(s session.Summary) string { return termview.UsageTotal(pricing.Summary(s, models)) }); err != nil {
 		return exitFailed, err
 	}
 	// A log that could not be read — refused because another user could

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/confine"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/pluginapi"
@@ -77,7 +80,8 @@ type config struct {
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
 	Reattach string
-	// PluginIdle stops a plugin idle that long (0: never).
+	// PluginIdle stops a plugin idle that long (0: never; default
+	// defaultPluginIdle).
 	PluginIdle time.Duration
 	// ConfigFile is the config file (--config, HARNESS_CONFIG).
 	ConfigFile string
@@ -87,7 +91,7 @@ type config struct {
 	Models        string
 	ContextWindow int
 	// ModelTable is the config file's [[models]].
-	ModelTable []engine.ModelEntry
+	ModelTable []providers.Entry
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
@@ -108,7 +112,7 @@ func (e env) get(name string) string {
 func bindConfig(fs *flag.FlagSet, e env) *config {
 	c := &config{env: e, set: settings.New(fs)}
 	s := c.set
-	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", engine.ConfigFile(e.get, "config.toml"), "settings file (TOML; keys are the flag names, plus [[models]])")
+	s.ConfigFile(&c.ConfigFile, "config", "HARNESS_CONFIG", paths.ConfigFile(e.get, "config.toml"), "settings file (TOML; keys are the flag names, plus [[models]])")
 	s.String(&c.Provider, "provider", "HARNESS_PROVIDER", "deepseek", "model provider: deepseek | openai | openai-responses | anthropic | script")
 	s.String(&c.Model, "model", "HARNESS_MODEL", "", "the default model (deepseek: deepseek-chat)")
 	s.String(&c.Models, "models", "HARNESS_MODELS", "", "comma-separated model names of the provider a session may switch to (the editor's model picker); the first is the default unless --model says otherwise")
@@ -137,7 +141,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
-	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", engine.DefaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
+	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
@@ -170,7 +174,7 @@ func (c *config) resolve() error {
 	}
 	c.resolveMode()
 	// Every command logs: a bad level is named with where it came from.
-	if _, err := engine.NewLogger(io.Discard, c.LogLevel, false); err != nil {
+	if _, err := hclogger(io.Discard, c.LogLevel, false); err != nil {
 		return fmt.Errorf("%s: %w", c.source("log-level"), err)
 	}
 	return nil
@@ -246,7 +250,7 @@ func (c *config) check() error {
 	if c.PluginIdle < 0 {
 		return fmt.Errorf("%s: plugin-idle must be a duration such as 5m, or 0 for never", c.source("plugin-idle"))
 	}
-	if _, err := engine.ThinkingBudget(c.Thinking); err != nil {
+	if _, err := providers.ThinkingBudget(c.Thinking); err != nil {
 		return fmt.Errorf("%s: %w", c.source("thinking-budget"), err)
 	}
 	if c.CompactAt < 0 || c.CompactAt > 100 {
@@ -266,6 +270,10 @@ func (c *config) check() error {
 
 // The range of pids-limit: a command needs bash and a few children; the
 // kernel's own cap on pids is 2^22.
+// defaultPluginIdle is --plugin-idle's default: a plugin unused for that
+// long is stopped (it starts again on its next call, ~5–15 ms).
+const defaultPluginIdle = 5 * time.Minute
+
 const (
 	minPidsLimit = 8
 	maxPidsLimit = 1 << 22
@@ -273,14 +281,14 @@ const (
 
 // sandboxPaths checks add-dir and deny-read ("~" expanded with $HOME)
 // and returns the sandbox with them; an error names the setting's source.
-func (c *config) sandboxPaths() (engine.Sandbox, error) {
+func (c *config) sandboxPaths() (confine.Setting, error) {
 	home := ""
 	if c.env != nil {
 		home = c.env.get("HOME")
 	}
-	var sb engine.Sandbox
+	var sb confine.Setting
 	for _, d := range c.AddDirs {
-		checked, err := engine.CheckAddDir(d, home)
+		checked, err := confine.CheckAddDir(d, home)
 		if err != nil {
 			return sb, fmt.Errorf("%s: %w", c.source("add-dir"), err)
 		}
@@ -289,7 +297,7 @@ func (c *config) sandboxPaths() (engine.Sandbox, error) {
 		}
 	}
 	for _, p := range c.DenyRead {
-		checked, err := engine.CheckDenyRead(p, home)
+		checked, err := confine.CheckDenyRead(p, home)
 		if err != nil {
 			return sb, fmt.Errorf("%s: %w", c.source("deny-read"), err)
 		}
@@ -301,7 +309,7 @@ func (c *config) sandboxPaths() (engine.Sandbox, error) {
 }
 
 // sandbox is the sandbox setting; check has validated it.
-func (c *config) sandbox() engine.Sandbox {
+func (c *config) sandbox() confine.Setting {
 	sb, _ := c.sandboxPaths()
 	sb.Mode, _ = sandbox.ParseMode(c.Sandbox) // "" stays "": engine's default
 	sb.Network, _ = parseNetwork(c.SandboxNetwork)
@@ -339,9 +347,9 @@ func (c *config) stateDir(e env) (string, error) {
 	if c.StateDir != "" {
 		return filepath.Abs(c.StateDir)
 	}
-	return engine.DefaultStateDir(e.get)
+	return paths.StateDir(e.get)
 }
 
 // pluginDirs returns the plugin folders: the flag's colon-separated list,
 // else engine's default.
-func (c *config) pluginDirs() ([]string, error) { return engine.PluginDirs(c.PluginDir) }
+func (c *config) pluginDirs() ([]string, error) { return paths.PluginDirs(c.PluginDir) }

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/keeper"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -103,7 +103,7 @@ func testPlugins(t testing.TB) string {
 		// Next to this test binary, where an installed harness has its
 		// plugins: harness run in process (harness()) takes them for its
 		// built-ins, as a user's harness does the plugins it ships with.
-		dirs, err := engine.PluginDirs("")
+		dirs, err := paths.PluginDirs("")
 		if err == nil {
 			err = os.Mkdir(dirs[0], 0o700)
 		}

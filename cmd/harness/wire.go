@@ -14,7 +14,9 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/termview"
@@ -91,13 +93,13 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	}
 	// The plugins next to the executable ship with it: trusted with what
 	// they declare. Every other plugin dir's are third parties'.
-	builtin, err := engine.PluginDirs("")
+	builtin, err := paths.PluginDirs("")
 	if err != nil {
 		return engine.Config{}, err
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
-		MCPUserFile: engine.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
+		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
@@ -157,7 +159,7 @@ func newRuntime(c *config, e env, log hclog.Logger, model agent.Model) (*engine.
 	if model != nil {
 		// the model a session is logged as starting on
 		rc.Model, rc.ModelName, rc.Models = model, c.Provider, []llm.ModelInfo{{Provider: c.Provider, Name: c.Provider}}
-	} else if err := rc.OpenModels(engine.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
+	} else if err := rc.OpenModels(providers.Provider{Name: c.Provider, BaseURL: c.BaseURL, Script: c.Script, Thinking: c.Thinking, Getenv: e.get}, c.modelChoice()); err != nil {
 		return nil, err
 	}
 	return engine.New(rc)

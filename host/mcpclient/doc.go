@@ -82,4 +82,10 @@
 // another user could have written — owned by a user other than this one
 // or root, or writable by group or others (package ownership) — since its
 // servers are commands harness would run.
+//
+// [Sources] gathers a session's servers (the user's file, the project's
+// only when trusted, then the front end's, a later one replacing an
+// earlier one of the same name); [Sessions] keeps each session's [Set],
+// started per session, lent to its running child sessions, stopped when
+// the session closes.
 package mcpclient

@@ -24,7 +24,7 @@ type proc struct {
 	stderrDone chan struct{}
 }
 
-// supervise is host/keeper's supervisor, the one engine.Supervise names
+// supervise is host/keeper's supervisor, the one confine.Supervise names
 // (this package may not import engine).
 func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 

@@ -204,7 +204,7 @@ func testConfig(t testing.TB, dirs ...string) toolbox.Config {
 	}
 }
 
-// supervise is the supervisor harness runs plugins under (engine.Supervise):
+// supervise is the supervisor harness runs plugins under (confine.Supervise):
 // every test here runs its plugins under host/keeper.
 func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/harness-dev/harness/host/tool"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/internal/modproxy"
 	"github.com/harness-dev/harness/pluginapi"
@@ -82,7 +83,7 @@ func TestOldPlugin(t *testing.T) {
 			t.Errorf("close the toolbox: %v", err)
 		}
 	}()
-	tools := map[string]toolbox.Tool{}
+	tools := map[string]tool.Tool{}
 	for _, tl := range tb.Tools() {
 		tools[tl.Spec.Name] = tl
 	}
@@ -98,17 +99,17 @@ func TestOldPlugin(t *testing.T) {
 			{"echo", "", "hi"},
 			{"note", "Note hi", "noted hi"},
 		} {
-			c := toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, Turn: 1, CallID: tc.tool + string(rune('0'+i)),
+			c := tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), Turn: 1, CallID: tc.tool + string(rune('0'+i)),
 				Name: tc.tool, Args: `{"text":"hi"}`, Cwd: tmp}
 			if m := tb.Preview(ctx, c); m.Title != tc.title {
 				t.Errorf("preview of %s titled %q, want %q", tc.tool, m.Title, tc.title)
 			}
-			if r := tb.Call(ctx, c, nil); r.IsError || r.Content != tc.content {
+			if r := tb.Call(ctx, c); r.IsError || r.Content != tc.content {
 				t.Errorf("call %s = %+v, want %q", tc.tool, r, tc.content)
 			}
 		}
 	}
-	r := tb.Call(ctx, toolbox.Call{SessionID: "s1", Caller: pluginapi.CallerAgent, CallID: "count", Name: "previews", Args: `{}`, Cwd: tmp}, nil)
+	r := tb.Call(ctx, tool.Call{SessionID: "s1", Caller: string(pluginapi.CallerAgent), CallID: "count", Name: "previews", Args: `{}`, Cwd: tmp})
 	if want := "2"; r.Content != want {
 		t.Errorf("the plugin made %q previews of note after %d calls, want %s", r.Content, calls, want)
 	}

@@ -144,7 +144,7 @@
 // call fail with one line ("it changed while this call ran …; try
 // again"), or it acts on the file that was checked; it never reads or
 // writes another. Through the host's text files, the host opens the path
-// the same way (engine/textfiles.go), and when it reads the disk the
+// the same way (host/services/textfiles.go), and when it reads the disk the
 // plugin shows the bytes it read itself from the file it checked. What is
 // not covered: a hard link in the project to a file outside is, as far as
 // the kernel knows, a file in the project; so is a bind mount; and the

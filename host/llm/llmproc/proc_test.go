@@ -88,7 +88,7 @@ func harnessLLM(t testing.TB) string {
 }
 
 // supervise is the supervisor harness runs harness-llm under
-// (engine.Supervise): every test here runs the process under host/keeper.
+// (confine.Supervise): every test here runs the process under host/keeper.
 func supervise(cmd *exec.Cmd) (pluginhost.Supervised, error) { return keeper.Wrap(cmd) }
 
 // playHost is a host that starts a stream that hangs and prints the

@@ -1,4 +1,4 @@
-package engine
+package buildinfo
 
 import (
 	"runtime/debug"

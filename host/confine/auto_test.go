@@ -1,4 +1,4 @@
-package engine
+package confine
 
 import (
 	"errors"
@@ -20,21 +20,21 @@ func TestAutoRefusal(t *testing.T) {
 	noLandlock.LandlockABI = 0
 	bare := sandbox.Kernel{MountNS: true, LandlockABI: 7}
 	tests := map[string]struct {
-		sb   Sandbox
+		sb   Setting
 		k    sandbox.Kernel
 		want string // "" allowed, else a word of the refusal
 	}{
-		"default on a full kernel":       {Sandbox{}, full, ""},
-		"read-only":                      {Sandbox{Mode: sandbox.ReadOnly}, full, ""},
-		"network on is the user's":       {Sandbox{Network: sandbox.NetworkOn}, noNS, "credential stores"},
-		"network on, full":               {Sandbox{Network: sandbox.NetworkOn}, full, ""},
-		"sandbox off":                    {Sandbox{Mode: sandbox.Off}, full, "--sandbox off"},
-		"no Landlock":                    {Sandbox{}, noLandlock, "writes outside"},
-		"no namespaces":                  {Sandbox{}, noNS, "credential stores"},
-		"read-only without namespaces":   {Sandbox{Mode: sandbox.ReadOnly}, noNS, "credential stores"},
-		"no network namespace, seccomp":  {Sandbox{}, sandbox.Kernel{MountNS: true, LandlockABI: 7, Seccomp: true}, ""},
-		"no network namespace or filter": {Sandbox{}, bare, "network off"},
-		"not Linux":                      {Sandbox{}, sandbox.Kernel{}, "writes outside"},
+		"default on a full kernel":       {Setting{}, full, ""},
+		"read-only":                      {Setting{Mode: sandbox.ReadOnly}, full, ""},
+		"network on is the user's":       {Setting{Network: sandbox.NetworkOn}, noNS, "credential stores"},
+		"network on, full":               {Setting{Network: sandbox.NetworkOn}, full, ""},
+		"sandbox off":                    {Setting{Mode: sandbox.Off}, full, "--sandbox off"},
+		"no Landlock":                    {Setting{}, noLandlock, "writes outside"},
+		"no namespaces":                  {Setting{}, noNS, "credential stores"},
+		"read-only without namespaces":   {Setting{Mode: sandbox.ReadOnly}, noNS, "credential stores"},
+		"no network namespace, seccomp":  {Setting{}, sandbox.Kernel{MountNS: true, LandlockABI: 7, Seccomp: true}, ""},
+		"no network namespace or filter": {Setting{}, bare, "network off"},
+		"not Linux":                      {Setting{}, sandbox.Kernel{}, "writes outside"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -77,8 +77,8 @@ func TestEscalates(t *testing.T) {
 		"empty string":        {`{"command":"ls","sandbox":""}`, false, false},
 	}
 	for name, tc := range tests {
-		if got := escalates(tc.args); got != tc.escalate {
-			t.Errorf("%s: escalates(%s) = %v, want %v", name, tc.args, got, tc.escalate)
+		if got := Escalates(tc.args); got != tc.escalate {
+			t.Errorf("%s: Escalates(%s) = %v, want %v", name, tc.args, got, tc.escalate)
 		}
 		if v, _ := sandboxArg(tc.args); (v == "off") != tc.off {
 			t.Errorf("%s: sandboxArg(%s) = %q, want off %v", name, tc.args, v, tc.off)
@@ -93,7 +93,7 @@ func FuzzEscalates(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, args string) {
-		if v, _ := sandboxArg(args); v == "off" && !escalates(args) {
+		if v, _ := sandboxArg(args); v == "off" && !Escalates(args) {
 			t.Errorf("%q runs outside the sandbox unasked", args)
 		}
 	})

@@ -1,4 +1,4 @@
-package engine
+package confine
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 	"github.com/harness-dev/harness/sandbox"
 )
 
-// pluginConfiner is the engine's toolbox.Confiner: every plugin runs under
+// Plugins is the host's toolbox.Confiner: every plugin runs under
 // its keeper confined to a sandbox.Profile made from the capabilities it
 // is granted — the default for one that declares nothing more; what it
 // declares for a built-in (a plugin dir in BuiltinPluginDirs) or a binary
 // the user trusted with them (`harness plugins trust`, recorded with its
 // sha256 in the dir's lock); refused otherwise.
-type pluginConfiner struct {
+type Plugins struct {
 	// unconfined says why plugins cannot be confined here (not Linux, no
 	// Landlock, no keeper); "" when they can. Trust is still asked for;
 	// the processes run with the user's rights, said once in the log.
@@ -40,14 +40,12 @@ type pluginConfiner struct {
 	own []string
 }
 
-// newPluginConfiner is the confiner of cfg.
-func newPluginConfiner(cfg Config, log hclog.Logger) *pluginConfiner {
+// NewPlugins is the confiner of the plugins of the plugin dirs builtin,
+// which ship with harness, and of the others; own are harness's config
+// and state folders, which no plugin reads. It logs to log.
+func NewPlugins(builtin, own []string, log hclog.Logger) *Plugins {
 	home, _ := os.UserHomeDir()
-	conf := cfg.ConfigDir
-	if conf == "" {
-		conf = DefaultConfigDir(os.Getenv)
-	}
-	c := &pluginConfiner{builtin: cfg.BuiltinPluginDirs, home: home, own: []string{conf, cfg.StateDir}, log: log}
+	c := &Plugins{builtin: builtin, home: home, own: own, log: log}
 	switch {
 	case !keeper.CanConfine():
 		c.unconfined = "no keeper runs here (not Linux, or a binary whose main does not call keeper.Main)"
@@ -57,10 +55,11 @@ func newPluginConfiner(cfg Config, log hclog.Logger) *pluginConfiner {
 	return c
 }
 
-// TrustHint is the command that trusts the plugin file name.
+// trustHint is the command that trusts the plugin file name.
 func trustHint(name string) string { return "harness plugins trust " + name }
 
-func (c *pluginConfiner) Grant(dir, name, sum string, declared *pluginapi.Capabilities) (pluginapi.Capabilities, error) {
+// Grant implements toolbox.Confiner.
+func (c *Plugins) Grant(dir, name, sum string, declared *pluginapi.Capabilities) (pluginapi.Capabilities, error) {
 	if slices.Contains(c.builtin, dir) {
 		if declared == nil {
 			return pluginapi.Capabilities{}, nil
@@ -90,7 +89,8 @@ func (c *pluginConfiner) Grant(dir, name, sum string, declared *pluginapi.Capabi
 		name, declared, trustHint(name))
 }
 
-func (c *pluginConfiner) Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error) {
+// Supervisor implements toolbox.Confiner.
+func (c *Plugins) Supervisor(caps pluginapi.Capabilities, cwd string) (pluginhost.Supervisor, error) {
 	if caps.Sandboxes {
 		return Supervise, nil // it confines what it starts itself
 	}
@@ -150,22 +150,13 @@ func CapsToTrust(c pluginapi.Capabilities) pluginlock.Capabilities {
 	return pluginlock.Capabilities{Network: c.Network, Write: c.Write, Read: c.Read, Exec: c.Exec, Sandboxes: c.Sandboxes}
 }
 
-var _ toolbox.Confiner = (*pluginConfiner)(nil)
+var _ toolbox.Confiner = (*Plugins)(nil)
 
 func shortSum(s string) string {
 	if len(s) > 12 {
 		return s[:12] + "…"
 	}
 	return s
-}
-
-// confiner is the toolbox's Confiner: nil (plugins unconfined) unless
-// Config.ConfinePlugins, and with the sandbox off.
-func (r *Runtime) confiner() toolbox.Confiner {
-	if !r.cfg.ConfinePlugins || r.Sandbox().Mode == sandbox.Off {
-		return nil
-	}
-	return newPluginConfiner(r.cfg, r.log.Named("toolbox"))
 }
 
 // DescribeConfined starts the plugin binary at path confined to the
@@ -200,11 +191,11 @@ func DescribeConfined(ctx context.Context, path string) (pluginapi.Description, 
 	return d, nil
 }
 
-// FileGate bounds the host's text files for a plugin of dir granted caps
+// FileGate implements toolbox.GateConfiner: it bounds the host's text files for a plugin of dir granted caps
 // to what its profile lets it read and write itself; nil for a built-in
 // (plugins/fs writes through the host, outside the project too once the
 // user allowed it) and for a plugin that sandboxes itself.
-func (c *pluginConfiner) FileGate(dir string, caps pluginapi.Capabilities, cwd string) *toolbox.FileGate {
+func (c *Plugins) FileGate(dir string, caps pluginapi.Capabilities, cwd string) *toolbox.FileGate {
 	if slices.Contains(c.builtin, dir) || caps.Sandboxes {
 		return nil
 	}
@@ -218,4 +209,4 @@ func (c *pluginConfiner) FileGate(dir string, caps pluginapi.Capabilities, cwd s
 	return &toolbox.FileGate{Read: append(slices.Clone(sandbox.SystemReads), p.Read...), Write: p.Write, Deny: deny}
 }
 
-var _ toolbox.GateConfiner = (*pluginConfiner)(nil)
+var _ toolbox.GateConfiner = (*Plugins)(nil)

@@ -1,24 +1,33 @@
-package engine
+package providers
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/harness-dev/harness/host/agent"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/llmproc"
 	"github.com/harness-dev/harness/host/llm/openai"
 	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
-// ProviderNames are the providers OpenModel knows, in the order the help
-// text lists them.
-var ProviderNames = []string{"deepseek", "openai", "openai-responses", "anthropic", "script"}
+// Model streams a model's answer to a request: what every provider Open
+// returns is (host/agent's Model has the same method).
+type Model interface {
+	Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error]
+}
+
+// Names are the providers Open knows, in the order the help text lists
+// them.
+var Names = []string{"deepseek", "openai", "openai-responses", "anthropic", "script"}
 
 // openAIBaseURL is the default endpoint of the openai provider.
 const openAIBaseURL = "https://api.openai.com/v1"
@@ -38,7 +47,7 @@ type Provider struct {
 	Getenv func(string) string
 }
 
-// ErrNoAPIKey is what OpenModel's error matches (errors.Is) when the
+// ErrNoAPIKey is what Open's error matches (errors.Is) when the
 // provider needs an API key and the environment has none; its message
 // alone names the variable to set.
 var ErrNoAPIKey = errors.New("no API key")
@@ -49,9 +58,11 @@ type noKey string
 func (e noKey) Error() string        { return string(e) }
 func (e noKey) Is(target error) bool { return target == ErrNoAPIKey }
 
-// OpenModel builds the provider and returns it with the model name to
-// request. Its errors name the harness flags and variables that fix them.
-func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
+// Open builds the provider and returns it with the model name to
+// request. The SDK providers (anthropic, openai-responses) run in
+// harness-llm under sup (nil: started directly; see llmproc.Options). Its
+// errors name the harness flags and variables that fix them.
+func Open(c Provider, log hclog.Logger, sup pluginhost.Supervisor) (Model, string, error) {
 	e := c.Getenv
 	if e == nil {
 		e = func(string) string { return "" }
@@ -123,7 +134,7 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 			return nil, "", noKey("no API key for openai-responses: set OPENAI_API_KEY (or HARNESS_API_KEY)")
 		}
 		model := cmp.Or(c.Model, llmproc.ResponsesModel)
-		p, err := sdkProvider(e, log, llmproc.Config{Provider: llmproc.Responses, BaseURL: c.BaseURL, APIKey: key,
+		p, err := sdkProvider(e, log, sup, llmproc.Config{Provider: llmproc.Responses, BaseURL: c.BaseURL, APIKey: key,
 			KeyHint: "check " + keyVar, Model: model})
 		if err != nil {
 			return nil, "", err
@@ -140,20 +151,20 @@ func OpenModel(c Provider, log hclog.Logger) (agent.Model, string, error) {
 			return nil, "", err
 		}
 		model := cmp.Or(c.Model, llmproc.AnthropicModel)
-		p, err := sdkProvider(e, log, llmproc.Config{Provider: llmproc.Anthropic, BaseURL: c.BaseURL, APIKey: key,
+		p, err := sdkProvider(e, log, sup, llmproc.Config{Provider: llmproc.Anthropic, BaseURL: c.BaseURL, APIKey: key,
 			KeyHint: "check " + keyVar, Model: model, ThinkingBudget: budget})
 		if err != nil {
 			return nil, "", err
 		}
 		return p, model, nil
 	}
-	return nil, "", fmt.Errorf("unknown provider %q: use %s", c.Name, strings.Join(ProviderNames, ", "))
+	return nil, "", fmt.Errorf("unknown provider %q: use %s", c.Name, strings.Join(Names, ", "))
 }
 
 // sdkProvider checks the settings of an SDK-based provider (anthropic,
 // openai-responses) and finds the harness-llm binary that serves it; the
 // process starts on the provider's first request (package llmproc).
-func sdkProvider(e func(string) string, log hclog.Logger, cfg llmproc.Config) (agent.Model, error) {
+func sdkProvider(e func(string) string, log hclog.Logger, sup pluginhost.Supervisor, cfg llmproc.Config) (Model, error) {
 	if err := llmproc.CheckBaseURL(cfg.Provider, cfg.BaseURL); err != nil {
 		return nil, err
 	}
@@ -161,7 +172,7 @@ func sdkProvider(e func(string) string, log hclog.Logger, cfg llmproc.Config) (a
 	if err != nil {
 		return nil, err
 	}
-	return llmproc.New(llmproc.Options{Path: bin, Logger: log, Supervisor: Supervise}).Provider(cfg), nil
+	return llmproc.New(llmproc.Options{Path: bin, Logger: log, Supervisor: sup}).Provider(cfg), nil
 }
 
 // apiKey returns the key from HARNESS_API_KEY, else from the provider's own

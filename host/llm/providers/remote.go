@@ -1,4 +1,4 @@
-package engine
+package providers
 
 import (
 	"cmp"
@@ -16,11 +16,11 @@ import (
 	"github.com/harness-dev/harness/host/shorten"
 )
 
-// ListRemoteModels asks an OpenAI-compatible provider (deepseek, openai, a
+// ListRemote asks an OpenAI-compatible provider (deepseek, openai, a
 // local server) for the names of the models it serves: GET BaseURL/models.
-// The API key comes from the environment as for OpenModel and is never
+// The API key comes from the environment as for Open and is never
 // shown.
-func ListRemoteModels(ctx context.Context, c Provider) ([]string, error) {
+func ListRemote(ctx context.Context, c Provider) ([]string, error) {
 	e := c.Getenv
 	if e == nil {
 		e = func(string) string { return "" }

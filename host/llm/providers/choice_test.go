@@ -1,9 +1,9 @@
-package engine_test
+package providers_test
 
 import (
 	"testing"
 
-	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm/providers"
 )
 
 // TestDefaultModelOfSDKProviders: anthropic and openai-responses have a
@@ -13,9 +13,9 @@ import (
 // claude-sonnet-5-5 from anthropic, not for gpt-5.
 func TestDefaultModelOfSDKProviders(t *testing.T) {
 	t.Parallel()
-	file := []engine.ModelEntry{{Provider: "openai", Name: "gpt-5"}}
+	file := []providers.Entry{{Provider: "openai", Name: "gpt-5"}}
 	for provider, want := range map[string]string{"anthropic": "claude-sonnet-5-5", "openai-responses": "gpt-5.5", "deepseek": "deepseek-chat"} {
-		c := engine.ModelChoice{Provider: provider, File: file}
+		c := providers.Choice{Provider: provider, File: file}
 		if got := c.DefaultModel(); got != want {
 			t.Errorf("%s: DefaultModel() = %q, want %q", provider, got, want)
 		}

@@ -1,4 +1,4 @@
-package engine
+package providers
 
 import (
 	"cmp"
@@ -11,24 +11,24 @@ import (
 	"github.com/harness-dev/harness/host/llm/openai"
 )
 
-// ModelChoice is what a user configured of the models: the provider and
+// Choice is what a user configured of the models: the provider and
 // its default model (--provider, --model), more model names of that
 // provider (--models, comma-separated), the config file's [[models]]
 // (File, read from FileName) and the context window of models no table
 // knows (--context-window). Resolve turns it into the models a session may
-// use, for Config.Models.
-type ModelChoice struct {
+// use (engine.Config.Models).
+type Choice struct {
 	Provider      string
 	Model         string
 	Names         string
-	File          []ModelEntry
+	File          []Entry
 	FileName      string
 	ContextWindow int
 }
 
-// ModelEntry is one [[models]] table of the config file. Prices are in
+// Entry is one [[models]] table of the config file. Prices are in
 // Currency (default USD) per million tokens.
-type ModelEntry struct {
+type Entry struct {
 	Provider         string   `toml:"provider"`
 	Name             string   `toml:"name"`
 	ContextWindow    int      `toml:"context-window"`
@@ -45,7 +45,7 @@ type ModelEntry struct {
 
 // DefaultModel is the model a session starts with: --model, else the
 // first of --models, else the provider's own default.
-func (c ModelChoice) DefaultModel() string {
+func (c Choice) DefaultModel() string {
 	if c.Model != "" {
 		return c.Model
 	}
@@ -66,7 +66,7 @@ func (c ModelChoice) DefaultModel() string {
 }
 
 // names are the names of --models.
-func (c ModelChoice) names() []string {
+func (c Choice) names() []string {
 	var names []string
 	for _, n := range strings.Split(c.Names, ",") {
 		if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
@@ -81,7 +81,7 @@ func (c ModelChoice) names() []string {
 // config file's [[models]]; with neither, the built-in table's models of
 // the provider. Each has what the file, else the built-in table, knows of
 // it; --context-window fills in an unknown window.
-func (c ModelChoice) Resolve() ([]llm.ModelInfo, error) {
+func (c Choice) Resolve() ([]llm.ModelInfo, error) {
 	table := llm.BuiltinModels()
 	var fromFile []llm.ModelInfo
 	for i, m := range c.File {

@@ -1,24 +1,19 @@
-package engine
+package paths
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/harness-dev/harness/host/pluginlock"
 )
 
-// DefaultPluginIdle is what harness sets Config.PluginIdle to unless told
-// otherwise (--plugin-idle): a plugin unused for that long is stopped (it
-// starts again on its next call, ~5–15 ms).
-const DefaultPluginIdle = 5 * time.Minute
-
-// DefaultStateDir is where harness keeps its state unless told otherwise:
+// StateDir is where harness keeps its state unless told otherwise:
 // $XDG_STATE_HOME/harness, else ~/.local/state/harness. getenv looks up
 // the environment.
-func DefaultStateDir(getenv func(string) string) (string, error) {
+func StateDir(getenv func(string) string) (string, error) {
 	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "harness"), nil
 	}
@@ -39,17 +34,17 @@ func DefaultStateDir(getenv func(string) string) (string, error) {
 // file (config.toml), the permission rules (permissions.json) and the
 // user's MCP servers (mcp.json) live there.
 func ConfigFile(getenv func(string) string, name string) string {
-	dir := DefaultConfigDir(getenv)
+	dir := ConfigDir(getenv)
 	if dir == "" {
 		return ""
 	}
 	return filepath.Join(dir, name)
 }
 
-// DefaultConfigDir is harness's config folder: $XDG_CONFIG_HOME/harness
+// ConfigDir is harness's config folder: $XDG_CONFIG_HOME/harness
 // (an absolute XDG_CONFIG_HOME only), else ~/.config/harness; "" when
 // there is no home to look in.
-func DefaultConfigDir(getenv func(string) string) string {
+func ConfigDir(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		home := getenv("HOME")
@@ -61,25 +56,13 @@ func DefaultConfigDir(getenv func(string) string) string {
 	return filepath.Join(dir, "harness")
 }
 
-// protectedPaths are harness's own files and folders, for
-// permission.Policy.Protected: the config folder and file, the permission
-// rules, the user's mcp.json, the state folder and the plugin folders
-// with their lock files, made absolute.
-func protectedPaths(cfg Config) []string {
-	getenv := cfg.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	dir := cfg.ConfigDir
-	if dir == "" {
-		dir = DefaultConfigDir(getenv)
-	}
-	rules := cfg.Policy.File
-	if rules == "" {
-		rules = DefaultPermissionsFile(getenv)
-	}
-	paths := []string{dir, cfg.ConfigFile, rules, cfg.MCPUserFile, cfg.StateDir}
-	for _, d := range cfg.PluginDirs {
+// Protected are harness's own files and folders, for
+// permission.Policy.Protected: files (the config folder and file, the
+// permission rules, the user's mcp.json, the state folder) and the plugin
+// folders with their lock files, made absolute; "" entries are skipped.
+func Protected(files, pluginDirs []string) []string {
+	paths := slices.Clone(files)
+	for _, d := range pluginDirs {
 		paths = append(paths, d, strings.TrimSuffix(d, string(filepath.Separator))+pluginlock.Suffix)
 	}
 	var out []string
@@ -94,9 +77,9 @@ func protectedPaths(cfg Config) []string {
 	return out
 }
 
-// DefaultPermissionsFile is the permission rules file unless told
+// PermissionsFile is the permission rules file unless told
 // otherwise: ConfigFile's permissions.json.
-func DefaultPermissionsFile(getenv func(string) string) string {
+func PermissionsFile(getenv func(string) string) string {
 	return ConfigFile(getenv, "permissions.json")
 }
 

@@ -1,4 +1,4 @@
-package engine
+package confine
 
 import (
 	"errors"
@@ -12,28 +12,20 @@ import (
 	"github.com/harness-dev/harness/sandbox"
 )
 
-// mcpConfiner starts the stdio MCP servers that ask for a sandbox in
+// MCP starts the stdio MCP servers that ask for a sandbox in
 // mcp.json (mcpclient.ServerConfig.Sandboxed) under their keeper confined
 // to MCPProfile, through the launcher the plugins use (keeper.WrapConfined,
 // sandbox.ConfineThread). Where that cannot be had it says why, and the
 // server is not started: one that asked for a sandbox never runs without
-// one. The session's own sandbox policy does not change it: the key is
-// the server's.
-func (r *Runtime) mcpConfiner() func(mcpclient.ServerConfig, string) (pluginhost.Supervisor, error) {
-	getenv := r.cfg.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+// one (mcpclient.Options.Confine). The session's own sandbox policy does
+// not change it: the key is the server's. getenv gives HOME and
+// XDG_RUNTIME_DIR; own are harness's config and state folders.
+func MCP(getenv func(string) string, own []string) func(mcpclient.ServerConfig, string) (pluginhost.Supervisor, error) {
 	home := getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
 	runtimeDir := getenv("XDG_RUNTIME_DIR")
-	conf := r.cfg.ConfigDir
-	if conf == "" {
-		conf = DefaultConfigDir(os.Getenv)
-	}
-	own := []string{conf, r.cfg.StateDir}
 	return func(c mcpclient.ServerConfig, cwd string) (pluginhost.Supervisor, error) {
 		switch {
 		case !keeper.CanConfine():

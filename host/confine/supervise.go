@@ -1,4 +1,4 @@
-package engine
+package confine
 
 import (
 	"os/exec"
@@ -7,7 +7,7 @@ import (
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 )
 
-// Supervise is the supervisor every process the engine starts runs under —
+// Supervise is the supervisor every process the host starts runs under —
 // tool plugins (toolbox.Config.Supervisor), harness-llm
 // (llmproc.Options.Supervisor) and, through host/mcpclient, stdio MCP
 // servers: host/keeper's, a child subreaper that kills what the process

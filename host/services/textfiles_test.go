@@ -1,4 +1,4 @@
-package engine
+package services
 
 import (
 	"context"
@@ -7,10 +7,54 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/pluginapi"
 )
+
+// testSessions are the open sessions of a test, by id.
+type testSessions map[string]*session.Session
+
+func (m testSessions) Session(id string) (*session.Session, bool) { s, ok := m[id]; return s, ok }
+
+// testEditors are the editors of a test's running turns, by id.
+type testEditors struct {
+	mu sync.Mutex
+	m  map[string]EditorFiles
+}
+
+func (e *testEditors) set(id string, ed EditorFiles) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ed == nil {
+		delete(e.m, id)
+		return
+	}
+	e.m[id] = ed
+}
+
+func (e *testEditors) Editor(id string) (EditorFiles, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ed, ok := e.m[id]
+	return ed, ok
+}
+
+// newHost is the host services of one real session, in folder cwd, with
+// no editor yet.
+func newHost(t *testing.T, cwd string) (*Host, *session.Session, *testEditors) {
+	t.Helper()
+	store := &session.Store{Dir: filepath.Join(t.TempDir(), "sessions")}
+	s, err := store.Create(session.CreateOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	eds := &testEditors{m: map[string]EditorFiles{}}
+	return &Host{Sessions: testSessions{s.ID(): s}, Editors: eds}, s, eds
+}
 
 // fakeEditor is an editor holding buffers, offering read and/or write.
 type fakeEditor struct {
@@ -36,16 +80,8 @@ func (e *fakeEditor) WriteEditorFile(_ context.Context, path, content string) er
 // when it offers them, from disk otherwise, per direction.
 func TestTextFiles(t *testing.T) {
 	t.Parallel()
-	r, err := New(Config{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cwd := t.TempDir()
-	s, err := r.CreateSession(cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.CloseSession(s) })
+	r, s, eds := newHost(t, cwd)
 	ctx := context.Background()
 	p := filepath.Join(cwd, "a.txt")
 	if err := os.WriteFile(p, []byte("disk\n"), 0o600); err != nil {
@@ -79,7 +115,7 @@ func TestTextFiles(t *testing.T) {
 	}
 
 	ed := &fakeEditor{read: true, buffers: map[string]string{p: "buffer\n"}}
-	unset := r.editors.set(s.ID(), ed)
+	eds.set(s.ID(), ed)
 	if tf := read(); tf != (pluginapi.TextFile{Content: "buffer\n", Source: pluginapi.SourceEditor}) {
 		t.Errorf("read with an editor = %+v", tf)
 	}
@@ -94,7 +130,7 @@ func TestTextFiles(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "two\n" || ed.buffers[p] != "three\n" {
 		t.Errorf("disk %q, buffer %q", b, ed.buffers[p])
 	}
-	unset()
+	eds.set(s.ID(), nil)
 	if tf := read(); tf.Source != pluginapi.SourceDisk {
 		t.Errorf("after the turn, read = %+v", tf)
 	}
@@ -106,23 +142,15 @@ func TestTextFiles(t *testing.T) {
 // so, and the file keeps its bytes.
 func TestTextFilesNotUTF8(t *testing.T) {
 	t.Parallel()
-	r, err := New(Config{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cwd := t.TempDir()
-	s, err := r.CreateSession(cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.CloseSession(s) })
+	r, s, eds := newHost(t, cwd)
 	latin1 := "caf\xe9 = 1\n"
 	utf := filepath.Join(cwd, "utf8.txt")
 	lat := filepath.Join(cwd, "latin1.txt")
 	os.WriteFile(utf, []byte("café = 1\n"), 0o644)
 	os.WriteFile(lat, []byte(latin1), 0o644)
 	ed := &fakeEditor{buffers: map[string]string{utf: "café = 1\n", lat: "caf\uFFFD = 1\n"}}
-	r.editors.set(s.ID(), ed)
+	eds.set(s.ID(), ed)
 
 	tests := []struct {
 		name        string
@@ -176,16 +204,8 @@ func ptr[T any](v T) *T { return &v }
 // the cwd, or outside it, works.
 func TestTextFilesNoSymlink(t *testing.T) {
 	t.Parallel()
-	r, err := New(Config{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cwd, out := t.TempDir(), t.TempDir()
-	s, err := r.CreateSession(cwd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.CloseSession(s) })
+	r, s, _ := newHost(t, cwd)
 	for p, c := range map[string]string{filepath.Join(cwd, "sub", "a.txt"): "in\n", filepath.Join(out, "secret"): "secret\n"} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

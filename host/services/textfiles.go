@@ -1,4 +1,4 @@
-package engine
+package services
 
 import (
 	"errors"
@@ -27,9 +27,9 @@ import (
 
 // textPlace opens where the host reaches path for the session: the root
 // to open it beneath and its name there. The caller closes root.
-func (r *Runtime) textPlace(sessionID, path string) (root *os.Root, name string, err error) {
+func (h *Host) textPlace(sessionID, path string) (root *os.Root, name string, err error) {
 	path = filepath.Clean(path)
-	if s, ok := r.sessions.get(sessionID); ok && filepath.IsAbs(s.Cwd()) {
+	if s, ok := h.Sessions.Session(sessionID); ok && filepath.IsAbs(s.Cwd()) {
 		cwd := filepath.Clean(s.Cwd())
 		if rc, err := filepath.EvalSymlinks(cwd); err == nil {
 			cwd = rc
@@ -58,8 +58,8 @@ func textError(op, path string, err error) error {
 // diskNotUTF8 says where the file at path, on disk, stops being UTF-8, or
 // "" when it is UTF-8, missing, or not a regular file of at most
 // maxTextFile bytes.
-func (r *Runtime) diskNotUTF8(sessionID, path string) string {
-	data, err := r.readRegular(sessionID, path)
+func (h *Host) diskNotUTF8(sessionID, path string) string {
+	data, err := h.readRegular(sessionID, path)
 	if err != nil {
 		return ""
 	}
@@ -68,8 +68,8 @@ func (r *Runtime) diskNotUTF8(sessionID, path string) string {
 
 // readRegular reads a regular file of at most maxTextFile bytes for the
 // session; it never blocks on a FIFO.
-func (r *Runtime) readRegular(sessionID, path string) ([]byte, error) {
-	root, name, err := r.textPlace(sessionID, path)
+func (h *Host) readRegular(sessionID, path string) ([]byte, error) {
+	root, name, err := h.textPlace(sessionID, path)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +99,8 @@ func (r *Runtime) readRegular(sessionID, path string) ([]byte, error) {
 // writeAtomic writes data to a temporary file next to path and renames it
 // over path, beneath the session's cwd or "/" (textPlace), keeping an
 // existing file's mode (new files 0644) and creating the missing folders.
-func (r *Runtime) writeAtomic(sessionID, path string, data []byte) error {
-	root, name, err := r.textPlace(sessionID, path)
+func (h *Host) writeAtomic(sessionID, path string, data []byte) error {
+	root, name, err := h.textPlace(sessionID, path)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package services
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/host/agent"
@@ -16,55 +15,46 @@ import (
 	"github.com/harness-dev/harness/pluginapi"
 )
 
-// registry is a mutex-guarded map by session id.
-type registry[V any] struct {
-	mu sync.Mutex // guards m
-	m  map[string]V
+// Sessions finds a session open in this process by id.
+type Sessions interface {
+	Session(id string) (*session.Session, bool)
 }
 
-func (r *registry[V]) set(id string, v V) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = make(map[string]V)
-	}
-	r.m[id] = v
+// Approvers finds the approver of a session's running turn (a running
+// child's is its root's, asking on the parent's call).
+type Approvers interface {
+	Approver(sessionID string) (agent.Approver, bool)
 }
 
-func (r *registry[V]) remove(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, id)
+// Editors finds the editor of a session's running turn, when its client
+// reads or writes files for the agent.
+type Editors interface {
+	Editor(sessionID string) (EditorFiles, bool)
 }
 
-func (r *registry[V]) get(id string) (V, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.m[id]
-	return v, ok
+// Spawner runs a child session for a parent's tool call and returns its
+// answer; the child's permission questions go to approver.
+type Spawner interface {
+	Spawn(ctx context.Context, req pluginapi.SubagentRequest, approver agent.Approver, progress pluginapi.Progress) (subagent.Result, error)
 }
 
-// openSessions is the set of sessions this process has open, by id: what
-// the host services answer plugins from. Every answer is projected from
-// the session's log; nothing here holds state of its own.
-type openSessions struct{ registry[*session.Session] }
-
-func (o *openSessions) add(s *session.Session) { o.registry.set(s.ID(), s) }
-
-// approvers are the approvers of the turns running now, by session id: a
-// child agent's permission questions go to its root's client. They are
-// connections, not session state: nothing here needs to survive a restart.
-type approvers struct{ registry[agent.Approver] }
-
-func (a *approvers) set(id string, ap agent.Approver) (unset func()) {
-	a.registry.set(id, ap)
-	return func() { a.registry.remove(id) }
+// Host implements pluginapi.HostServices for the sessions of one
+// runtime. Every answer is projected from a session's log or comes from
+// the session's running turn; Host holds no state of its own. All fields
+// are required.
+type Host struct {
+	Sessions  Sessions
+	Approvers Approvers
+	Editors   Editors
+	Subagents Spawner
 }
+
+var _ pluginapi.HostServices = (*Host)(nil)
 
 // ReadState implements pluginapi.HostServices: the session's todo list and
 // cwd, from its log.
-func (r *Runtime) ReadState(_ context.Context, req pluginapi.ReadStateRequest) (pluginapi.ReadStateResponse, error) {
-	s, ok := r.sessions.get(req.SessionID)
+func (h *Host) ReadState(_ context.Context, req pluginapi.ReadStateRequest) (pluginapi.ReadStateResponse, error) {
+	s, ok := h.Sessions.Session(req.SessionID)
 	if !ok {
 		return pluginapi.ReadStateResponse{}, fmt.Errorf("read state: no open session %q", req.SessionID)
 	}
@@ -79,8 +69,8 @@ func (r *Runtime) ReadState(_ context.Context, req pluginapi.ReadStateRequest) (
 // question goes to whoever answers for the session's running turn (the
 // editor or the terminal), through its policy. The answer holds for this
 // request only; it is not logged (the loop logs its own checks).
-func (r *Runtime) RequestPermission(ctx context.Context, req pluginapi.PermissionRequest) (pluginapi.PermissionResponse, error) {
-	ap, ok := r.approvers.get(req.SessionID)
+func (h *Host) RequestPermission(ctx context.Context, req pluginapi.PermissionRequest) (pluginapi.PermissionResponse, error) {
+	ap, ok := h.Approvers.Approver(req.SessionID)
 	if !ok {
 		return pluginapi.PermissionResponse{Reason: "no one to ask: session " + req.SessionID + " has no running turn"}, nil
 	}
@@ -128,42 +118,13 @@ func clip(s string, n int) string {
 
 // SpawnSubagent implements pluginapi.Subagents: it runs a child session of
 // the caller's and returns its answer, with its session and usage noted.
-func (r *Runtime) SpawnSubagent(ctx context.Context, req pluginapi.SubagentRequest, progress pluginapi.Progress) (pluginapi.SubagentResult, error) {
-	parent, ok := r.approvers.get(req.ParentSessionID)
+func (h *Host) SpawnSubagent(ctx context.Context, req pluginapi.SubagentRequest, progress pluginapi.Progress) (pluginapi.SubagentResult, error) {
+	parent, ok := h.Approvers.Approver(req.ParentSessionID)
 	if !ok {
 		return pluginapi.SubagentResult{}, fmt.Errorf("spawn subagent: session %s has no running turn", req.ParentSessionID)
 	}
 	child := subagentApprover{inner: parent, parentCallID: req.ParentCallID, label: req.Description}
-	var unset func()
-	mcp, hasMCP := r.mcp.of(req.ParentSessionID)
-	res, err := r.subagents.Run(ctx, subagent.Request{
-		ParentSessionID: req.ParentSessionID, ParentCallID: req.ParentCallID,
-		Description: req.Description, Prompt: req.Prompt, Approver: child,
-		Opened: func(s *session.Session) {
-			r.sessions.add(s)
-			if dirs, ok := r.sessionDirs.get(req.ParentSessionID); ok { // the parent's added folders too
-				r.sessionDirs.set(s.ID(), dirs)
-			}
-			if err := r.logModel(s); err != nil { // a child runs on the default model
-				r.log.Warn("subagent session: model not logged", "session", s.ID(), "err", err)
-			}
-			if err := r.logSandbox(s); err != nil { // its commands run in the same sandbox
-				r.log.Warn("subagent session: sandbox not logged", "session", s.ID(), "err", err)
-			}
-			unsetApprover := r.approvers.set(s.ID(), child)
-			ed, _ := r.editors.get(req.ParentSessionID)
-			unsetEditor := r.editors.set(s.ID(), ed)
-			if hasMCP {
-				r.mcp.lent.set(s.ID(), mcp)
-			}
-			unset = func() { unsetApprover(); unsetEditor(); r.mcp.lent.remove(s.ID()) }
-		},
-		Closed: func(s *session.Session) {
-			unset()
-			r.sessions.remove(s.ID())
-			r.sessionDirs.remove(s.ID())
-		},
-	}, progress)
+	res, err := h.Subagents.Spawn(ctx, req, child, progress)
 	var serr *subagent.Error
 	switch {
 	case errors.As(err, &serr):
@@ -201,25 +162,13 @@ type EditorFiles interface {
 	WriteEditorFile(ctx context.Context, path, content string) error
 }
 
-// editors are the editors of the turns running now, by session id (a
-// child agent's are its root's).
-type editors struct{ registry[EditorFiles] }
-
-func (e *editors) set(id string, ed EditorFiles) (unset func()) {
-	if ed == nil {
-		return func() {}
-	}
-	e.registry.set(id, ed)
-	return func() { e.registry.remove(id) }
-}
-
 // maxTextFile bounds a text file the host reads or writes for a plugin,
 // under the plugin protocol's message bound.
 const maxTextFile = 32 << 20
 
 // textFileCheck refuses what no session's text file can be.
-func (r *Runtime) textFileCheck(op, sessionID, path string) error {
-	if _, ok := r.sessions.get(sessionID); !ok {
+func (h *Host) textFileCheck(op, sessionID, path string) error {
+	if _, ok := h.Sessions.Session(sessionID); !ok {
 		return fmt.Errorf("%s: no open session %q", op, sessionID)
 	}
 	if !filepath.IsAbs(path) || strings.ContainsRune(path, 0) {
@@ -231,16 +180,16 @@ func (r *Runtime) textFileCheck(op, sessionID, path string) error {
 // ReadTextFile implements pluginapi.TextFiles: through the session's
 // editor when it reads files, else from disk, opened as textfiles.go
 // says (beneath the session's cwd, following no symlink).
-func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRequest) (pluginapi.TextFile, error) {
-	if err := r.textFileCheck("read text file", req.SessionID, req.Path); err != nil {
+func (h *Host) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRequest) (pluginapi.TextFile, error) {
+	if err := h.textFileCheck("read text file", req.SessionID, req.Path); err != nil {
 		return pluginapi.TextFile{}, err
 	}
-	if ed, ok := r.editors.get(req.SessionID); ok {
+	if ed, ok := h.Editors.Editor(req.SessionID); ok {
 		if read, _ := ed.EditorFiles(); read {
 			if !utf8.ValidString(req.Path) {
 				return pluginapi.TextFile{}, fmt.Errorf("read %q: the path is not UTF-8, and the editor's fs/read_text_file takes a UTF-8 path (it would name another file), so the host does not read it through the editor: read it from disk", req.Path)
 			}
-			if why := r.diskNotUTF8(req.SessionID, req.Path); why != "" {
+			if why := h.diskNotUTF8(req.SessionID, req.Path); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("read %s: the file on disk is not UTF-8 (%s); the editor's fs/read_text_file would hand over decoded text, and writing that back could change its other bytes, so the host does not read it through the editor: read its bytes from disk", req.Path, why)
 			}
 			text, err := ed.ReadEditorFile(ctx, req.Path)
@@ -250,7 +199,7 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 			return pluginapi.TextFile{Content: text, Source: pluginapi.SourceEditor}, nil
 		}
 	}
-	data, err := r.readRegular(req.SessionID, req.Path)
+	data, err := h.readRegular(req.SessionID, req.Path)
 	if err != nil {
 		return pluginapi.TextFile{}, err
 	}
@@ -263,14 +212,14 @@ func (r *Runtime) ReadTextFile(ctx context.Context, req pluginapi.ReadTextFileRe
 // WriteTextFile implements pluginapi.TextFiles: through the session's
 // editor when it writes files, else on disk, atomically, beneath the
 // session's cwd (see textfiles.go).
-func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFileRequest) (pluginapi.TextFile, error) {
-	if err := r.textFileCheck("write text file", req.SessionID, req.Path); err != nil {
+func (h *Host) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFileRequest) (pluginapi.TextFile, error) {
+	if err := h.textFileCheck("write text file", req.SessionID, req.Path); err != nil {
 		return pluginapi.TextFile{}, err
 	}
 	if len(req.Content) > maxTextFile {
 		return pluginapi.TextFile{}, fmt.Errorf("write %s: %d bytes is over the %d the host writes", req.Path, len(req.Content), maxTextFile)
 	}
-	if ed, ok := r.editors.get(req.SessionID); ok {
+	if ed, ok := h.Editors.Editor(req.SessionID); ok {
 		if _, write := ed.EditorFiles(); write {
 			if !utf8.ValidString(req.Path) {
 				return pluginapi.TextFile{}, fmt.Errorf("write %q: the path is not UTF-8, and the editor's fs/write_text_file takes a UTF-8 path (it would name another file), so nothing was written: write it to disk", req.Path)
@@ -278,7 +227,7 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 			if why := notUTF8([]byte(req.Content)); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s: the new text is not UTF-8 (%s); the editor's fs/write_text_file takes UTF-8 text and would store U+FFFD in place of those bytes, so nothing was written: write the bytes to disk", req.Path, why)
 			}
-			if why := r.diskNotUTF8(req.SessionID, req.Path); why != "" {
+			if why := h.diskNotUTF8(req.SessionID, req.Path); why != "" {
 				return pluginapi.TextFile{}, fmt.Errorf("write %s: the file on disk is not UTF-8 (%s); the editor's fs/write_text_file would store its text over it and could change the bytes not meant to change, so nothing was written: write the bytes to disk", req.Path, why)
 			}
 			if err := ed.WriteEditorFile(ctx, req.Path, req.Content); err != nil {
@@ -287,7 +236,7 @@ func (r *Runtime) WriteTextFile(ctx context.Context, req pluginapi.WriteTextFile
 			return pluginapi.TextFile{Source: pluginapi.SourceEditor}, nil
 		}
 	}
-	if err := r.writeAtomic(req.SessionID, req.Path, []byte(req.Content)); err != nil {
+	if err := h.writeAtomic(req.SessionID, req.Path, []byte(req.Content)); err != nil {
 		return pluginapi.TextFile{}, err
 	}
 	return pluginapi.TextFile{Source: pluginapi.SourceDisk}, nil

@@ -1,4 +1,4 @@
-package engine
+package confine
 
 import (
 	"testing"
@@ -14,7 +14,6 @@ import (
 // not confine its commands, and auto would run them unasked).
 func TestCallSandboxBySandboxes(t *testing.T) {
 	t.Parallel()
-	r := &Runtime{}
 	cwd := t.TempDir()
 	bash := &event.Plugin{Name: "bash"}
 	tests := []struct {
@@ -30,7 +29,7 @@ func TestCallSandboxBySandboxes(t *testing.T) {
 		{"an MCP tool", tool.Tool{Spec: llm.ToolSpec{Name: "run"}, Kind: "execute", Sandboxes: true}, `{}`, ""},
 	}
 	for _, tc := range tests {
-		got := r.callSandbox(tc.tool, "s", cwd, tc.args)
+		got := Call(Setting{}, tc.tool, cwd, tc.args)
 		switch {
 		case tc.want == "" && got != nil:
 			t.Errorf("%s: sandbox %+v, want none", tc.name, *got)
