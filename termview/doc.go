@@ -8,7 +8,11 @@
 // exit status and one-line reason harness run documents (0 completed, 1
 // failed, 3 stopped early, 130 cancelled); Header prints the line a turn
 // starts with (session, permission mode, sandbox — "sandbox off" stated
-// plainly), Finish the turn's usage line. It writes only to the writers it is given; cmd/harness parses the
+// plainly), Finish the turn's usage line. A tool call shows as "→" and
+// its title — the plugin's preview title, or the title the tool declared
+// (bash: its command; subagent: "Subagent: " and the task) — as the
+// editor shows it, or, for a tool with neither, its name and arguments;
+// the permission question always shows the whole call. It writes only to the writers it is given; cmd/harness parses the
 // flags and builds the runtime.
 //
 // Every string it shows that harness did not write itself — the model's

@@ -310,7 +310,7 @@ func TestPluginsCheck(t *testing.T) {
 		"the real plugins pass": {
 			args: []string{filepath.Join(plugins, "todo"), filepath.Join(plugins, "bash")},
 			wantOut: []string{"ok: todo 1.0.0 passed 9 checks", "ok: bash 1.0.0 passed 9 checks",
-				"PASS  describe ", "todo 1.0.0, protocol 1.4, tools: todo_write; events: todo/write; capabilities: default"},
+				"PASS  describe ", "todo 1.0.0, protocol 1.5, tools: todo_write; events: todo/write; capabilities: default"},
 		},
 		"another protocol version names both": {
 			args: []string{v2Plugin(t)}, wantCode: exitFailed,

@@ -388,7 +388,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"Show me how you work", "[~] Look at the working directory", "[x] Summarize",
-		"→ bash", "TERM=dumb", "→ subagent", "[explain the session log] ",
+		"→ echo \"bash runs in", "TERM=dumb", "→ Subagent: ", "[explain the session log] ",
 		"Updated todo list: 0 pending, 0 in progress, 3 completed.", "session log", "jq"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)

@@ -266,7 +266,7 @@ func TestRunTerminalForgery(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		`→ bash {"command":"rm -rf victim #`,                         // harness's line about the call
+		`→ rm -rf victim #\x1b[1A\x1b[2K `,                           // harness's line about the call: the declared title, escaped
 		`Here is the plan.\x1b]52;c;cm0gLXJmIH4K\x07 \x1b]8;id=a b;`, // the text
 		`thinking \x1b]8;id=a b;https://evil.example/`,               // the thinking
 		`+var x = 2 // \x1b[1A\x1b[2K\r\x1b]52;c;`,                   // the edit's diff
