@@ -2,10 +2,12 @@ package harness_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -476,27 +478,13 @@ func TestNoStdoutOutsideMain(t *testing.T) {
 		if strings.HasPrefix(p.dir, "cmd/") || strings.HasPrefix(p.dir, "examples/") {
 			continue
 		}
-		entries, err := os.ReadDir(p.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			n := e.Name()
-			if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+		for at, line := range sourceLines(t, p.dir) {
+			if strings.Contains(line, "stdout-ok") {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(p.dir, n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, line := range strings.Split(string(b), "\n") {
-				if strings.Contains(line, "stdout-ok") {
-					continue
-				}
-				for _, bad := range []string{"os.Stdout", "fmt.Print(", "fmt.Println(", "fmt.Printf("} {
-					if strings.Contains(line, bad) {
-						t.Errorf("%s/%s:%d writes to stdout (%s); stdout belongs to ACP: use the logger or an injected io.Writer", p.dir, n, i+1, bad)
-					}
+			for _, bad := range []string{"os.Stdout", "fmt.Print(", "fmt.Println(", "fmt.Printf("} {
+				if strings.Contains(line, bad) {
+					t.Errorf("%s writes to stdout (%s); stdout belongs to ACP: use the logger or an injected io.Writer", at, bad)
 				}
 			}
 		}
@@ -514,24 +502,10 @@ func TestOneAtomicWrite(t *testing.T) {
 			strings.HasPrefix(p.dir, "pluginapi/") || strings.HasPrefix(p.dir, "plugins/") || strings.HasPrefix(p.dir, "examples/") {
 			continue
 		}
-		entries, err := os.ReadDir(p.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			n := e.Name()
-			if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(p.dir, n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, line := range strings.Split(string(b), "\n") {
-				for _, bad := range []string{"os.Rename(", "os.Link("} {
-					if strings.Contains(line, bad) {
-						t.Errorf("%s/%s:%d puts a file in place with %s: use host/atomicfile (WriteFile, Create, WriteNew, Rename), which fsyncs the file and its folder", p.dir, n, i+1, bad)
-					}
+		for at, line := range sourceLines(t, p.dir) {
+			for _, bad := range []string{"os.Rename(", "os.Link("} {
+				if strings.Contains(line, bad) {
+					t.Errorf("%s puts a file in place with %s: use host/atomicfile (WriteFile, Create, WriteNew, Rename), which fsyncs the file and its folder", at, bad)
 				}
 			}
 		}
@@ -646,6 +620,33 @@ func TestNoCommittedBinaries(t *testing.T) {
 		for magic, kind := range magics {
 			if n >= len(magic) && string(head[:len(magic)]) == magic {
 				t.Errorf("%s is a committed %s binary: remove it (git rm --cached) and ignore it in .gitignore", name, kind)
+			}
+		}
+	}
+}
+
+// sourceLines yields each line of dir's non-test Go files: where it is
+// (dir/file.go:line) and its text.
+func sourceLines(t *testing.T, dir string) iter.Seq2[string, string] {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(yield func(string, string) bool) {
+		for _, e := range entries {
+			n := e.Name()
+			if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if !yield(fmt.Sprintf("%s/%s:%d", dir, n, i+1), line) {
+					return
+				}
 			}
 		}
 	}
