@@ -4,6 +4,7 @@ package pluginhost_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
@@ -65,12 +67,21 @@ func TestLaunchUmask(t *testing.T) {
 	exe, plug := filepath.Join(dir, "host.test"), filepath.Join(dir, "todo")
 	copyFile(t, self, exe)
 	copyFile(t, bin("todo"), plug)
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PLUGINAPI_TEST_UMASK_HOST="+plug)
-	if os.Getuid() == 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	// A parallel test's fork can hold the copy's write descriptor for a
+	// moment (golang/go#22315): exec then fails with ETXTBSY. Retry, bounded.
+	var out []byte
+	for try := 0; ; try++ {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PLUGINAPI_TEST_UMASK_HOST="+plug)
+		if os.Getuid() == 0 {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		}
+		out, err = cmd.CombinedOutput()
+		if !errors.Is(err, syscall.ETXTBSY) || try == 20 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("launch under umask 0277: %v\n%s", err, out)
 	}
