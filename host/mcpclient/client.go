@@ -261,15 +261,7 @@ func (sv *server) connectLocked() error {
 		}
 		return err
 	}
-	gen := sv.gen.Add(1)
-	client := mcp.NewClient(&mcp.Implementation{Name: sv.opts.ClientName, Version: sv.opts.ClientVersion}, &mcp.ClientOptions{
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			if sv.gen.Load() == gen {
-				sv.stale.Store(true)
-			}
-		},
-	})
+	client := sv.newClient(sv.gen.Add(1))
 	prov := event.MCPServer{Name: sv.cfg.Name}
 	var transport mcp.Transport
 	var p *proc
