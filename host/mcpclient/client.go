@@ -212,6 +212,7 @@ type server struct {
 	stderr  *pluginhost.LineTail
 	secrets []string
 	ready   chan struct{} // closed once the first start has ended
+	prog    progress      // the running calls' progress tokens
 
 	mu       sync.Mutex
 	cs       *mcp.ClientSession // nil when down
@@ -460,7 +461,17 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 	}
 	cctx, cancel := context.WithTimeout(ctx, sv.opts.CallTimeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+	params := &mcp.CallToolParams{Name: name, Arguments: arguments}
+	// Every call carries a progress token; the server's notifications
+	// about it are the call's live output (WithProgress), until it returns.
+	live := progressOf(ctx)
+	if live == nil {
+		live = func(string) {}
+	}
+	token, endProgress := sv.prog.start(cs, live)
+	defer endProgress()
+	params.SetProgressToken(token)
+	res, err := cs.CallTool(cctx, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{Content: "cancelled", IsError: true}

@@ -18,5 +18,9 @@ func (sv *server) newClient(gen int64) *mcp.Client {
 				sv.stale.Store(true)
 			}
 		},
+		// progress of a running call, routed by its token (progress.go)
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			sv.prog.notify(req.Session, req.Params)
+		},
 	})
 }

@@ -5,7 +5,9 @@
 // (isError), image, badschema (an input schema the host refuses),
 // add_tool (a new tool "late" appears: tools/list_changed), hasenv
 // (whether a variable is set, never its value), hang (never answers) and
-// crash (exits mid-call), and for the sandbox's tests write (a file),
+// crash (exits mid-call), progress (notifications/progress under the
+// call's token, then the answer or, with hold, a wait for the client's
+// cancellation), big (a text of the size asked for), and for the sandbox's tests write (a file),
 // read (a file) and dial (a TCP address), each answering "ok …" or an
 // error result with the system's error.
 package main
@@ -19,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +36,15 @@ type nameArg struct {
 }
 
 type none struct{}
+
+type progressArg struct {
+	Steps int  `json:"steps" jsonschema:"how many progress notifications to send"`
+	Hold  bool `json:"hold,omitempty" jsonschema:"wait for the client to cancel the call after them"`
+}
+
+type sizeArg struct {
+	Bytes int `json:"bytes" jsonschema:"how many bytes of text to return"`
+}
 
 type pathArg struct {
 	Path string `json:"path" jsonschema:"a file's path"`
@@ -136,6 +148,7 @@ func newServer() *mcp.Server {
 			_ = c.Close()
 			return text("ok connected to " + in.Addr), nil, nil
 		})
+	addProgress(s)
 	// a schema the host refuses (an unknown type), which the SDK passes
 	s.AddTool(&mcp.Tool{Name: "badschema", Description: "Has a bad schema.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"strng"}}}`)},
@@ -173,4 +186,44 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mcptest: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// addProgress adds the tools progress and big.
+func addProgress(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Reports progress, then answers (or, with hold, waits to be cancelled)."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in progressArg) (*mcp.CallToolResult, any, error) {
+			token := req.Params.GetProgressToken()
+			if token == nil {
+				return failed(fmt.Errorf("the call has no progress token")), nil, nil
+			}
+			// notifications a client must ignore: a token it never sent
+			for _, stray := range []any{"harness-stray", 424242} {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: stray, Message: "stray", Progress: 1})
+			}
+			for i := 1; i <= in.Steps; i++ {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+					Message: fmt.Sprintf("step %d", i), Progress: float64(i), Total: float64(in.Steps)}); err != nil {
+					return failed(err), nil, nil
+				}
+			}
+			if in.Hold {
+				<-ctx.Done()
+				fmt.Fprintf(os.Stderr, "progress call cancelled by the client\n")
+				return failed(ctx.Err()), nil, nil
+			}
+			return text(fmt.Sprintf("done after %d steps", in.Steps)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Returns a text of the size asked for."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in sizeArg) (*mcp.CallToolResult, any, error) {
+			line := "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxy\n"
+			var b strings.Builder
+			for b.Len() < in.Bytes {
+				b.WriteString(line)
+			}
+			out := b.String()[:in.Bytes]
+			if in.Bytes >= 8 {
+				out = "BEGIN" + out[5:len(out)-3] + "END"
+			}
+			return text(out), nil, nil
+		})
 }
