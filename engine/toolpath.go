@@ -26,7 +26,7 @@ type sessionTools struct{ r *Runtime }
 
 // Step implements agent.Tools.
 func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step, error) {
-	st := &step{}
+	st := &step{stateDir: t.r.cfg.StateDir}
 	if t.r.tools != nil {
 		st.plugins = t.r.tools.Step(toolbox.WithCwd(ctx, info.Cwd))
 	}
@@ -39,10 +39,11 @@ func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step
 // step is one step's tool set: the plugins' step and the MCP tools of the
 // session, as listed when the step began.
 type step struct {
-	plugins *toolbox.Step // nil: no plugins
-	mcp     *mcpclient.Set
-	mcpList []tool.Tool          // in the servers' order
-	byName  map[string]tool.Tool // mcpList by name
+	plugins  *toolbox.Step // nil: no plugins
+	stateDir string        // where an MCP result's spill file goes (capMCP)
+	mcp      *mcpclient.Set
+	mcpList  []tool.Tool          // in the servers' order
+	byName   map[string]tool.Tool // mcpList by name
 }
 
 // addMCP lists set's tools in the step, but for those a plugin offers.
@@ -105,10 +106,14 @@ func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	return s.plugins.Preview(ctx, c)
 }
 
-// Call implements agent.Step.
+// Call implements agent.Step. An MCP call's progress notifications are
+// its live output (c.Progress), as a plugin's progress is; its result is
+// capped as bash's output is (capMCP), for the model, the log and the
+// editor alike.
 func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if _, ok := s.byName[c.Name]; ok {
-		return s.mcp.Call(ctx, c.Name, []byte(c.Args))
+		res := s.mcp.Call(mcpclient.WithProgress(ctx, c.Progress), c.Name, []byte(c.Args))
+		return capMCP(s.stateDir, c, res)
 	}
 	if s.plugins == nil {
 		return tool.Result{Content: "Error: unknown tool " + c.Name, IsError: true}

@@ -1,0 +1,97 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/internal/logtest"
+)
+
+// lateModel plays a script loaded once the session exists (its lines name
+// the session's folder).
+type lateModel struct{ p *script.Provider }
+
+func (m *lateModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return m.p.Stream(ctx, req)
+}
+
+// TestMCPResultSpilled runs the real loop with the script provider, the
+// real plugins and a real MCP server whose tool answers 5 MB of text: the
+// model gets at most 30,000 characters, the result's start and end and
+// the spill file's path (so does the log, which the editor is shown);
+// the model then reads the file's last line with the real read tool,
+// which reaches the session's folder without asking (ask mode: only the
+// MCP call is asked about).
+func TestMCPResultSpilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	state := t.TempDir()
+	model := &lateModel{}
+	h, err := engine.New(engine.Config{StateDir: state, PluginDirs: []string{pluginDir}, Model: model, ModelName: "script",
+		Policy: permission.Policy{Mode: permission.ModeAsk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	const size = 5_000_000
+	spill := filepath.Join(state, "sessions", s.ID(), "mcp-1-1-big.txt")
+	// mcptest's big: lines of 108 bytes; the last, cut short, ends "pqrsEND"
+	lastLine := (size + 107) / 108
+	model.p, err = script.Load(strings.NewReader(strings.Join([]string{
+		fmt.Sprintf(`{"toolCalls":[{"id":"big","name":"mcp__test__big","args":{"bytes":%d}}]}`, size),
+		fmt.Sprintf(`{"toolCalls":[{"id":"r","name":"read","args":{"file_path":%q,"offset":%d,"limit":1}}],"expect":{"lastRole":"tool","lastContains":%q,"maxTokens":20000}}`,
+			spill, lastLine, spill),
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"pqrsEND"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asker := &recordingAsker{}
+	if out := h.Run(context.Background(), s, nil, event.Text("get it"), nil, asker); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+	if fmt.Sprint(asker.tools) != "[mcp__test__big]" {
+		t.Errorf("asked about %v, want only the MCP call (the read of the spill file is in the project)", asker.tools)
+	}
+	evs, _ := logtest.ReadLog(t, state)
+	var result string
+	for _, e := range evs {
+		if d, _ := e["data"].(map[string]any); e["type"] == "tool/result" && d["callId"] == "big" {
+			result, _ = d["content"].(string)
+		}
+	}
+	if n := utf8.RuneCountInString(result); n > 30_000 || !strings.HasPrefix(result, "BEGIN") || !strings.HasSuffix(result, "END") ||
+		!strings.Contains(result, spill+" (5,000,000 bytes;") {
+		t.Errorf("the logged result: %d characters, %q … %q; want at most 30,000 with its start, its end and %s", n,
+			result[:min(len(result), 40)], result[max(len(result)-40, 0):], spill)
+	}
+	b, err := os.ReadFile(spill)
+	if err != nil || len(b) != size {
+		t.Errorf("spill file: %d bytes, %v; want %d", len(b), err, size)
+	}
+}
