@@ -51,14 +51,16 @@ func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title, al
 		ToolCall:  acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(callID)},
 	}
 	// The question carries what the call's tool_call shows: its title,
-	// kind, input, files and diff, so that an editor that shows the
-	// question alone still shows what is being allowed.
+	// kind, input, files, diff and _meta (an MCP tool's raw name), so
+	// that an editor that shows the question alone still shows what is
+	// being allowed.
 	if c := ts.tr.open[callID]; c != nil {
 		req.ToolCall.Title = acp.Ptr(c.Title)
 		req.ToolCall.Kind = acp.Ptr(c.Kind)
 		req.ToolCall.RawInput = c.RawInput
 		req.ToolCall.Locations = c.Locations
 		req.ToolCall.Content = c.Content
+		req.ToolCall.Meta = c.Meta
 	}
 	ts.mu.Unlock()
 	if title != "" {

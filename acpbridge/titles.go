@@ -45,3 +45,15 @@ func prompted(evs []event.Event) bool {
 	}
 	return false
 }
+
+// toolMeta is the _meta of a call's tool_call: for an MCP server's tool,
+// whose title is the server's name and its title for the tool ("server:
+// title", tool.Tool.Title), {"harness": {"tool": "mcp__server__tool",
+// "mcpServer": "server"}}, the raw name the model called and the log
+// records; nil for any other tool, whose title is its own.
+func toolMeta(c event.ToolCall) map[string]any {
+	if c.MCP == nil {
+		return nil
+	}
+	return map[string]any{"harness": map[string]any{"tool": c.Name, "mcpServer": c.MCP.Name}}
+}

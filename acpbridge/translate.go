@@ -146,7 +146,7 @@ func toolCallStart(c event.ToolCall) []acp.SessionUpdate {
 	pr := present(c.Name, c.Title, c.Args, c.Kind)
 	id := acp.ToolCallId(c.CallID)
 	return []acp.SessionUpdate{
-		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind,
+		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind, Meta: toolMeta(c),
 			Status: acp.ToolCallStatusPending, RawInput: pr.rawInput,
 			Locations: locations(c.Locations), Content: diffContent(c.Diffs)}},
 		{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: id, Status: acp.Ptr(acp.ToolCallStatusInProgress)}},

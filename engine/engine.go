@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -344,7 +345,7 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 		c.Policy.Mode = permission.ModeAllowAll
 	}
 	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,
-		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: req.Title, Always: req.Always, Once: req.Once, NoAlways: req.Once}
+		Cwd: a.s.Cwd(), Args: []byte(req.Args), Title: cmp.Or(req.Title, req.ToolTitle), Always: req.Always, Once: req.Once, NoAlways: req.Once}
 	// The bash plugin's calls: run inside an enforced sandbox, or asking
 	// to leave it (the sandbox its tool/call records says which).
 	if sb := req.Sandbox; sb != nil && a.r.Sandbox().Mode != sandbox.Off {

@@ -8,7 +8,9 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -19,6 +21,20 @@ import (
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/internal/logtest"
 )
+
+// titleAsker allows every call and records each question's tool and
+// title.
+type titleAsker struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *titleAsker) Ask(_ context.Context, req permission.Request) (event.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, req.Tool+" titled "+strconv.Quote(req.Title))
+	return event.AllowOnce, nil
+}
 
 // lateModel plays a script loaded once the session exists (its lines name
 // the session's folder).
@@ -34,7 +50,8 @@ func (m *lateModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.C
 // the spill file's path (so does the log, which the editor is shown);
 // the model then reads the file's last line with the real read tool,
 // which reaches the session's folder without asking (ask mode: only the
-// MCP call is asked about).
+// MCP call is asked about, titled as its server and tool, "test: big",
+// with the raw name as the request's tool).
 func TestMCPResultSpilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an MCP server")
@@ -71,12 +88,12 @@ func TestMCPResultSpilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asker := &recordingAsker{}
+	asker := &titleAsker{}
 	if out := h.Run(context.Background(), s, nil, event.Text("get it"), nil, asker); out.Reason != event.ReasonCompleted {
 		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
 	}
-	if fmt.Sprint(asker.tools) != "[mcp__test__big]" {
-		t.Errorf("asked about %v, want only the MCP call (the read of the spill file is in the project)", asker.tools)
+	if want := `[mcp__test__big titled "test: big"]`; fmt.Sprint(asker.asked) != want {
+		t.Errorf("asked %v, want %s: only the MCP call (the read of the spill file is in the project), by its title", asker.asked, want)
 	}
 	evs, _ := logtest.ReadLog(t, state)
 	var result string

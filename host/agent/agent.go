@@ -115,6 +115,10 @@ type ApprovalRequest struct {
 	// Title, when set, is how the question names the call (a subagent's
 	// call names the subagent); the loop leaves it empty.
 	Title string
+	// ToolTitle is an MCP tool's title for people (tool.Tool.Title:
+	// "server: title"), which the question names the call by when Title
+	// is empty, the raw name (Tool) in its details; "" for other tools.
+	ToolTitle string
 	// Always holds the session's earlier "always" answers about Tool (see
 	// SessionLog.Always). The Approver decides whether one covers this call:
 	// the loop never skips it, so its deny rules always apply.

@@ -137,8 +137,12 @@ func (t *turn) approve(ctx context.Context, st *step, c llm.ToolCall, sb *event.
 	// The approver sees the recorded "always" answers and decides whether
 	// they cover the call, after its deny rules: an answer about one
 	// command never lets a forbidden one through.
-	a, err := t.l.Approver.Approve(ctx, ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
-		CallID: c.ID, Tool: c.Name, Kind: tl.Kind, MCP: tl.MCP, Args: c.Arguments, Always: t.s.Always(c.Name), Sandbox: sb})
+	req := ApprovalRequest{SessionID: t.s.ID(), Turn: t.n, Step: st.k,
+		CallID: c.ID, Tool: c.Name, Kind: tl.Kind, MCP: tl.MCP, Args: c.Arguments, Always: t.s.Always(c.Name), Sandbox: sb}
+	if tl.MCP != nil {
+		req.ToolTitle = tl.Title // "server: title"; the raw name stays in Tool
+	}
+	a, err := t.l.Approver.Approve(ctx, req)
 	if ctx.Err() != nil {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package services
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,7 +97,7 @@ type subagentApprover struct {
 
 // Approve implements agent.Approver.
 func (a subagentApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
-	what := req.Tool
+	what := cmp.Or(req.ToolTitle, req.Tool) // an MCP tool by its title
 	if cmd := permission.Command([]byte(req.Args)); cmd != "" {
 		what += ": " + cmd
 	}
