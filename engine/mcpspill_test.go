@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/harness-dev/harness/engine"
@@ -20,6 +21,7 @@ import (
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/internal/logtest"
+	"github.com/harness-dev/harness/termview"
 )
 
 // titleAsker allows every call and records each question's tool and
@@ -110,5 +112,66 @@ func TestMCPResultSpilled(t *testing.T) {
 	b, err := os.ReadFile(spill)
 	if err != nil || len(b) != size {
 		t.Errorf("spill file: %d bytes, %v; want %d", len(b), err, size)
+	}
+}
+
+// releasingView is the terminal's view, which writes the file release
+// once the call's live output holds want.
+type releasingView struct {
+	*termview.View
+	mu            sync.Mutex
+	seen          strings.Builder
+	want, release string
+}
+
+func (v *releasingView) ToolProgress(sid, callID, text string) {
+	v.View.ToolProgress(sid, callID, text)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seen.WriteString(text)
+	if strings.Contains(v.seen.String(), v.want) {
+		_ = os.WriteFile(v.release, nil, 0o600)
+	}
+}
+
+// TestMCPProgressOnTerminal runs the real loop against a real MCP server
+// whose tool sends notifications/progress, then waits to answer until
+// the terminal's view has shown them (its release file): the lines reach
+// the view's live output, dimmed and indented under the call, while the
+// call runs. The call can only end once they did.
+func TestMCPProgressOnTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	release := filepath.Join(t.TempDir(), "release")
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		fmt.Sprintf(`{"toolCalls":[{"id":"p","name":"mcp__test__progress","args":{"steps":2,"release":%q}}]}`, release),
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"done after 2 steps"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := engine.New(engine.Config{StateDir: t.TempDir(), Model: sc, ModelName: "script", Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	var out logtest.Buffer
+	view := &releasingView{View: termview.New(&out, s, false), want: "step 2 (2/2)\n", release: release}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if o := h.Run(ctx, s, nil, event.Text("go"), view, nil); o.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v\n%s", o.Reason, o.Err, out.String())
+	}
+	if want := "    step 1 (1/2)\n    step 2 (2/2)\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("the view shows %q, want the progress lines %q", out.String(), want)
 	}
 }

@@ -6,8 +6,8 @@
 // add_tool (a new tool "late" appears: tools/list_changed), hasenv
 // (whether a variable is set, never its value), hang (never answers) and
 // crash (exits mid-call), progress (notifications/progress under the
-// call's token, then the answer or, with hold, a wait for the client's
-// cancellation), big (a text of the size asked for), and for the sandbox's tests write (a file),
+// call's token, then, once a release file exists if it names one, the
+// answer or, with hold, a wait for the client's cancellation), big (a text of the size asked for), and for the sandbox's tests write (a file),
 // read (a file) and dial (a TCP address), each answering "ok …" or an
 // error result with the system's error.
 package main
@@ -40,6 +40,9 @@ type none struct{}
 type progressArg struct {
 	Steps int  `json:"steps" jsonschema:"how many progress notifications to send"`
 	Hold  bool `json:"hold,omitempty" jsonschema:"wait for the client to cancel the call after them"`
+	// Release, when set, is a file the call waits for after the
+	// notifications (its client creates it once it has seen them).
+	Release string `json:"release,omitempty" jsonschema:"a file to wait for before answering"`
 }
 
 type sizeArg struct {
@@ -204,6 +207,16 @@ func addProgress(s *mcp.Server) {
 				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 					Message: fmt.Sprintf("step %d", i), Progress: float64(i), Total: float64(in.Steps)}); err != nil {
 					return failed(err), nil, nil
+				}
+			}
+			for in.Release != "" {
+				if _, err := os.Stat(in.Release); err == nil {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return failed(ctx.Err()), nil, nil
+				case <-time.After(20 * time.Millisecond):
 				}
 			}
 			if in.Hold {
