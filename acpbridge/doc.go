@@ -148,9 +148,14 @@
 // todo_write "Update todo list", subagent "Subagent: <description>");
 // a call logged without one (a tool that declares none, a log written
 // before tools declared titles) shows the tool's name. The bridge knows
-// no tool by name.
+// no tool by name. A call of an MCP server's tool (tool/call's mcp set),
+// titled "server: title", carries the raw name the model called in
+// _meta {"harness": {"tool": "mcp__server__tool", "mcpServer": "server"}}.
 // session/request_permission carries what the call's tool_call shows:
-// title, kind, rawInput, locations and the diff. Message chunks carry a messageId derived from the session,
+// title, kind, rawInput, locations, the diff and _meta. A tool's live
+// output (ToolProgress: bash's output, an MCP server's progress) is a
+// tool_call_update whose text content is its tail so far, until the
+// result replaces it; it is not logged. Message chunks carry a messageId derived from the session,
 // turn and step, the same live and on replay, so a replayed transcript
 // equals the live one once adjacent chunks of a message are joined.
 //

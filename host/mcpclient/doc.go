@@ -16,7 +16,14 @@
 // has its list fetched again on the next Tools (the next step). [Set.Call]
 // turns a tools/call result into text: text content as it is, images,
 // audio and resources summarized with their type, structured content as
-// JSON when nothing else came; isError stays an error result. A server
+// JSON when nothing else came; isError stays an error result. Every
+// tools/call carries a progress token (a string, unique for the server);
+// the server's notifications/progress about it go, one line each
+// ("message (3/10)"), at most one update every 100 ms, to the function
+// the call's context carries ([WithProgress]) until the call returns;
+// a notification with another token, or of another connection, is
+// ignored. Cancelling the call's context sends notifications/cancelled
+// (the SDK does). A server
 // that fails to start is one warning line — its name, where it was
 // configured, what failed, what to do — and the session goes on without
 // it. A server that dies or stops answering during a call (Options.
