@@ -81,7 +81,9 @@
 // Each call gets a tool/call before it is dispatched, with the tool's Kind
 // and what the step's preview (Step.Preview) says the call would do
 // (title, locations, diffs): logged before the Approver is asked,
-// so the editor shows the diff with the question. The tool/result carries
+// so the editor shows the diff with the question; the question about an
+// MCP server's tool carries the tool's title (ApprovalRequest.ToolTitle,
+// "server: title"), its raw name staying in Tool. The tool/result carries
 // the Meta of the Result (diffs equal to the preview's are not logged
 // again; a diff over 1 MiB is left out). Adjacent calls to
 // tools marked ConcurrencySafe form a group that runs concurrently, at most
