@@ -89,3 +89,40 @@ func markerOf(s string) string {
 	}
 	return "(no marker)"
 }
+
+// FuzzCapMCP: whatever the text, the capped result is at most
+// mcpMaxChars characters, keeps the text's start, is valid UTF-8 when the
+// text was, and the spill file holds the text whole.
+func FuzzCapMCP(f *testing.F) {
+	f.Add("short", 1)
+	f.Add("é\x00\n", 20_000)
+	f.Add("\xff\xfe", 16_000)
+	state := f.TempDir()
+	f.Fuzz(func(t *testing.T, piece string, n int) {
+		if piece == "" || n < 0 || n*len(piece) > 4<<20 {
+			return
+		}
+		text := strings.Repeat(piece, n)
+		got := capMCP(state, tool.Call{SessionID: "fuzz", CallID: "c"}, tool.Result{Content: text})
+		if c := utf8.RuneCountInString(got.Content); c > mcpMaxChars {
+			t.Fatalf("%d characters", c)
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(got.Content) {
+			t.Fatalf("the cut made invalid UTF-8")
+		}
+		if utf8.RuneCountInString(text) <= mcpMaxChars {
+			if got.Content != text {
+				t.Fatalf("a text within the cap changed")
+			}
+			return
+		}
+		head := []rune(text)[:1000]
+		if !strings.HasPrefix(got.Content, string(head)) {
+			t.Fatalf("the start is lost")
+		}
+		b, err := os.ReadFile(filepath.Join(state, "sessions", "fuzz", "mcp-0-0-c.txt"))
+		if err != nil || string(b) != text {
+			t.Fatalf("spill: %d bytes, %v", len(b), err)
+		}
+	})
+}
