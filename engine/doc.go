@@ -26,8 +26,9 @@
 // plugins' as mcp__<server>__<tool>; MCPServers lists the configured
 // ones. An MCP call's progress is its live output (tool.Call.Progress),
 // and its result is capped as bash's output is: 30,000 characters, the
-// whole text spilled (0600) to <StateDir>/sessions/<id>/mcp-<turn>-
-// <step>-<call>.txt, named in the result (mcpcap.go).
+// whole text spilled (0600) to
+// <StateDir>/sessions/<id>/mcp-<turn>-<step>-<call>.txt, named in the
+// result (mcpcap.go).
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

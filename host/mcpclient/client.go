@@ -176,8 +176,9 @@ func (s *Set) lookup(name string) *server {
 }
 
 // Call calls the tool name (mcp__<server>__<tool>) with args, a JSON
-// object. A failure is an error result naming the server and, for a
-// stdio server, its last stderr lines.
+// object, under a progress token: the server's progress goes to ctx's
+// WithProgress function while the call runs. A failure is an error result
+// naming the server and, for a stdio server, its last stderr lines.
 func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) tool.Result {
 	sv := s.lookup(name)
 	if sv == nil {
