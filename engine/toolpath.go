@@ -21,12 +21,13 @@ import (
 // list held for the step, a plugin started as soon as the model names its
 // tool), then the tools of the MCP servers the step's session uses (its
 // own, or its root's for a subagent child), an MCP tool whose name a
-// plugin tool has left out (the plugin's wins).
+// plugin tool has left out (the plugin's wins), and mcp_read_resource when
+// one of those servers is up and offers resources.
 type sessionTools struct{ r *Runtime }
 
 // Step implements agent.Tools.
 func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step, error) {
-	st := &step{}
+	st := &step{r: t.r}
 	if t.r.tools != nil {
 		st.plugins = t.r.tools.Step(toolbox.WithCwd(ctx, info.Cwd))
 	}
@@ -39,6 +40,7 @@ func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step
 // step is one step's tool set: the plugins' step and the MCP tools of the
 // session, as listed when the step began.
 type step struct {
+	r       *Runtime
 	plugins *toolbox.Step // nil: no plugins
 	mcp     *mcpclient.Set
 	mcpList []tool.Tool          // in the servers' order
@@ -59,6 +61,11 @@ func (s *step) addMCP(set *mcpclient.Set) {
 			continue
 		}
 		t := st.AsTool()
+		s.mcpList = append(s.mcpList, t)
+		s.byName[t.Spec.Name] = t
+	}
+	if servers := set.ResourceServers(); len(servers) > 0 && !taken[mcpclient.ReadResourceTool] {
+		t := mcpclient.ReadResourceSpec(servers)
 		s.mcpList = append(s.mcpList, t)
 		s.byName[t.Spec.Name] = t
 	}
@@ -105,10 +112,18 @@ func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	return s.plugins.Preview(ctx, c)
 }
 
-// Call implements agent.Step.
+// Call implements agent.Step. An MCP call's images are stored as blobs of
+// the call's session (storeResultImages), so that its tool/result logs
+// their hashes.
 func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if _, ok := s.byName[c.Name]; ok {
-		return s.mcp.Call(ctx, c.Name, []byte(c.Args))
+		var res tool.Result
+		if c.Name == mcpclient.ReadResourceTool {
+			res = s.mcp.ReadResource(ctx, []byte(c.Args))
+		} else {
+			res = s.mcp.Call(ctx, c.Name, []byte(c.Args))
+		}
+		return s.r.storeResultImages(c.SessionID, res)
 	}
 	if s.plugins == nil {
 		return tool.Result{Content: "Error: unknown tool " + c.Name, IsError: true}
