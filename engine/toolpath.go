@@ -104,6 +104,9 @@ func (s *step) Tool(name string) (tool.Tool, bool) {
 // plugin's.
 func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	if t, ok := s.byName[c.Name]; ok {
+		if c.Name == mcpclient.ReadResourceTool {
+			return tool.Meta{Title: mcpclient.ReadResourceTitle(c.Args)}
+		}
 		return tool.Meta{Title: t.Title}
 	}
 	if s.plugins == nil {

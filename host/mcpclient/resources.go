@@ -40,8 +40,9 @@ func (s *Set) ResourceServers() []string {
 // servers that offer resources (ResourceServers), as the loop is given
 // it: of kind read (resources/read changes nothing, by the protocol),
 // needing permission as every MCP tool does, safe to run with other
-// reads. Its calls are titled "MCP: read resource"; it names no server of
-// its own (tool.Tool.MCP is nil): the call's server is its argument.
+// reads. Its calls are titled "server: read uri" (ReadResourceTitle); it
+// names no server of its own (tool.Tool.MCP is nil): the call's server is
+// its argument.
 func ReadResourceSpec(servers []string) tool.Tool {
 	enum, _ := json.Marshal(servers)
 	schema := `{"type":"object","properties":{` +
@@ -55,9 +56,21 @@ func ReadResourceSpec(servers []string) tool.Tool {
 		NeedsPermission: true,
 		ConcurrencySafe: true,
 		Kind:            pluginapi.KindRead,
-		Title:           "MCP: read resource",
+		Title:           readResourceTitle,
 	}
 }
+
+// ReadResourceTitle is how an editor names a call of mcp_read_resource
+// with args: "server: read uri", else the tool's title.
+func ReadResourceTitle(args string) string {
+	var a struct{ Server, URI string }
+	if json.Unmarshal([]byte(args), &a) != nil || a.Server == "" || a.URI == "" {
+		return readResourceTitle
+	}
+	return a.Server + ": read " + a.URI
+}
+
+const readResourceTitle = "MCP: read resource"
 
 // ReadResource calls resources/read on a server of the set with args,
 // the mcp_read_resource tool's arguments ({"server", "uri"}), and renders

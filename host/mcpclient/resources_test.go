@@ -122,3 +122,15 @@ func TestRenderEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestReadResourceTitle(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"server":"everything","uri":"demo://x"}`: "everything: read demo://x",
+		`{"server":"everything"}`:                  "MCP: read resource",
+		`not json`:                                 "MCP: read resource",
+	} {
+		if got := ReadResourceTitle(args); got != want {
+			t.Errorf("ReadResourceTitle(%s) = %q, want %q", args, got, want)
+		}
+	}
+}

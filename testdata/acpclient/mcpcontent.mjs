@@ -6,7 +6,8 @@
 // image part (chat completions: an image_url in the user message after the
 // tool message); the log holds the image's hash, the blob its bytes.
 // get-resource-links' links name mcp_read_resource, which the model is
-// offered and which reads a link's text (resources/read). After a switch
+// offered and which reads a link's text (resources/read), titled
+// "everything: read <uri>" and not asked about (a read). After a switch
 // to a text-only model, the request carries no image part and the tool
 // result says "[image: image/png, N bytes — the model does not take
 // images]". A fresh process's session/load replays the image content.
@@ -101,6 +102,7 @@ await run("mcpcontent", async (h) => {
     assert.match(read, /^\[resource: demo:\/\/resource\/dynamic\/text\/2, text\/plain\]\nResource 2: This is a plaintext resource/);
     const readUpdate = r.updates.filter((u) => u.toolCallId === "call_read");
     assert.equal(readUpdate[0].kind, "read");
+    assert.equal(readUpdate[0].title, "everything: read demo://resource/dynamic/text/2");
     assert.equal(readUpdate.at(-1).status, "completed");
     assert.deepEqual(a.permissionRequests, [], "reads are not asked about in ask mode");
 
