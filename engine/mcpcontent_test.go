@@ -35,9 +35,9 @@ func TestMCPContentInTheLoop(t *testing.T) {
 	bin := mcpTestServer(t)
 	sc, err := script.Load(strings.NewReader(strings.Join([]string{
 		`{"toolCalls":[{"id":"c1","name":"mcp__test__content","args":{}}],"expect":{"toolsInclude":["mcp_read_resource","mcp__test__content"]}}`,
-		`{"toolCalls":[{"id":"c2","name":"mcp_read_resource","args":{"server":"test","uri":"test://picture"}}],"expect":{"lastRole":"tool"}}`,
-		`{"text":"seen","expect":{"lastRole":"tool","lastContains":"[image: image/png, 70 bytes]"}}`,
-		`{"text":"in words","expect":{"model":"text","contains":["[image: image/png, 70 bytes — the model does not take images]"]}}`,
+		`{"toolCalls":[{"id":"c2","name":"mcp_read_resource","args":{"server":"test","uri":"test://picture"}}],"expect":{"lastRole":"tool","images":2}}`,
+		`{"text":"seen","expect":{"lastRole":"tool","lastContains":"[image: image/png, 70 bytes]","images":3}}`,
+		`{"text":"in words","expect":{"model":"text","images":0,"contains":["[image: image/png, 70 bytes — the model does not take images]"]}}`,
 	}, "\n")))
 	if err != nil {
 		t.Fatal(err)
