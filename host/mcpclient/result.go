@@ -21,7 +21,7 @@ const ReadResourceTool = "mcp_read_resource"
 
 // render turns a tools/call result into the text the model reads and the
 // blocks beside it. Text content is passed as it is; an image the model
-// may be sent (llm.ImageNote's types, at most MaxImageBytes) becomes an
+// may be sent (llm.ImageType, at most MaxImageBytes) becomes an
 // image block, named in the text where it came by llm.ImageNote; an
 // embedded text resource is its text under a line naming its URI; an
 // embedded blob is an image like an image when it is one, else a line
