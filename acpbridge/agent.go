@@ -105,6 +105,15 @@ type Session interface {
 	Close() error
 }
 
+// BlobSession is a Session that keeps the bytes of its images outside its
+// log (event.ToolResult.Images name them by hash): the bridge reads them
+// to send a tool result's images as ACP image content, live and on
+// session/load. A Session without it shows them as text.
+type BlobSession interface {
+	// Blob returns the bytes of the blob hash.
+	Blob(hash string) ([]byte, error)
+}
+
 // Live receives the deltas of a turn that are never logged. Its method set
 // is that of agent.Live, so a Live can be handed to the agent loop as is.
 type Live interface {

@@ -132,7 +132,10 @@
 //     text content and rawOutput {content, isError}; a completed call
 //     keeps its diffs (the result's, else the tool_call's) before the text
 //     and takes the result's title and locations; a failed one shows its
-//     text alone, since nothing was changed;
+//     text alone, since nothing was changed; the result's images
+//     (event.ToolResult.Images: an MCP tool's) follow as image content,
+//     read from the session's blobs when the Session is a [BlobSession]
+//     (else, or when a blob is gone, a text line names the image);
 //   - todo/write → plan, the complete list, every entry of priority
 //     "medium" (priority exists only at this boundary);
 //   - context/compact → compaction_update completed with the summary when

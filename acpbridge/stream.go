@@ -43,7 +43,7 @@ type turnStream struct {
 func (b *bridge) startStream(ctx context.Context, sess Session) *turnStream {
 	evs := sess.Events()
 	ts := &turnStream{b: b, sess: sess, titled: prompted(evs),
-		tr: translator{sessionID: sess.ID()}, cursor: int64(len(evs)), done: make(chan struct{})}
+		tr: translator{sessionID: sess.ID(), blob: blobReader(sess)}, cursor: int64(len(evs)), done: make(chan struct{})}
 	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	ts.stop = stop
 	from := ts.cursor
@@ -166,7 +166,7 @@ func (ts *turnStream) showLocked(ev event.Event) {
 // notifications, through the same translator as live turns, and stops
 // early only when ctx is done or the client is gone.
 func (b *bridge) replay(ctx context.Context, sess Session) error {
-	tr := translator{sessionID: sess.ID(), replay: true}
+	tr := translator{sessionID: sess.ID(), replay: true, blob: blobReader(sess)}
 	evs := sess.Events()
 	ups := make([]acp.SessionUpdate, 0, len(evs))
 	for _, ev := range evs {
@@ -187,4 +187,12 @@ func (b *bridge) replay(ctx context.Context, sess Session) error {
 		ups = append(ups, u...)
 	}
 	return b.sendAll(ctx, sess.ID(), ups)
+}
+
+// blobReader is sess's blob reader, nil when it keeps none.
+func blobReader(sess Session) func(string) ([]byte, error) {
+	if b, ok := sess.(BlobSession); ok {
+		return b.Blob
+	}
+	return nil
 }

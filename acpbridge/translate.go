@@ -2,6 +2,7 @@ package acpbridge
 
 import (
 	"crypto/sha1"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,9 @@ type translator struct {
 	// content with each update), and a permission question about one
 	// carries what it shows.
 	open map[string]*acp.SessionUpdateToolCall
+	// blob reads a tool result's image from the session's blob folder
+	// (BlobSession); nil: images show as text.
+	blob func(hash string) ([]byte, error)
 }
 
 // update kinds, as the sessionUpdate discriminator names them.
@@ -85,7 +89,9 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 			diffs = c.Content
 			delete(t.open, p.CallID)
 		}
-		return []acp.SessionUpdate{toolCallEnd(p, diffs)}, nil
+		u := toolCallEnd(p, diffs)
+		u.ToolCallUpdate.Content = append(u.ToolCallUpdate.Content, t.images(p.Images)...)
+		return []acp.SessionUpdate{u}, nil
 	case event.TodoWrite:
 		return []acp.SessionUpdate{plan(p.Todos)}, nil
 	case event.Compact:
@@ -181,6 +187,29 @@ func toolCallEnd(r event.ToolResult, callDiffs []acp.ToolCallContent) acp.Sessio
 		u.Content = append(u.Content, acp.ToolContent(acp.TextBlock(r.Content)))
 	}
 	return acp.SessionUpdate{ToolCallUpdate: u}
+}
+
+// images are a tool result's images as ACP image content, read from the
+// session's blobs; one that cannot be read shows as a line naming it.
+func (t *translator) images(imgs []event.Content) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	for _, c := range imgs {
+		var data []byte
+		err := errors.New("the session keeps no blobs")
+		if t.blob != nil {
+			data, err = t.blob(c.Blob)
+		}
+		if err != nil {
+			out = append(out, acp.ToolContent(acp.TextBlock("[image: "+c.MimeType+", not kept: "+shorten.OneLine(err.Error())+"]")))
+			continue
+		}
+		b := acp.ImageBlock(base64.StdEncoding.EncodeToString(data), c.MimeType)
+		if c.URI != "" {
+			b.Image.Uri = &c.URI
+		}
+		out = append(out, acp.ToolContent(b))
+	}
+	return out
 }
 
 // locations maps a call's files to ACP locations.

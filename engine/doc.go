@@ -23,12 +23,16 @@
 // open sessions and running turns. ConnectMCP starts a session's MCP
 // servers (the user's mcp.json, the project's .mcp.json when
 // Config.MCPProject trusts it, the front end's), whose tools join the
-// plugins' as mcp__<server>__<tool>; MCPServers lists the configured
-// ones. An MCP call's progress is its live output (tool.Call.Progress),
-// and its result is capped as bash's output is: 30,000 characters, the
-// whole text spilled (0600) to
-// <StateDir>/sessions/<id>/mcp-<turn>-<step>-<call>.txt, named in the
-// result (mcpcap.go).
+// plugins' as mcp__<server>__<tool>, with mcp_read_resource while one of
+// them is up and advertises resources (a read: allowed in every mode
+// like a readOnlyHint tool); MCPServers lists the configured ones. An MCP
+// call's progress is its live output (tool.Call.Progress), and its result
+// is capped as bash's output is: 30,000 characters, the whole text
+// spilled (0600) to <StateDir>/sessions/<id>/mcp-<turn>-<step>-<call>.txt,
+// named in the result (mcpcap.go). An MCP result's images are stored as
+// blobs of the call's session before its tool/result names them; a model
+// without image input is sent, for each, a note saying it does not take
+// images.
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

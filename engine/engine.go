@@ -335,13 +335,14 @@ func (a loopApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (a
 			c.Policy.Mode = permission.ModeAsk
 		}
 	}
-	if req.Kind == permission.KindRead && req.MCP != nil {
+	if req.Kind == permission.KindRead && (req.MCP != nil || req.Tool == mcpclient.ReadResourceTool) {
 		// An MCP tool its server annotated readOnlyHint (the only MCP
 		// tools of kind read: mcpclient.ServerTool.AsTool) is treated as a
 		// read: where the session's mode would ask, it runs (in read-only,
 		// ask and accept-edits mode alike, as a plugin's read tools do).
 		// The hint is the server's word, not a promise: deny and ask rules
-		// and "always reject" answers still apply.
+		// and "always reject" answers still apply. mcp_read_resource is
+		// such a read too: resources/read changes nothing, by the protocol.
 		c.Policy.Mode = permission.ModeAllowAll
 	}
 	preq := permission.Request{SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Kind: req.Kind,

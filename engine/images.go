@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/tool"
 )
 
 // ErrImagesUnsupported is returned, wrapped, for a prompt with images when
@@ -55,14 +57,50 @@ func (r *Runtime) storeImages(s *session.Session, prompt []event.Content) ([]eve
 }
 
 // withoutImages is msgs with no message carrying images, for a model
-// without image input (the text of a message names its images).
+// without image input: the text of a message names its images, and a tool
+// result's note of each image says the model does not take it
+// (llm.ImageNoteNoInput).
 func withoutImages(msgs []llm.Message) []llm.Message {
 	if !slices.ContainsFunc(msgs, func(m llm.Message) bool { return len(m.Images) > 0 }) {
 		return msgs
 	}
 	out := slices.Clone(msgs)
-	for i := range out {
+	for i, m := range out {
+		if m.Role == llm.RoleTool {
+			for _, img := range m.Images {
+				n := len(img.Data)
+				out[i].Text = strings.Replace(out[i].Text, llm.ImageNote(img.MimeType, n), llm.ImageNoteNoInput(img.MimeType, n), 1)
+			}
+		}
 		out[i].Images = nil
 	}
 	return out
+}
+
+// storeResultImages stores the images of r (tool.BlockImage) as blobs of
+// the session sessionID, so that its tool/result logs their hashes
+// (tool.Block.Blob) and not their bytes. An image that cannot be stored
+// stays named in r's text alone, and r's text says why.
+func (r *Runtime) storeResultImages(sessionID string, res tool.Result) tool.Result {
+	if !slices.ContainsFunc(res.Blocks, func(b tool.Block) bool { return b.Kind == tool.BlockImage }) {
+		return res
+	}
+	s, ok := r.sessions.Session(sessionID)
+	res.Blocks = slices.Clone(res.Blocks)
+	for i, b := range res.Blocks {
+		if b.Kind != tool.BlockImage || len(b.Data) == 0 {
+			continue
+		}
+		err := errors.New("the session is not open")
+		if ok {
+			res.Blocks[i].Blob, err = s.PutBlob(b.Data)
+		}
+		if err != nil {
+			r.log.Warn("tool result image not stored", "session", sessionID, "error", err)
+			res.Content += "\n(" + llm.ImageNote(b.MIMEType, len(b.Data)) + " was not kept: " + err.Error() + ")"
+			res.Blocks[i].Blob = ""
+		}
+		res.Blocks[i].Data = nil
+	}
+	return res
 }

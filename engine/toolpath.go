@@ -21,12 +21,13 @@ import (
 // list held for the step, a plugin started as soon as the model names its
 // tool), then the tools of the MCP servers the step's session uses (its
 // own, or its root's for a subagent child), an MCP tool whose name a
-// plugin tool has left out (the plugin's wins).
+// plugin tool has left out (the plugin's wins), and mcp_read_resource when
+// one of those servers is up and offers resources.
 type sessionTools struct{ r *Runtime }
 
 // Step implements agent.Tools.
 func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step, error) {
-	st := &step{stateDir: t.r.cfg.StateDir}
+	st := &step{r: t.r}
 	if t.r.tools != nil {
 		st.plugins = t.r.tools.Step(toolbox.WithCwd(ctx, info.Cwd))
 	}
@@ -39,11 +40,11 @@ func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step
 // step is one step's tool set: the plugins' step and the MCP tools of the
 // session, as listed when the step began.
 type step struct {
-	plugins  *toolbox.Step // nil: no plugins
-	stateDir string        // where an MCP result's spill file goes (capMCP)
-	mcp      *mcpclient.Set
-	mcpList  []tool.Tool          // in the servers' order
-	byName   map[string]tool.Tool // mcpList by name
+	r       *Runtime
+	plugins *toolbox.Step // nil: no plugins
+	mcp     *mcpclient.Set
+	mcpList []tool.Tool          // in the servers' order
+	byName  map[string]tool.Tool // mcpList by name
 }
 
 // addMCP lists set's tools in the step, but for those a plugin offers.
@@ -60,6 +61,11 @@ func (s *step) addMCP(set *mcpclient.Set) {
 			continue
 		}
 		t := st.AsTool()
+		s.mcpList = append(s.mcpList, t)
+		s.byName[t.Spec.Name] = t
+	}
+	if servers := set.ResourceServers(); len(servers) > 0 && !taken[mcpclient.ReadResourceTool] {
+		t := mcpclient.ReadResourceSpec(servers)
 		s.mcpList = append(s.mcpList, t)
 		s.byName[t.Spec.Name] = t
 	}
@@ -98,6 +104,9 @@ func (s *step) Tool(name string) (tool.Tool, bool) {
 // plugin's.
 func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	if t, ok := s.byName[c.Name]; ok {
+		if c.Name == mcpclient.ReadResourceTool {
+			return tool.Meta{Title: mcpclient.ReadResourceTitle(c.Args)}
+		}
 		return tool.Meta{Title: t.Title}
 	}
 	if s.plugins == nil {
@@ -109,11 +118,17 @@ func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 // Call implements agent.Step. An MCP call's progress notifications are
 // its live output (c.Progress), as a plugin's progress is; its result is
 // capped as bash's output is (capMCP), for the model, the log and the
-// editor alike.
+// editor alike, and its images are stored as blobs of the call's session
+// (storeResultImages), so that its tool/result logs their hashes.
 func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if _, ok := s.byName[c.Name]; ok {
-		res := s.mcp.Call(mcpclient.WithProgress(ctx, c.Progress), c.Name, []byte(c.Args))
-		return capMCP(s.stateDir, c, res)
+		var res tool.Result
+		if c.Name == mcpclient.ReadResourceTool {
+			res = s.mcp.ReadResource(ctx, []byte(c.Args))
+		} else {
+			res = s.mcp.Call(mcpclient.WithProgress(ctx, c.Progress), c.Name, []byte(c.Args))
+		}
+		return s.r.storeResultImages(c.SessionID, capMCP(s.r.cfg.StateDir, c, res))
 	}
 	if s.plugins == nil {
 		return tool.Result{Content: "Error: unknown tool " + c.Name, IsError: true}

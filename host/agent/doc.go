@@ -85,7 +85,9 @@
 // MCP server's tool carries the tool's title (ApprovalRequest.ToolTitle,
 // "server: title"), its raw name staying in Tool. The tool/result carries
 // the Meta of the Result (diffs equal to the preview's are not logged
-// again; a diff over 1 MiB is left out). Adjacent calls to
+// again; a diff over 1 MiB is left out) and, in images, its image blocks
+// whose bytes its source stored as blobs (tool.Block.Blob): hashes, never
+// bytes. Adjacent calls to
 // tools marked ConcurrencySafe form a group that runs concurrently, at most
 // MaxParallel at a time; any other call runs alone, a barrier between
 // groups. Results are recorded strictly in model order — a fast later result

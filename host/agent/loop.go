@@ -131,6 +131,7 @@ type callState struct {
 	// preview is the diffs its tool/call carries.
 	preview []event.Diff
 	sandbox *event.CallSandbox // what its tool/call records, sent with the call
+	images  []event.Content    // what its tool/result records of the result's images
 }
 
 // Run runs one turn of s on the prompt and reports how it ended. Deltas go to

@@ -194,7 +194,20 @@ func (t *turn) commit(st *step, i int, r tool.Result) error {
 	if r.IsError && !strings.HasPrefix(content, "Error:") {
 		content = "Error: " + content
 	}
+	st.calls[i].images = loggedImages(r.Blocks)
 	return t.appendResult(st, i, content, r.IsError, r.Meta)
+}
+
+// loggedImages are the images of a result's blocks whose bytes are stored
+// as blobs, as the tool/result records them: hash and type, never bytes.
+func loggedImages(bs []tool.Block) []event.Content {
+	var out []event.Content
+	for _, b := range bs {
+		if b.Kind == tool.BlockImage && b.Blob != "" {
+			out = append(out, event.Content{Type: event.ContentImage, MimeType: b.MIMEType, Blob: b.Blob, URI: b.URI})
+		}
+	}
+	return out
 }
 
 // appendEmitted appends an event a tool proposed. The loop's own structural
@@ -253,7 +266,7 @@ func (t *turn) appendResult(st *step, i int, content string, isError bool, m too
 		m.Diffs = nil
 	}
 	if err := t.append(event.ToolResult{Turn: t.n, Step: st.k, CallID: c.ID, Content: content, IsError: isError,
-		Title: m.Title, Locations: m.Locations, Diffs: m.Diffs}); err != nil {
+		Title: m.Title, Locations: m.Locations, Diffs: m.Diffs, Images: c.images}); err != nil {
 		return err
 	}
 	c.resolved = true

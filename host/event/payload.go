@@ -43,8 +43,9 @@ type StepEnd struct {
 	Step int `json:"step"`
 }
 
-// Content is one block of a user message: text, a link to a resource, or an
-// embedded resource (ACP's prompt content kinds).
+// Content is one block of a user message: text, a link to a resource, an
+// embedded resource or an image (ACP's prompt content kinds); an image of
+// a tool result (ToolResult.Images) too.
 type Content struct {
 	Type     ContentType `json:"type"`
 	Text     string      `json:"text,omitempty"`
@@ -234,6 +235,13 @@ type ToolResult struct {
 	Title     string     `json:"title,omitempty"`
 	Locations []Location `json:"locations,omitempty"`
 	Diffs     []Diff     `json:"diffs,omitempty"`
+	// Images are the result's images (an MCP tool's image content, an
+	// embedded image resource), in order, each ContentImage with its
+	// MimeType, Blob (the bytes are in the session's blob folder, never in
+	// the log) and, for a resource, URI. Content names each one where it
+	// came ("[image: image/png, 4033 bytes]"); the model is sent the image
+	// itself when it takes images. Logs written before it have none.
+	Images []Content `json:"images,omitempty"`
 }
 
 // TodoStatus is the state of one todo item.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
 )
 
 // Role is the author of a message.
@@ -28,8 +29,11 @@ type Message struct {
 	ToolCallID string
 	// IsError marks a tool message that reports a failure.
 	IsError bool
-	// Images are the images of a user message, after its Text; only for a
-	// model whose ModelInfo.Images is true.
+	// Images are the images of a user message, after its Text, or of a
+	// tool result (its Text names each one where it came, ImageNote); only
+	// for a model whose ModelInfo.Images is true. A provider sends a tool
+	// result's images in the result where its API allows it, else right
+	// after the results.
 	Images []Image
 	// Blocks are the assistant's opaque reasoning blocks, kept verbatim so
 	// that the provider that made them gets them back unchanged (Anthropic
@@ -44,6 +48,30 @@ type Message struct {
 type Image struct {
 	MimeType string
 	Data     []byte
+}
+
+// ImageNote is how a tool result's text names an image it carries beside
+// the text: "[image: image/png, 4033 bytes]".
+func ImageNote(mimeType string, size int) string {
+	return fmt.Sprintf("[image: %s, %d bytes]", mimeType, size)
+}
+
+// ImageType reports whether an image of MIME type mimeType may be sent to
+// a model that takes images: PNG, JPEG, GIF or WebP, the types every
+// provider here accepts.
+func ImageType(mimeType string) bool {
+	switch mimeType {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
+
+// ImageNoteNoInput is ImageNote for a model that does not take images,
+// which is sent the note alone: "[image: image/png, 4033 bytes — the model
+// does not take images]".
+func ImageNoteNoInput(mimeType string, size int) string {
+	return fmt.Sprintf("[image: %s, %d bytes — the model does not take images]", mimeType, size)
 }
 
 // Block is one opaque provider block of an assistant answer, e.g. an

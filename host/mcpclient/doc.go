@@ -14,16 +14,25 @@
 // ^[a-zA-Z0-9_-]{1,64}$, leaves that tool out with a warning naming the
 // server and the tool. A server that says notifications/tools/list_changed
 // has its list fetched again on the next Tools (the next step). [Set.Call]
-// turns a tools/call result into text: text content as it is, images,
-// audio and resources summarized with their type, structured content as
-// JSON when nothing else came; isError stays an error result. Every
-// tools/call carries a progress token (a string, unique for the server);
-// the server's notifications/progress about it go, one line each
-// ("message (3/10)"), at most one update every 100 ms, to the function
-// the call's context carries ([WithProgress]) until the call returns;
-// a notification with another token, or of another connection, is
-// ignored. Cancelling the call's context sends notifications/cancelled
-// (the SDK does). A server
+// turns a tools/call result into text and blocks: text content as it is;
+// an image a model may be sent (PNG, JPEG, GIF, WebP, at most
+// MaxImageBytes), and an embedded blob resource that is one, as an image
+// block (tool.Block, its bytes) named in the text by llm.ImageNote; an
+// embedded text resource as its text under a line naming its URI; another
+// blob, audio or image as a line naming its type and size; a resource
+// link as a line naming its URI and mcp_read_resource; structured content
+// as JSON when nothing else came; isError stays an error result.
+// [Set.ResourceServers] names the servers that are up and advertise
+// resources; [ReadResourceSpec] is the mcp_read_resource tool for them
+// (kind read, {server, uri}); [Set.ReadResource] calls resources/read and
+// renders what it gives as Call renders a result. Every tools/call
+// carries a progress token (a string, unique for the server); the
+// server's notifications/progress about it go, one line each ("message
+// (3/10)"), at most one update every 100 ms, to the function the call's
+// context carries ([WithProgress]) until the call returns; a notification
+// with another token, or of another connection, is ignored. Cancelling
+// the call's context sends notifications/cancelled (the SDK does). A
+// server
 // that fails to start is one warning line — its name, where it was
 // configured, what failed, what to do — and the session goes on without
 // it. A server that dies or stops answering during a call (Options.

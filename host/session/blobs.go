@@ -92,9 +92,10 @@ func validHash(h string) bool {
 	return true
 }
 
-// images loads the images of a user message's content from the blob
-// folder, for the model's history. An image whose blob cannot be read is
-// left out; the message's text names every image anyway ([image: …]).
+// images loads the images of a user message's content, or of a tool
+// result, from the blob folder, for the model's history. An image whose
+// blob cannot be read is left out; the message's text names every image
+// anyway ([image: …]).
 func (s *Session) images(content []event.Content) []llm.Image {
 	var out []llm.Image
 	for _, c := range content {

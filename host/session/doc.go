@@ -112,7 +112,9 @@
 // hash (event.Content.Blob); [Session.Blob] reads one back (a name that is
 // not a hex SHA-256 is refused). The model's history loads a user
 // message's images from there (llm.Message.Images) and names each in its
-// text as [image: <mime type>]. A backend that is not a directory of files
+// text as [image: <mime type>]; a tool result's images
+// (event.ToolResult.Images) too, which its text already names
+// (llm.ImageNote). A backend that is not a directory of files
 // has no blobs.
 //
 // # Concurrency

@@ -258,8 +258,11 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 		}
 	case event.UserMessage, event.AssistantMessage, event.ToolResult:
 		if m, ok := message(p); ok {
-			if u, user := p.(event.UserMessage); user {
-				m.Images = s.images(u.Content)
+			switch p := p.(type) {
+			case event.UserMessage:
+				m.Images = s.images(p.Content)
+			case event.ToolResult:
+				m.Images = s.images(p.Images)
 			}
 			s.msgs = append(s.msgs, m)
 			s.seqs = append(s.seqs, ev.Seq)

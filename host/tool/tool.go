@@ -126,9 +126,10 @@ type Result struct {
 	Content string
 	// Blocks is the content as its source gave it, in order, when it gave
 	// more than text (an MCP server's images and resources); Content then
-	// renders it as text. Nil for a result of text alone. Providers and the
-	// log take Content today; Blocks is there for those that will take
-	// images.
+	// renders it as text, naming each image (llm.ImageNote). Nil for a
+	// result of text alone. The loop logs its images (those whose bytes
+	// the engine stored as blobs: Blob set) on the tool/result, whence
+	// they reach the model and the editor.
 	Blocks  []Block
 	IsError bool
 	Events  []Emitted
@@ -160,6 +161,9 @@ type Block struct {
 	MIMEType string
 	Data     []byte
 	URI      string
+	// Blob is an image's content hash once its bytes are stored in the
+	// session's blob folder (session.Session.PutBlob).
+	Blob string
 }
 
 // Meta is what an editor shows of a call besides its text: a title, the

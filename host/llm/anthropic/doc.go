@@ -36,8 +36,9 @@
 // later, none on older models); a negative budget sends {"type":
 // "adaptive"}; a positive one {"type": "enabled", "budget_tokens": N}
 // (max_tokens is raised above it), which only models before Claude Sonnet 5
-// accept. Whatever thinking comes back is kept and returned. Images are not
-// sent: the llm types carry no image content yet.
+// accept. Whatever thinking comes back is kept and returned. Images
+// (llm.Message.Images) are base64 image blocks: a user message's after its
+// text, a tool result's inside its tool_result block, after its text.
 //
 // Finish reasons: end_turn, stop_sequence and pause_turn are stop; tool_use
 // is tool_calls; max_tokens and model_context_window_exceeded are

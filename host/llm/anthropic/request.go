@@ -110,6 +110,9 @@ func messages(ms []llm.Message, model string) []sdk.MessageParam {
 			}
 			r := &sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID,
 				Content: []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: content}}}}
+			for _, img := range m.Images { // the result's images, inside the tool_result
+				r.Content = append(r.Content, sdk.ToolResultBlockParamContentUnion{OfImage: sdk.NewImageBlockBase64(img.MimeType, base64.StdEncoding.EncodeToString(img.Data)).OfImage})
+			}
 			if m.IsError {
 				r.IsError = sdk.Bool(true)
 			}

@@ -14,6 +14,11 @@
 // ends ("data: [DONE]" or EOF), because OpenAI sends usage in a trailing
 // chunk with empty choices after the chunk that carries the finish reason.
 //
+// Images are image_url parts with data URLs: a user message's after its
+// text. A tool message holds text only, so the images of a run of tool
+// results follow the run in one user message, each result's announced by
+// its call id ("The images of the result of tool call c1:").
+//
 // Failures are [*llm.Error]s with a one-line message meant for the user:
 // 401/403 are ErrAuth (naming Config.KeyHint), and so are 402 and a 429 for
 // an exhausted quota; 404 is ErrNotFound, naming either the model or the

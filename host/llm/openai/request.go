@@ -88,12 +88,23 @@ func encodeRequest(model string, req llm.Request) ([]byte, error) {
 	if req.System != "" {
 		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: &req.System})
 	}
+	var toolImages []contentPart // of the run of tool messages being encoded
 	for i, m := range req.Messages {
+		if m.Role != llm.RoleTool && len(toolImages) > 0 {
+			body.Messages = append(body.Messages, chatMessage{Role: "user", Content: toolImages})
+			toolImages = nil
+		}
 		cm, err := encodeMessage(m)
 		if err != nil {
 			return nil, fmt.Errorf("encode message %d: %w", i, err)
 		}
 		body.Messages = append(body.Messages, cm)
+		if m.Role == llm.RoleTool && len(m.Images) > 0 {
+			toolImages = append(toolImages, resultImages(m)...)
+		}
+	}
+	if len(toolImages) > 0 {
+		body.Messages = append(body.Messages, chatMessage{Role: "user", Content: toolImages})
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -114,6 +125,23 @@ func encodeRequest(model string, req llm.Request) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// resultImages are the parts of the user message that carries the images
+// of tool result m: a tool message holds text only, so a result's images
+// follow its run of tool messages in a user message, each announced by
+// the call it came from.
+func resultImages(m llm.Message) []contentPart {
+	parts := []contentPart{{Type: "text", Text: fmt.Sprintf("The images of the result of tool call %s:", m.ToolCallID)}}
+	for _, img := range m.Images {
+		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: dataURL(img)}})
+	}
+	return parts
+}
+
+// dataURL is img as a data: URL.
+func dataURL(img llm.Image) string {
+	return "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+}
+
 func encodeMessage(m llm.Message) (chatMessage, error) {
 	text := m.Text
 	switch m.Role {
@@ -126,8 +154,7 @@ func encodeMessage(m llm.Message) (chatMessage, error) {
 			parts = append(parts, contentPart{Type: "text", Text: text})
 		}
 		for _, img := range m.Images {
-			url := "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
-			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
+			parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: dataURL(img)}})
 		}
 		return chatMessage{Role: "user", Content: parts}, nil
 	case llm.RoleTool:

@@ -28,7 +28,10 @@
 // message is sent as its reasoning items (those with Provider
 // "openai-responses", unchanged, encrypted content included), its text as
 // an assistant message, and its function_call items; a tool message is a
-// function_call_output. Reasoning from other providers is not sent.
+// function_call_output, whose output is a list (input_text, then each
+// image as input_image with a data URL) when it carries images. A user
+// message's images follow its text as input_image parts. Reasoning from
+// other providers is not sent.
 //
 // Usage: InputTokens is input_tokens minus the cached tokens,
 // CacheReadTokens input_tokens_details.cached_tokens, OutputTokens

@@ -53,6 +53,15 @@ func input(ms []llm.Message, model string) responses.ResponseInputParam {
 		switch m.Role {
 		case llm.RoleTool:
 			it := responses.ResponseInputItemParamOfFunctionCallOutput(m.Text)
+			if len(m.Images) > 0 { // the text, then the images, as input_text and input_image
+				out := responses.ResponseFunctionCallOutputItemListParam{responses.ResponseFunctionCallOutputItemParamOfInputText(m.Text)}
+				for _, img := range m.Images {
+					out = append(out, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
+						ImageURL: param.NewOpt("data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)),
+						Detail:   responses.ResponseInputImageContentDetailAuto}})
+				}
+				it = responses.ResponseInputItemParamOfFunctionCallOutput(out)
+			}
 			it.OfFunctionCallOutput.CallID = param.NewOpt(m.ToolCallID)
 			items = append(items, it)
 		case llm.RoleAssistant:

@@ -19,7 +19,7 @@
 //	  "delayMs": 20,                 // sleep between chunks (cut short by cancellation)
 //	  "expect": {"lastRole": "tool", "lastContains": "Updated", "toolsInclude": ["todo_write"],
 //	             "model": "deepseek-chat", "effort": "high",
-//	             "contains": ["text some message holds"], "maxTokens": 8192},
+//	             "contains": ["text some message holds"], "maxTokens": 8192, "images": 1},
 //	  "when": {"lastContains": "<transcript>"}  // answer the first request that matches, out of order
 //	}
 //
@@ -51,7 +51,10 @@
 // offer; model and effort are the model name and reasoning effort the
 // request must carry; contains lists texts that some message of the
 // request must hold (in its text or a tool call's arguments);
-// maxTokens bounds the request's size as llm.EstimateRequest counts it.
+// maxTokens bounds the request's size as llm.EstimateRequest counts it;
+// images is how many images the request's messages carry in all (a
+// prompt's, a tool result's; 0: none), so a test can tell an image part
+// was sent to a model that takes images and none to one that does not.
 //
 // # Answers out of order
 //

@@ -87,6 +87,10 @@ type expect struct {
 	Contains []string `json:"contains"`
 	// MaxTokens bounds the request's size as llm.EstimateRequest counts it.
 	MaxTokens int `json:"maxTokens"`
+	// Images, when set, is how many images the request's messages carry
+	// in all (llm.Message.Images: a prompt's, a tool result's); 0 is
+	// written "images": 0 and means none.
+	Images *int `json:"images"`
 }
 
 // Open loads the script in the file at path.
@@ -372,6 +376,15 @@ func (a *answer) test(e *expect, req llm.Request) error {
 	if e.MaxTokens > 0 {
 		if n := llm.EstimateRequest(req); n > e.MaxTokens {
 			return fmt.Errorf("script: line %d expected a request of at most %d tokens, got %d", a.line, e.MaxTokens, n)
+		}
+	}
+	if e.Images != nil {
+		n := 0
+		for _, m := range req.Messages {
+			n += len(m.Images)
+		}
+		if n != *e.Images {
+			return fmt.Errorf("script: line %d expected %d images in the request's messages, got %d", a.line, *e.Images, n)
 		}
 	}
 	for _, name := range e.ToolsInclude {

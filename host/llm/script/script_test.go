@@ -332,6 +332,10 @@ func TestExpect(t *testing.T) {
 		{"tools", `{"toolsInclude":["todo_write","grep"]}`, `script: line 2 expected tool "grep" among the request's tools, got ["todo_write" "bash"]`, req},
 		{"no messages", `{"lastRole":"user"}`, `script: line 2 expected a last message with role "user", got no messages`, llm.Request{}},
 		{"no messages contains", `{"lastContains":"x"}`, `script: line 2 expected a last message containing "x", got no messages`, llm.Request{}},
+		{"no images", `{"images":0}`, "", req},
+		{"images", `{"images":1}`, `script: line 2 expected 1 images in the request's messages, got 0`, req},
+		{"a tool result's image", `{"images":1}`, "", llm.Request{Messages: []llm.Message{{Role: llm.RoleTool, ToolCallID: "c1",
+			Images: []llm.Image{{MimeType: "image/png", Data: []byte("\x89PNG")}}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,10 @@
 // call's token, then, once a release file exists if it names one, the
 // answer or, with hold, a wait for the client's cancellation), big (a text of the size asked for), and for the sandbox's tests write (a file),
 // read (a file) and dial (a TCP address), each answering "ok …" or an
-// error result with the system's error.
+// error result with the system's error. With -resources it offers
+// resources too (addResources): test://note (text), test://picture (a
+// PNG) and test://data (bytes), and the tool content, whose result holds
+// each kind of content (addResources says which).
 package main
 
 import (
@@ -156,6 +159,9 @@ func newServer() *mcp.Server {
 	s.AddTool(&mcp.Tool{Name: "badschema", Description: "Has a bad schema.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"strng"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("never"), nil })
+	if withResources {
+		addResources(s)
+	}
 	return s
 }
 
@@ -164,6 +170,7 @@ func main() {
 	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
 	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
 	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
+	flag.BoolVar(&withResources, "resources", false, "offer resources and the content tool")
 	flag.Parse()
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
 	var h http.Handler
@@ -238,5 +245,40 @@ func addProgress(s *mcp.Server) {
 				out = "BEGIN" + out[5:len(out)-3] + "END"
 			}
 			return text(out), nil, nil
+		})
+}
+
+// withResources is the -resources flag.
+var withResources bool
+
+// onePixel is a 1×1 PNG.
+var onePixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+	"\x00\x00\x00\rIDATx\xdac\xfc\xcf\xc0\xf0\x1f\x00\x05\x05\x02\x00_\xc8\xf1\xd2\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// addResources adds the resources test://note (text/plain, "a note
+// from mcptest"), test://picture (image/png, onePixel) and test://data
+// (application/octet-stream, 300 bytes), and the tool content, whose
+// result is a text, a link to test://note, test://note embedded, the
+// picture embedded, the data embedded and onePixel as image content.
+func addResources(s *mcp.Server) {
+	note := &mcp.ResourceContents{URI: "test://note", MIMEType: "text/plain", Text: "a note from mcptest"}
+	picture := &mcp.ResourceContents{URI: "test://picture", MIMEType: "image/png", Blob: onePixel}
+	data := &mcp.ResourceContents{URI: "test://data", MIMEType: "application/octet-stream", Blob: make([]byte, 300)}
+	for _, c := range []*mcp.ResourceContents{note, picture, data} {
+		s.AddResource(&mcp.Resource{URI: c.URI, Name: c.URI[len("test://"):], MIMEType: c.MIMEType},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+			})
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "content", Description: "Returns each kind of content."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "all kinds"},
+				&mcp.ResourceLink{URI: "test://note", Name: "note", MIMEType: "text/plain"},
+				&mcp.EmbeddedResource{Resource: note},
+				&mcp.EmbeddedResource{Resource: picture},
+				&mcp.EmbeddedResource{Resource: data},
+				&mcp.ImageContent{Data: onePixel, MIMEType: "image/png"},
+			}}, nil, nil
 		})
 }
