@@ -7,7 +7,10 @@
 // (whether a variable is set, never its value), hang (never answers) and
 // crash (exits mid-call), and for the sandbox's tests write (a file),
 // read (a file) and dial (a TCP address), each answering "ok …" or an
-// error result with the system's error.
+// error result with the system's error. For the client capabilities
+// (caps.go): prompts greet and recap, add_prompt (prompts/list_changed),
+// ask (elicitation), sample (sampling) and roots (roots/list), and the
+// -instructions it gives in initialize.
 package main
 
 import (
@@ -53,7 +56,8 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.2.3"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.2.3"}, &mcp.ServerOptions{Instructions: *instructions, RootsListChangedHandler: noteRootsChanged})
+	addCaps(s)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintf(os.Stderr, "echo called\n")
@@ -142,6 +146,8 @@ func newServer() *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("never"), nil })
 	return s
 }
+
+var instructions = flag.String("instructions", "", "the server's instructions in its initialize result")
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
