@@ -108,6 +108,8 @@ func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 // Call implements agent.Step.
 func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if _, ok := s.byName[c.Name]; ok {
+		// the server's questions during the call name it (mcpcaps.go)
+		ctx = mcpclient.WithCall(ctx, mcpclient.CallInfo{SessionID: c.SessionID, CallID: c.CallID})
 		return s.mcp.Call(ctx, c.Name, []byte(c.Args))
 	}
 	if s.plugins == nil {
