@@ -21,7 +21,7 @@ func capsSet(t *testing.T, opts Options, sampling bool, args ...string) *Set {
 		opts.Cwd = t.TempDir()
 	}
 	opts.Environ = os.Environ()
-	set := Start([]ServerConfig{{Name: "caps", Command: testServer(t), Args: args, Sampling: sampling, Source: "caps.json"}}, opts)
+	set := Start([]ServerConfig{{Name: "caps", Command: testServer(t), Args: args, Sampling: sampling, Source: "/etc/caps.json"}}, opts)
 	t.Cleanup(func() { _ = set.Close() })
 	if len(set.Tools()) == 0 {
 		t.Fatal("mcptest did not come up")

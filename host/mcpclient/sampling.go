@@ -3,6 +3,8 @@ package mcpclient
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,7 +32,11 @@ type SampleResult struct{ Text, Model string }
 // and for anything but text, it is refused with a line saying why.
 func (sv *server) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	if !sv.cfg.Sampling {
-		err := fmt.Errorf("MCP server %s asked to sample the model; sampling is off for it: set `\"sampling\": true` in its entry of %s to allow it, asked each time", sv.cfg.Name, sourceOf(sv.cfg))
+		where := "its mcp.json entry (a server the editor gives cannot allow it)"
+		if strings.ContainsRune(sv.cfg.Source, filepath.Separator) {
+			where = "its entry of " + sv.cfg.Source
+		}
+		err := fmt.Errorf("MCP server %s asked to sample the model; sampling is off for it: set `\"sampling\": true` in %s to allow it, asked each time", sv.cfg.Name, where)
 		sv.log.Warn(err.Error())
 		return nil, err
 	}

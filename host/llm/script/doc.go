@@ -51,7 +51,8 @@
 // offer; model and effort are the model name and reasoning effort the
 // request must carry; contains lists texts that some message of the
 // request must hold (in its text or a tool call's arguments);
-// maxTokens bounds the request's size as llm.EstimateRequest counts it.
+// maxTokens bounds the request's size as llm.EstimateRequest counts it;
+// systemContains lists texts the request's system prompt must hold.
 //
 // # Answers out of order
 //

@@ -87,6 +87,8 @@ type expect struct {
 	Contains []string `json:"contains"`
 	// MaxTokens bounds the request's size as llm.EstimateRequest counts it.
 	MaxTokens int `json:"maxTokens"`
+	// SystemContains lists texts the request's system prompt must hold.
+	SystemContains []string `json:"systemContains"`
 }
 
 // Open loads the script in the file at path.
@@ -367,6 +369,11 @@ func (a *answer) test(e *expect, req llm.Request) error {
 	for _, want := range e.Contains {
 		if !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return holds(m, want) }) {
 			return fmt.Errorf("script: line %d expected a message containing %q, got none", a.line, shorten.Bytes(want, 120))
+		}
+	}
+	for _, want := range e.SystemContains {
+		if !strings.Contains(req.System, want) {
+			return fmt.Errorf("script: line %d expected the system prompt to contain %q, got none", a.line, shorten.Bytes(want, 120))
 		}
 	}
 	if e.MaxTokens > 0 {
