@@ -44,3 +44,33 @@ func TestTermElicit(t *testing.T) {
 		})
 	}
 }
+
+// FuzzElicitField: any schema field and line give a value of the field's
+// type or an error, never a panic.
+func FuzzElicitField(f *testing.F) {
+	f.Add(`{"type":"integer"}`, "42")
+	f.Add(`{"type":"string","enum":["a","b"]}`, "c")
+	f.Add(`{"type":"array","items":{"enum":["x"]}}`, "x, y")
+	f.Add(`{"type":"boolean"}`, "YES")
+	f.Fuzz(func(t *testing.T, field, line string) {
+		var fl elicitField
+		if json.Unmarshal([]byte(field), &fl) != nil {
+			return
+		}
+		v, err := fieldValue(fl, line)
+		if err != nil {
+			return
+		}
+		switch fl.Type {
+		case "integer":
+			if _, ok := v.(int64); !ok {
+				t.Errorf("integer field gave %T", v)
+			}
+		case "boolean":
+			if _, ok := v.(bool); !ok {
+				t.Errorf("boolean field gave %T", v)
+			}
+		}
+		_ = fieldQuestion("n", fl, true)
+	})
+}

@@ -242,3 +242,26 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// FuzzPromptParseArgs: any typed line maps to known arguments only, or to
+// an error; a required argument is never left empty without one.
+func FuzzPromptParseArgs(f *testing.F) {
+	for _, s := range []string{"", "x", "a=1 b=2", "a= b=", "c=1", "  a=1\tb", "é=ü"} {
+		f.Add(s)
+	}
+	p := Prompt{Server: "s", Name: "p", Args: []PromptArg{{Name: "a", Required: true}, {Name: "b"}}}
+	f.Fuzz(func(t *testing.T, line string) {
+		got, err := p.ParseArgs(line)
+		if err != nil {
+			return
+		}
+		if got["a"] == "" {
+			t.Errorf("ParseArgs(%q) = %v: the required argument is empty", line, got)
+		}
+		for k := range got {
+			if k != "a" && k != "b" {
+				t.Errorf("ParseArgs(%q) = %v: unknown argument %q", line, got, k)
+			}
+		}
+	})
+}

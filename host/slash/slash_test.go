@@ -68,3 +68,20 @@ func TestParseWord(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseWord: a word found is non-empty, holds no white space, and is
+// what follows the first slash of the text.
+func FuzzParseWord(f *testing.F) {
+	for _, s := range []string{"/compact", " /srv:p a b", "/", "x /y", "/a\tb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		word, args, ok := ParseWord(event.Text(s))
+		if !ok {
+			return
+		}
+		if word == "" || strings.ContainsAny(word, " \t\n\r") || !strings.Contains(s, "/"+word) {
+			t.Errorf("ParseWord(%q) = %q, %q", s, word, args)
+		}
+	})
+}
