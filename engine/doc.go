@@ -24,7 +24,13 @@
 // servers (the user's mcp.json, the project's .mcp.json when
 // Config.MCPProject trusts it, the front end's), whose tools join the
 // plugins' as mcp__<server>__<tool>; MCPServers lists the configured
-// ones.
+// ones. Their prompts are slash commands /<server>:<prompt> (MCPPrompts,
+// WatchMCP; Prompt runs one), their instructions join each request's
+// system prompt, their roots are the session's folder and added folders,
+// and their questions during a call go to the running turn's front end
+// (an Elicitor among its Live and Asker; none: declined); sampling, once
+// a server's entry allows it, is asked through the turn's Asker and
+// served by the session's model (mcpcaps.go).
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

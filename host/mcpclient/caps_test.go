@@ -265,3 +265,16 @@ func FuzzPromptParseArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestParseFileSampling: "sampling": true allows a server to sample;
+// absent or false does not; any other value is a bad file.
+func TestParseFileSampling(t *testing.T) {
+	t.Parallel()
+	got, err := ParseFile([]byte(`{"mcpServers":{"a":{"command":"x","sampling":true},"b":{"command":"y"},"c":{"type":"http","url":"http://127.0.0.1/mcp","sampling":false}}}`), "f", nil)
+	if err != nil || len(got) != 3 || !got[0].Sampling || got[1].Sampling || got[2].Sampling {
+		t.Errorf("ParseFile = %+v, %v", got, err)
+	}
+	if _, err := ParseFile([]byte(`{"mcpServers":{"a":{"command":"x","sampling":"yes"}}}`), "f", nil); err == nil {
+		t.Error(`"sampling": "yes" was taken`)
+	}
+}

@@ -185,7 +185,9 @@ type fileServer struct {
 //
 // sandbox ("workspace-write", "read-only", "off"; absent is off) and
 // network ("off", "on"; absent is off) are harness's own keys, for stdio
-// servers only; they are not expanded.
+// servers only; they are not expanded. "sampling": true (harness's too,
+// any transport) lets the server sample the session's model, asked each
+// time; absent or false refuses it.
 //
 // ${NAME} and ${NAME:-default} in command, args, env, url and headers are
 // replaced with getenv(NAME) (Claude Code's expansion), so that a file can
