@@ -40,6 +40,32 @@ type Elicitor interface {
 type frontEnd struct {
 	elicitor Elicitor         // nil: questions are declined
 	asker    permission.Asker // nil: sampling is refused
+	// callID, when set, is the call the front end shows for every call of
+	// the session: a subagent child's, whose calls the editor does not
+	// see, are its parent's subagent call.
+	callID string
+}
+
+// callOf is the call id the front end knows call by.
+func (fe frontEnd) callOf(call mcpclient.CallInfo) string {
+	if fe.callID != "" {
+		return fe.callID
+	}
+	return call.CallID
+}
+
+// lendFrontEnd has child session id use the front end of its parent's
+// turn, its questions shown on the parent's call parentCall, until unset.
+func (r *Runtime) lendFrontEnd(child, parent, parentCall string) (unset func()) {
+	fe, ok := r.frontEnds.get(parent)
+	if !ok {
+		return func() {}
+	}
+	if fe.callID == "" {
+		fe.callID = parentCall
+	}
+	r.frontEnds.set(child, fe)
+	return func() { r.frontEnds.remove(child) }
 }
 
 // frontEnd registers the front end of s's turn (live, else asker, as an
@@ -64,7 +90,7 @@ func (r *Runtime) elicitMCP(ctx context.Context, req MCPElicitRequest) (MCPElici
 		r.log.Info("MCP server's question declined: no one to ask", "server", req.Server, "session", call.SessionID)
 		return MCPElicitResult{Action: mcpclient.ActionDecline}, nil
 	}
-	return fe.elicitor.Elicit(ctx, call.CallID, req)
+	return fe.elicitor.Elicit(ctx, fe.callOf(call), req)
 }
 
 // sampleMCP serves a server's sampling request with the model of the
@@ -81,7 +107,7 @@ func (r *Runtime) sampleMCP(ctx context.Context, req mcpclient.SampleRequest) (m
 	if n := len(req.Messages); n > 0 {
 		last = req.Messages[n-1].Text
 	}
-	d, err := fe.asker.Ask(ctx, permission.Request{SessionID: call.SessionID, CallID: call.CallID,
+	d, err := fe.asker.Ask(ctx, permission.Request{SessionID: call.SessionID, CallID: fe.callOf(call),
 		Tool: "mcp__" + req.Server + "__sampling", Cwd: s.Cwd(), Once: true, NoAlways: true,
 		Title: fmt.Sprintf("MCP server %s asks the model: %s", req.Server, shorten.Runes(shorten.OneLine(last), 120))})
 	if err != nil {

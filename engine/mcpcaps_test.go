@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -138,4 +140,48 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestMCPSubagentQuestion: an MCP server's question during a subagent
+// child's call goes to the parent turn's front end, on the parent's
+// subagent call (the one its editor shows).
+func TestMCPSubagentQuestion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	sc, err := script.Load(strings.NewReader(strings.Join([]string{
+		`{"toolCalls":[{"id":"p1","name":"subagent","args":{"description":"ask","prompt":"ask the user"}}]}`,
+		`{"toolCalls":[{"id":"k1","name":"mcp__caps__ask","args":{}}]}`,
+		`{"text":"child done","expect":{"lastRole":"tool","lastContains":"action accept content {\"color\":\"red\"}"}}`,
+		`{"text":"done","expect":{"lastRole":"tool","lastContains":"child done"}}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf logtest.Buffer
+	h, err := engine.New(engine.Config{StateDir: t.TempDir(), PluginDirs: []string{pluginDir}, Model: sc, ModelName: "script", MaxSteps: 10,
+		SubagentDepth: 1, SubagentBudget: subagent.Budget{Steps: 10, Wall: time.Minute}, Policy: permission.Policy{Mode: permission.ModeAllowAll},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.StartTools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(s)
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "caps", Command: bin}})
+	asker := &elicitingAsker{answer: engine.MCPElicitResult{Action: mcpclient.ActionAccept, Content: map[string]any{"color": "red"}}}
+	if out := h.Run(context.Background(), s, nil, event.Text("delegate"), nil, asker); out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v\n%s", out.Reason, out.Err, logBuf.String())
+	}
+	if len(asker.questions) != 1 || asker.questions[0] != "p1: Your favourite color?" {
+		t.Errorf("questions = %q, want ask's on the parent's call p1", asker.questions)
+	}
 }
