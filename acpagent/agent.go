@@ -226,6 +226,9 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []event.Content, live ac
 	var asker permission.Asker // this turn's: it asks through this turn's live
 	if a, ok := live.(acpbridge.Asker); ok {
 		asker = editorAsker{a}
+		if e, ok := live.(acpbridge.Elicitor); ok {
+			asker = editorQuestions{editorAsker{a}, e} // MCP servers' questions too
+		}
 	}
 	out := s.h.Prompt(ctx, s.Session, s.loop, prompt, live, asker)
 	if errors.Is(out.Err, engine.ErrImagesUnsupported) {

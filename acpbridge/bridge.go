@@ -132,6 +132,9 @@ type bridge struct {
 	// compaction is set when the client advertised the session.compaction
 	// capability (see compact.go).
 	compaction atomic.Bool
+	// elicitForm is set when the client advertised elicitation.form
+	// (elicit.go).
+	elicitForm atomic.Bool
 	// fs is what the client's initialize offered of fs/read_text_file and
 	// fs/write_text_file.
 	fs acp.FileSystemCapabilities
@@ -153,6 +156,8 @@ type liveSession struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running turn, nil between turns
 	closed bool
+
+	commands commandsState // commands.go
 }
 
 func newLiveSession(s Session) *liveSession {
@@ -211,6 +216,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	}
 	b.mu.Lock()
 	b.fs = acp.FileSystemCapabilities{ReadTextFile: p.ClientCapabilities.Fs.ReadTextFile, WriteTextFile: p.ClientCapabilities.Fs.WriteTextFile}
+	b.elicitForm.Store(p.ClientCapabilities.Elicitation != nil && p.ClientCapabilities.Elicitation.Form != nil)
 	b.mu.Unlock()
 	info := &acp.Implementation{Name: b.opts.Name, Version: b.opts.Version}
 	if b.opts.Title != "" {

@@ -1,6 +1,8 @@
 package acpbridge
 
 import (
+	"sync"
+
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -45,9 +47,46 @@ func commandsUpdate(s Session) (acp.SessionUpdate, bool) {
 		SessionUpdate: "available_commands_update", AvailableCommands: out}}, true
 }
 
-// sendCommands sends s's available_commands_update, if it has commands.
+// CommandWatcher is a Commander whose commands change while the session
+// is open (its MCP servers' prompts, as servers come up). The bridge calls
+// WatchCommands once, when it first sends the list, and sends
+// available_commands_update again each time changed is called while the
+// session is open.
+type CommandWatcher interface {
+	WatchCommands(changed func())
+}
+
+// commandsState orders a session's available_commands_updates (each is
+// the whole list, so the last one sent must be the last one made) and
+// watches its commands once.
+type commandsState struct {
+	mu    sync.Mutex
+	watch sync.Once
+}
+
+// sendCommands sends s's available_commands_update, if it has commands,
+// and, the first time, watches them (CommandWatcher).
 func (b *bridge) sendCommands(s Session) {
-	if u, ok := commandsUpdate(s); ok {
-		b.send(s.ID(), u)
+	ls, ok := b.lookup(acp.SessionId(s.ID()))
+	if !ok {
+		return
+	}
+	if w, ok := s.(CommandWatcher); ok {
+		ls.commands.watch.Do(func() {
+			w.WatchCommands(func() {
+				if cur, ok := b.lookup(acp.SessionId(s.ID())); ok && cur == ls {
+					b.sendCommandsNow(ls)
+				}
+			})
+		})
+	}
+	b.sendCommandsNow(ls)
+}
+
+func (b *bridge) sendCommandsNow(ls *liveSession) {
+	ls.commands.mu.Lock()
+	defer ls.commands.mu.Unlock()
+	if u, ok := commandsUpdate(ls.s); ok {
+		b.send(ls.s.ID(), u)
 	}
 }

@@ -76,7 +76,20 @@
 // responses). A prompt "/name …" reaches Session.Prompt as
 // typed: running a command is the Session's business (harness: engine's
 // Runtime.Prompt). After a context/compact — /compact's or an automatic
-// one — usage_update shows the compacted history's size.
+// one — usage_update shows the compacted history's size. A Commander
+// that is a [CommandWatcher] (harness: its MCP servers' prompts,
+// /server:prompt) is watched from the first list on, and each change
+// sends the whole list again, in order.
+//
+// # MCP servers' questions
+//
+// The Live a turn gets is an [Elicitor]: an MCP server's question during
+// tool call callID goes out as elicitation/create in form mode, scoped to
+// the session and the call (its tool_call update first), when the
+// client's initialize advertised elicitation.form; otherwise it is
+// declined unasked. The request's type is the bridge's own (the SDK's
+// lacks the session scope). An answer other than accept, decline or
+// cancel is an error.
 //
 // # Titles
 //

@@ -33,6 +33,14 @@
 // blobs of the call's session before its tool/result names them; a model
 // without image input is sent, for each, a note saying it does not take
 // images.
+// Their prompts are slash commands /<server>:<prompt> (MCPPrompts,
+// WatchMCP; Prompt runs one), their instructions join each request's
+// system prompt, their roots are the session's folder and added folders,
+// and their questions during a call go to the running turn's front end
+// (an Elicitor among its Live and Asker; none: declined; a subagent
+// child's, to its root turn's, on the parent's call); sampling, once
+// a server's entry allows it, is asked through the turn's Asker and
+// served by the session's model (mcpcaps.go).
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

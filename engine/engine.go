@@ -159,6 +159,9 @@ type Runtime struct {
 	subagents *subagent.Runner
 	// mcp are the sessions' MCP servers.
 	mcp mcpSets
+	// frontEnds are the running turns' front ends, for their MCP servers'
+	// questions (mcpcaps.go).
+	frontEnds registry[frontEnd]
 	// bg counts background work Close waits for.
 	bg sync.WaitGroup
 	// providers serve each model from its provider.
@@ -308,6 +311,8 @@ func (r *Runtime) Run(ctx context.Context, s *session.Session, loop *agent.Loop,
 	}
 	turn.Approver = loopApprover{c: checker, s: s, r: r}
 	defer r.approvers.set(s.ID(), turn.Approver)()
+	defer r.setFrontEnd(s.ID(), live, asker)()
+	turn.SystemFor = r.withMCPInstructions(s.ID(), turn.SystemFor, turn.System)
 	if ed, ok := live.(EditorFiles); ok {
 		defer r.editors.set(s.ID(), ed)()
 	}

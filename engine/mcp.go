@@ -30,6 +30,7 @@ func (m mcpSets) of(id string) (*mcpclient.Set, bool) { return m.Of(id) }
 // session goes on without it. Calling it again replaces the servers.
 func (r *Runtime) ConnectMCP(s *session.Session, servers []MCPServer) {
 	r.mcp.Connect(s.ID(), s.Cwd(), servers)
+	r.setMCPRoots(s)
 }
 
 // startMCP starts servers for a session in folder cwd.
@@ -41,7 +42,7 @@ func (r *Runtime) startMCP(servers []MCPServer, cwd string) *mcpclient.Set {
 	return mcpclient.Start(servers, mcpclient.Options{
 		Logger: r.log.Named("mcp"), Environ: environ, PassEnv: r.cfg.PluginEnv, Cwd: cwd,
 		ClientName: "harness", ClientVersion: r.cfg.HostVersion, StartTimeout: r.cfg.MCPStartTimeout,
-		Confine: r.mcpConfiner(),
+		Confine: r.mcpConfiner(), Elicit: r.elicitMCP, Sample: r.sampleMCP,
 	})
 }
 

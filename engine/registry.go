@@ -105,7 +105,8 @@ func (c children) Spawn(ctx context.Context, req pluginapi.SubagentRequest, appr
 			if hasMCP {
 				unlend = r.mcp.Lend(s.ID(), mcp)
 			}
-			unset = func() { unsetApprover(); unsetEditor(); unlend() }
+			unsetFrontEnd := r.lendFrontEnd(s.ID(), req.ParentSessionID, req.ParentCallID) // its MCP servers' questions
+			unset = func() { unsetApprover(); unsetEditor(); unlend(); unsetFrontEnd() }
 		},
 		Closed: func(s *session.Session) {
 			unset()

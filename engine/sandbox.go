@@ -44,6 +44,7 @@ func (r *Runtime) SetSessionDirs(s *session.Session, dirs []string) error {
 	} else {
 		r.sessionDirs.set(s.ID(), checked)
 	}
+	r.setMCPRoots(s) // the servers' roots follow the session's folders
 	return r.logSandbox(s)
 }
 

@@ -122,6 +122,8 @@ func (s *step) Preview(ctx context.Context, c tool.Call) tool.Meta {
 // (storeResultImages), so that its tool/result logs their hashes.
 func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if _, ok := s.byName[c.Name]; ok {
+		// the server's questions during the call name it (mcpcaps.go)
+		ctx = mcpclient.WithCall(ctx, mcpclient.CallInfo{SessionID: c.SessionID, CallID: c.CallID})
 		var res tool.Result
 		if c.Name == mcpclient.ReadResourceTool {
 			res = s.mcp.ReadResource(ctx, []byte(c.Args))

@@ -48,17 +48,7 @@ func NewAsker(view *View, in io.Reader) *Asker { return &Asker{view: view, in: i
 // Ask implements permission.Asker. Questions asked at once (calls run in
 // parallel, a plugin's own question) wait for each other.
 func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision, error) {
-	a.once.Do(func() {
-		a.asking = make(chan struct{}, 1)
-		a.lines = make(chan string)
-		go func() { // reads until EOF; a line nobody waits for is dropped with the process
-			defer close(a.lines)
-			sc := bufio.NewScanner(a.in)
-			for sc.Scan() {
-				a.lines <- sc.Text()
-			}
-		}()
-	})
+	a.start()
 	select {
 	case a.asking <- struct{}{}:
 		defer func() { <-a.asking }()
@@ -88,6 +78,21 @@ func (a *Asker) Ask(ctx context.Context, req permission.Request) (event.Decision
 			}
 		}
 	}
+}
+
+// start starts reading answers, once.
+func (a *Asker) start() {
+	a.once.Do(func() {
+		a.asking = make(chan struct{}, 1)
+		a.lines = make(chan string)
+		go func() { // reads until EOF; a line nobody waits for is dropped with the process
+			defer close(a.lines)
+			sc := bufio.NewScanner(a.in)
+			for sc.Scan() {
+				a.lines <- sc.Text()
+			}
+		}()
+	})
 }
 
 // shortCall is the length in characters up to which a call is shown on

@@ -3,7 +3,8 @@
 // tool calls and results compactly, the todo list as a checklist) from the
 // deltas it receives as the turn's agent.Live and the events it follows in
 // the session log, each event exactly once and in log order; Asker asks
-// the user about a tool call on the terminal. Terminal runs a turn (or a
+// the user about a tool call on the terminal, and puts an MCP server's
+// question to the user field by field (engine.Elicitor). Terminal runs a turn (or a
 // compaction) of an engine.Runtime with both and maps its outcome to the
 // exit status and one-line reason harness run documents (0 completed, 1
 // failed, 3 stopped early, 130 cancelled); Header prints the line a turn

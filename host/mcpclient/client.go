@@ -57,6 +57,17 @@ type Options struct {
 	// confined here — then the server is not started, never run
 	// unconfined. Nil: such a server is not started.
 	Confine func(c ServerConfig, cwd string) (pluginhost.Supervisor, error)
+	// Roots are the folders the servers are offered as roots until
+	// Set.SetRoots (nil: Cwd).
+	Roots []string
+	// Elicit asks the user a server's question (elicitation/create, form
+	// mode); ctx is the call's (CallOf names the session and the call).
+	// Nil: every question is declined.
+	Elicit func(ctx context.Context, req ElicitRequest) (ElicitResult, error)
+	// Sample serves a server's sampling/createMessage once its entry
+	// allows it (ServerConfig.Sampling); it asks the user each time. ctx
+	// is the call's, as for Elicit. Nil: refused.
+	Sample func(ctx context.Context, req SampleRequest) (SampleResult, error)
 }
 
 // ServerTool is one tool of an MCP server, as the server lists it; the
@@ -102,6 +113,8 @@ type Set struct {
 	log     hclog.Logger
 	servers []*server
 	invalid []ServerInfo // the configurations Start refused, for Servers
+	roots   *rootList
+	watch   *watchers
 }
 
 // Start connects to servers in the background and returns at once; Tools
@@ -120,7 +133,11 @@ func Start(servers []ServerConfig, opts Options) *Set {
 	if opts.ClientName == "" {
 		opts.ClientName = "harness"
 	}
-	s := &Set{opts: opts, log: opts.Logger}
+	s := &Set{opts: opts, log: opts.Logger, watch: &watchers{}}
+	if opts.Roots == nil {
+		opts.Roots = []string{opts.Cwd}
+	}
+	s.roots = newRootList(opts.Roots)
 	for _, c := range servers {
 		if err := c.check(); err != nil {
 			s.log.Warn("MCP server not started: " + err.Error() + "; fix its entry in " + sourceOf(c))
@@ -131,6 +148,7 @@ func Start(servers []ServerConfig, opts Options) *Set {
 		}
 		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
 			stderr: pluginhost.NewLineTail(10), secrets: secretsOf(c)}
+		sv.caps = caps{roots: s.roots, watch: s.watch}
 		s.servers = append(s.servers, sv)
 		go sv.firstStart()
 	}
@@ -214,6 +232,7 @@ type server struct {
 	secrets []string
 	ready   chan struct{} // closed once the first start has ended
 	prog    progress      // the running calls' progress tokens
+	caps    caps          // roots, questions, prompts, instructions
 
 	mu       sync.Mutex
 	cs       *mcp.ClientSession // nil when down
@@ -329,6 +348,9 @@ func (sv *server) connectLocked() error {
 	}
 	ok = true
 	sv.cs, sv.proc, sv.prov, sv.tools, sv.stopConn = cs, p, prov, tools, stop
+	pctx, pcancel := context.WithTimeout(ctx, sv.opts.StartTimeout)
+	sv.connected(pctx, cs)
+	pcancel()
 	sv.log.Info("MCP server connected", "transport", sv.cfg.transport(), "where", sv.cfg.where(),
 		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools), "sandbox", sv.cfg.Info().Sandbox)
 	return nil
@@ -462,6 +484,7 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 	}
 	cctx, cancel := context.WithTimeout(ctx, sv.opts.CallTimeout)
 	defer cancel()
+	defer sv.caps.during(ctx)()
 	params := &mcp.CallToolParams{Name: name, Arguments: arguments}
 	// Every call carries a progress token; the server's notifications
 	// about it are the call's live output (WithProgress), until it returns.

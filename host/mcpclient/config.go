@@ -45,6 +45,10 @@ type ServerConfig struct {
 	// An http or sse server may set neither: nothing of it runs here.
 	Sandbox string
 	Network string
+	// Sampling lets the server sample the session's model
+	// (sampling/createMessage), the user asked each time; false refuses
+	// it with a line saying how to allow it. mcp.json's "sampling": true.
+	Sampling bool
 	// Source says where the server was configured, for messages: "the
 	// editor (session/new)", a file's path.
 	Source string
@@ -166,6 +170,8 @@ type fileServer struct {
 	Headers map[string]string `json:"headers"`
 	Sandbox string            `json:"sandbox"`
 	Network string            `json:"network"`
+
+	Sampling bool `json:"sampling"` // harness's own
 }
 
 // ParseFile reads servers from the text of an mcp.json file in Claude
@@ -179,7 +185,9 @@ type fileServer struct {
 //
 // sandbox ("workspace-write", "read-only", "off"; absent is off) and
 // network ("off", "on"; absent is off) are harness's own keys, for stdio
-// servers only; they are not expanded.
+// servers only; they are not expanded. "sampling": true (harness's too,
+// any transport) lets the server sample the session's model, asked each
+// time; absent or false refuses it.
 //
 // ${NAME} and ${NAME:-default} in command, args, env, url and headers are
 // replaced with getenv(NAME) (Claude Code's expansion), so that a file can
@@ -203,7 +211,7 @@ func ParseFile(b []byte, source string, getenv func(string) string) ([]ServerCon
 	for _, n := range names {
 		fs := f.MCPServers[n]
 		c := ServerConfig{Name: n, Type: fs.Type, Command: x(fs.Command), URL: x(fs.URL), Source: source,
-			Sandbox: fs.Sandbox, Network: fs.Network}
+			Sandbox: fs.Sandbox, Network: fs.Network, Sampling: fs.Sampling}
 		if c.Type == "" && fs.URL != "" && fs.Command == "" {
 			c.Type = HTTP
 		}

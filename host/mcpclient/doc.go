@@ -39,6 +39,33 @@
 // CallTimeout) turns the call into an error result with its last stderr
 // lines and is started again on its next use, with a growing pause, at
 // most MaxRestarts times; then it is disabled for the session.
+// [Set.Prompts] lists the prompts of the servers up now (not waiting for
+// a start; [Set.Watch] says when a server comes up or its prompts change,
+// after notifications/prompts/list_changed), each offered as the command
+// /<server>:<prompt>; [Set.GetPrompt] runs one with the text typed after
+// the command ([Prompt.ParseArgs]: name=value pairs of its arguments, else
+// the whole text as its first) and returns its messages as event.Content.
+// [Set.Instructions] is what the servers up said in initialize's
+// instructions, under "# Instructions from MCP server NAME:", each cut to
+// MaxInstructions characters with a note.
+//
+// # Client capabilities
+//
+// The client advertises roots (listChanged), elicitation (form) and
+// sampling, so that servers show the tools that need them. roots/list
+// answers the set's roots (Options.Roots, else Cwd; [Set.SetRoots]
+// replaces them and sends notifications/roots/list_changed). A server's
+// elicitation/create or sampling/createMessage is answered in the
+// context of the call it belongs to: the ctx the caller gave Set.Call
+// ([WithCall] names the session and call; [CallOf] reads it), which the
+// SDK passes to the handlers of a multi-round-trip call's input requests;
+// a request the server sends on its own is taken to be about its call in
+// flight (the latest, when several run). Elicitation goes to
+// Options.Elicit; URL mode, a request outside a call and a host without
+// Elicit are declined. Sampling is refused with one line saying how to
+// allow it unless ServerConfig.Sampling (mcp.json "sampling": true); then
+// Options.Sample serves it, text only.
+//
 // [Set.Servers] describes each server for a listing (`harness plugins`):
 // transport, command or redacted URL, source, status and tools, or why it
 // is not up.
@@ -88,6 +115,7 @@
 // [ParseFile] reads Claude Code's mcp.json shape, {"mcpServers": {NAME:
 // {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}},
 // with its ${VAR} and ${VAR:-default} expansion, plus harness's own
+// "sampling" key (true lets the server sample the session's model) and
 // "sandbox" and "network" keys for a stdio server (a bad value, network
 // "on" without a sandbox, or either key on an http or sse server is one
 // error naming the file and the server, and that server is left out): the shape users already

@@ -43,11 +43,12 @@ func Commands() []Command {
 	}
 }
 
-// ParseCommand reports the slash command prompt invokes: its first block
-// is text that starts with "/" and the name of a command of [Commands],
-// followed by white space or nothing. args is the rest of that block,
-// trimmed. A "/word" that names no command is not one (ok false).
-func ParseCommand(prompt []event.Content) (name, args string, ok bool) {
+// ParseWord returns the "/word" prompt starts with: its first block is
+// text that starts with "/" then a word (up to white space); args is the
+// rest of that block, trimmed. It says nothing of whether the word names
+// a command: the engine looks it up among the session's MCP prompts
+// ("/server:prompt").
+func ParseWord(prompt []event.Content) (word, args string, ok bool) {
 	if len(prompt) == 0 || prompt[0].Type != event.ContentText {
 		return "", "", false
 	}
@@ -60,10 +61,24 @@ func ParseCommand(prompt []event.Content) (name, args string, ok bool) {
 	if end < 0 {
 		end = len(rest)
 	}
-	word := rest[:end]
+	if end == 0 {
+		return "", "", false
+	}
+	return rest[:end], strings.TrimSpace(rest[end:]), true
+}
+
+// ParseCommand reports the slash command prompt invokes: its first block
+// is text that starts with "/" and the name of a command of [Commands],
+// followed by white space or nothing. args is the rest of that block,
+// trimmed. A "/word" that names no command is not one (ok false).
+func ParseCommand(prompt []event.Content) (name, args string, ok bool) {
+	word, args, ok := ParseWord(prompt)
+	if !ok {
+		return "", "", false
+	}
 	for _, c := range Commands() {
 		if c.Name == word {
-			return word, strings.TrimSpace(rest[end:]), true
+			return word, args, true
 		}
 	}
 	return "", "", false

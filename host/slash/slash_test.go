@@ -48,3 +48,40 @@ func FuzzParseCommand(f *testing.F) {
 		}
 	})
 }
+
+func TestParseWord(t *testing.T) {
+	for _, tc := range []struct {
+		in         []event.Content
+		word, args string
+		ok         bool
+	}{
+		{in: event.Text("/srv:greet Ada  Lovelace \n"), word: "srv:greet", args: "Ada  Lovelace", ok: true},
+		{in: event.Text(" /compact"), word: "compact", ok: true},
+		{in: event.Text("/ x"), ok: false},
+		{in: event.Text("/"), ok: false},
+		{in: event.Text("a /b"), ok: false},
+		{in: nil, ok: false},
+	} {
+		word, args, ok := ParseWord(tc.in)
+		if word != tc.word || args != tc.args || ok != tc.ok {
+			t.Errorf("ParseWord(%+v) = %q, %q, %v; want %q, %q, %v", tc.in, word, args, ok, tc.word, tc.args, tc.ok)
+		}
+	}
+}
+
+// FuzzParseWord: a word found is non-empty, holds no white space, and is
+// what follows the first slash of the text.
+func FuzzParseWord(f *testing.F) {
+	for _, s := range []string{"/compact", " /srv:p a b", "/", "x /y", "/a\tb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		word, args, ok := ParseWord(event.Text(s))
+		if !ok {
+			return
+		}
+		if word == "" || strings.ContainsAny(word, " \t\n\r") || !strings.Contains(s, "/"+word) {
+			t.Errorf("ParseWord(%q) = %q, %q", s, word, args)
+		}
+	})
+}

@@ -152,6 +152,7 @@ class Agent {
     this.child.stdin.on("error", () => {}); // EPIPE after an exit is reported by the checks
     this.waiters = [];
     this.permissionRequests = [];
+    this.elicitations = []; // elicitation/create params, answered by this.elicitationAnswer (default: decline)
     this.buffers = new Map(); // path → the text of an open editor buffer
     this.fsReads = [];
     this.fsWrites = [];
@@ -197,6 +198,10 @@ class Agent {
         if (this.buffers.has(params.path)) return { content: this.buffers.get(params.path) };
         return { content: readFileSync(params.path, "utf8") };
       })
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+        this.elicitations.push(params);
+        return this.elicitationAnswer?.(params) ?? { action: "decline" };
+      })
       .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
         this.fsWrites.push(params);
         this.buffers.set(params.path, params.content);
@@ -223,11 +228,12 @@ class Agent {
   notify(method, params) { return this.ctx.notify(method, params); }
 
   // initialize performs the handshake; fs, when given, is the file system
-  // the editor offers ({ readTextFile, writeTextFile }), none by default.
-  async initialize({ fs } = {}) {
+  // the editor offers ({ readTextFile, writeTextFile }), none by default;
+  // elicitation, when given, is its elicitation capability ({ form: {} }).
+  async initialize({ fs, elicitation } = {}) {
     const r = await this.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: fs ?? { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: fs ?? { readTextFile: false, writeTextFile: false }, terminal: false, ...(elicitation ? { elicitation } : {}) },
       clientInfo: { name: "harness-acpclient", version: "1.0.0" },
     });
     this.initializedAt = performance.now();

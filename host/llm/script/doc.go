@@ -55,6 +55,7 @@
 // images is how many images the request's messages carry in all (a
 // prompt's, a tool result's; 0: none), so a test can tell an image part
 // was sent to a model that takes images and none to one that does not.
+// systemContains lists texts the request's system prompt must hold.
 //
 // # Answers out of order
 //

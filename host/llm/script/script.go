@@ -91,6 +91,8 @@ type expect struct {
 	// in all (llm.Message.Images: a prompt's, a tool result's); 0 is
 	// written "images": 0 and means none.
 	Images *int `json:"images"`
+	// SystemContains lists texts the request's system prompt must hold.
+	SystemContains []string `json:"systemContains"`
 }
 
 // Open loads the script in the file at path.
@@ -371,6 +373,11 @@ func (a *answer) test(e *expect, req llm.Request) error {
 	for _, want := range e.Contains {
 		if !slices.ContainsFunc(req.Messages, func(m llm.Message) bool { return holds(m, want) }) {
 			return fmt.Errorf("script: line %d expected a message containing %q, got none", a.line, shorten.Bytes(want, 120))
+		}
+	}
+	for _, want := range e.SystemContains {
+		if !strings.Contains(req.System, want) {
+			return fmt.Errorf("script: line %d expected the system prompt to contain %q, got none", a.line, shorten.Bytes(want, 120))
 		}
 	}
 	if e.MaxTokens > 0 {

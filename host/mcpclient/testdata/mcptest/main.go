@@ -13,6 +13,10 @@
 // resources too (addResources): test://note (text), test://picture (a
 // PNG) and test://data (bytes), and the tool content, whose result holds
 // each kind of content (addResources says which).
+// For the client capabilities
+// (caps.go): prompts greet and recap, add_prompt (prompts/list_changed),
+// ask (elicitation), sample (sampling) and roots (roots/list), and the
+// -instructions it gives in initialize.
 package main
 
 import (
@@ -71,7 +75,8 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.2.3"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.2.3"}, &mcp.ServerOptions{Instructions: *instructions, RootsListChangedHandler: noteRootsChanged})
+	addCaps(s)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintf(os.Stderr, "echo called\n")
@@ -164,6 +169,8 @@ func newServer() *mcp.Server {
 	}
 	return s
 }
+
+var instructions = flag.String("instructions", "", "the server's instructions in its initialize result")
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
