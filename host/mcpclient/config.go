@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harness-dev/harness/host/ownership"
 )
@@ -45,6 +46,10 @@ type ServerConfig struct {
 	// An http or sse server may set neither: nothing of it runs here.
 	Sandbox string
 	Network string
+	// StartTimeout bounds its start (launch, initialize, the first
+	// tools/list); 0: Options.StartTimeout. mcp.json's "startTimeout",
+	// in seconds.
+	StartTimeout time.Duration
 	// Source says where the server was configured, for messages: "the
 	// editor (session/new)", a file's path.
 	Source string
@@ -156,6 +161,9 @@ func validServerName(s string) bool {
 	}) < 0
 }
 
+// maxStartTimeout bounds mcp.json's startTimeout: an hour.
+const maxStartTimeout = time.Hour
+
 // fileServer is one entry of a .mcp.json file, in Claude Code's shape.
 type fileServer struct {
 	Type    string            `json:"type"`
@@ -166,6 +174,8 @@ type fileServer struct {
 	Headers map[string]string `json:"headers"`
 	Sandbox string            `json:"sandbox"`
 	Network string            `json:"network"`
+	// StartTimeout is in seconds; a pointer, to tell 0 from absent
+	StartTimeout *float64 `json:"startTimeout"`
 }
 
 // ParseFile reads servers from the text of an mcp.json file in Claude
@@ -179,7 +189,9 @@ type fileServer struct {
 //
 // sandbox ("workspace-write", "read-only", "off"; absent is off) and
 // network ("off", "on"; absent is off) are harness's own keys, for stdio
-// servers only; they are not expanded.
+// servers only; they are not expanded. startTimeout (seconds, more than
+// 0 and at most maxStartTimeout; absent: the host's --mcp-start-timeout)
+// bounds the server's start, for any transport.
 //
 // ${NAME} and ${NAME:-default} in command, args, env, url and headers are
 // replaced with getenv(NAME) (Claude Code's expansion), so that a file can
@@ -212,7 +224,15 @@ func ParseFile(b []byte, source string, getenv func(string) string) ([]ServerCon
 		}
 		c.Env = sortedVars(fs.Env, x)
 		c.Headers = sortedVars(fs.Headers, x)
-		if err := c.check(); err != nil {
+		err := c.check()
+		if t := fs.StartTimeout; err == nil && t != nil {
+			if !(*t > 0 && *t <= maxStartTimeout.Seconds()) {
+				err = fmt.Errorf("MCP server %s: startTimeout %v is not a number of seconds above 0 and at most %d", n, *t, int(maxStartTimeout.Seconds()))
+			} else {
+				c.StartTimeout = time.Duration(*t * float64(time.Second))
+			}
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", source, err))
 			continue
 		}

@@ -7,7 +7,8 @@
 // (whether a variable is set, never its value), hang (never answers) and
 // crash (exits mid-call), and for the sandbox's tests write (a file),
 // read (a file) and dial (a TCP address), each answering "ok …" or an
-// error result with the system's error.
+// error result with the system's error. -sleep D waits D before serving
+// (a slow start).
 package main
 
 import (
@@ -148,7 +149,12 @@ func main() {
 	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
 	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
 	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
+	sleep := flag.Duration("sleep", 0, "wait this long before serving, as a slow first start (npx fetching a package) does")
 	flag.Parse()
+	if *sleep > 0 {
+		fmt.Fprintf(os.Stderr, "mcptest sleeping %s before serving\n", *sleep)
+		time.Sleep(*sleep)
+	}
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
 	var h http.Handler
 	switch {
