@@ -373,6 +373,12 @@ func TestParseFile(t *testing.T) {
 		{"bad network", `{"mcpServers":{"a":{"command":"x","sandbox":"read-only","network":"maybe"}}}`, nil, `f: MCP server a: network "maybe" is not "off" or "on"`},
 		{"network without sandbox", `{"mcpServers":{"a":{"command":"x","network":"on"}}}`, nil, `f: MCP server a: network "on" has no effect without a sandbox`},
 		{"sandboxed http", `{"mcpServers":{"w":{"type":"http","url":"https://h/mcp","sandbox":"read-only"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
+		{"start timeout", `{"mcpServers":{"a":{"command":"x","startTimeout":90},"w":{"url":"https://h/mcp","startTimeout":0.5}}}`,
+			[]ServerConfig{{Name: "a", Command: "x", StartTimeout: 90 * time.Second, Source: "f"},
+				{Name: "w", Type: HTTP, URL: "https://h/mcp", StartTimeout: 500 * time.Millisecond, Source: "f"}}, ""},
+		{"bad start timeout", `{"mcpServers":{"a":{"command":"x","startTimeout":0},"b":{"command":"x","startTimeout":7200}}}`, nil,
+			"f: MCP server a: startTimeout 0 is not a number of seconds above 0 and at most 3600"},
+		{"start timeout not a number", `{"mcpServers":{"a":{"command":"x","startTimeout":"60s"}}}`, nil, "read f"},
 		{"http with network", `{"mcpServers":{"w":{"url":"https://h/mcp","network":"off"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
 	}
 	for _, c := range cases {
@@ -434,11 +440,15 @@ func FuzzParseFile(f *testing.F) {
 	f.Add([]byte(`{"mcpServers":{"b":{"type":"http","url":"http://h/${X"}}}`))
 	f.Add([]byte(`{"mcpServers":{"c":{"command":"x","sandbox":"workspace-write","network":"on"}}}`))
 	f.Add([]byte(`{"mcpServers":{"d":{"url":"http://h","sandbox":"off"}}}`))
+	f.Add([]byte(`{"mcpServers":{"e":{"command":"x","startTimeout":1e308}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, _ := ParseFile(b, "f", func(string) string { return "v" })
 		for _, c := range got {
 			if err := c.check(); err != nil {
 				t.Errorf("ParseFile returned a server that fails its check: %v", err)
+			}
+			if c.StartTimeout < 0 || c.StartTimeout > maxStartTimeout {
+				t.Errorf("ParseFile returned %s with startTimeout %s", c.Name, c.StartTimeout)
 			}
 			if c.Sandbox != "" && c.transport() != Stdio || c.Network == NetworkOn && !c.Sandboxed() {
 				t.Errorf("ParseFile returned %s with sandbox %q, network %q", c.transport(), c.Sandbox, c.Network)
