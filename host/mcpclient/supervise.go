@@ -53,7 +53,7 @@ func (sv *server) kickLocked(now time.Time) chan struct{} {
 	sv.restarts = recent
 	if len(recent) >= sv.opts.RestartBudget {
 		sv.gaveUp, sv.state = true, StatusFailed
-		sv.log.Warn(sv.unavailable())
+		sv.warnLine(sv.unavailable())
 		sv.notify(Status{State: StatusFailed, Err: sv.unavailable(), Down: true, Notice: true, Stderr: sv.stderrTail()})
 		return nil
 	}
@@ -128,8 +128,9 @@ func (sv *server) failLocked(why string) {
 	}
 	pause = min(pause, sv.opts.MaxBackoff)
 	sv.state, sv.why, sv.nextTry = StatusFailed, why, time.Now().Add(pause)
-	sv.log.Warn(why)
-	st := Status{State: StatusFailed, Err: why, Stderr: sv.stderrTail()}
+	sv.warnLine(why)
+	line, _, _ := strings.Cut(why, "; its last stderr: ") // Stderr has them
+	st := Status{State: StatusFailed, Err: line, Stderr: sv.stderrTail()}
 	if !sv.reported {
 		st.Notice, sv.reported = true, true
 	}
@@ -192,6 +193,16 @@ func (sv *server) unavailable() string {
 	why, _, _ = strings.Cut(why, "; it is started again")
 	return fmt.Sprintf("Unavailable: MCP server %s is down: %s (after %d restarts within %s it is not started again in this session: fix it and start a new session)",
 		sv.cfg.Name, why, sv.opts.RestartBudget, sv.opts.RestartWindow)
+}
+
+// warnLine logs a failure: a warning, or at info level when OnStatus
+// is told of it (the front end shows it: once is enough).
+func (sv *server) warnLine(msg string) {
+	if sv.statuses != nil {
+		sv.log.Info(msg)
+		return
+	}
+	sv.log.Warn(msg)
 }
 
 // stderrTail is the server's last stderr lines, redacted.
