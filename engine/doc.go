@@ -24,7 +24,11 @@
 // servers (the user's mcp.json, the project's .mcp.json when
 // Config.MCPProject trusts it, the front end's), whose tools join the
 // plugins' as mcp__<server>__<tool>; MCPServers lists the configured
-// ones.
+// ones. They start in the background (the first step waits
+// Config.MCPStartWait, 2 s, at most) and are supervised (mcpclient:
+// restarted with backoff within a budget, then listed as down); WatchMCP
+// gives a front end its session's MCP statuses — the notices of failures
+// kept until one watches — which it shows and never logs.
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the
