@@ -96,7 +96,7 @@ func (sv *server) install(c *conn, err error) {
 			_ = c.cs.Close()
 			c.stop()
 			if c.proc != nil {
-				go c.proc.stop(0)
+				c.proc.stop(0) // gone when Close returns
 			}
 		}
 		return
@@ -172,6 +172,14 @@ func (sv *server) lost(cs *mcp.ClientSession, how string) {
 	defer sv.mu.Unlock()
 	if sv.cs != cs || sv.closed {
 		return
+	}
+	if p := sv.proc; p != nil {
+		// a process that died says how (a call may see it first)
+		select {
+		case <-p.Exited():
+			how = "it exited (" + p.State() + ")"
+		case <-time.After(300 * time.Millisecond):
+		}
 	}
 	_ = cs.Close()
 	sv.stopConn()
