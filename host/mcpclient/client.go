@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -575,7 +576,7 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 			return tool.Result{Content: "cancelled", IsError: true}
 		}
 		msg := sv.redact(err.Error())
-		dead := cctx.Err() != nil || sv.exited() || errors.Is(err, mcp.ErrConnectionClosed)
+		dead := cctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || sv.exited()
 		if dead {
 			sv.down(cs)
 			msg = fmt.Sprintf("MCP server %s failed during the call: %s; it is started again on next use", sv.cfg.Name, msg)
