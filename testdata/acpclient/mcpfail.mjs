@@ -5,11 +5,13 @@
 // and — in a second process — an mcp.json that does not parse. The
 // messages come after session/new's response, are not in the session's
 // log (the model never reads them as its own words) and do not come
-// again when a prompt's step starts the dead server again.
+// again when a prompt's step starts the dead server again. A client that
+// advertises clientCapabilities.session.notices gets an ACP notice
+// instead (severity, title, the stderr in the description).
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run, assert, script } from "./lib.mjs";
+import { run, assert, script, acp } from "./lib.mjs";
 
 const secret = "dying-secret-4242";
 
@@ -73,4 +75,23 @@ await run("mcpfail", async (h) => {
   const left = notices(b, s2);
   assert.equal(left.length, 1, `one message for the bad file, got ${JSON.stringify(left)}`);
   assert.match(left[0].content.text, /mcp\.json: unexpected end of JSON input/);
+
+  // A client that takes notices gets one.
+  const c = h.start({ env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("none"), XDG_CONFIG_HOME: configDir("{}") }, label: "notices" });
+  await c.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, session: { notices: {} } },
+    clientInfo: { name: "harness-acpclient", version: "1.0.0" },
+  });
+  const s3 = (await c.request("session/new", {
+    cwd: process.cwd(),
+    mcpServers: [{ name: "dies", command: "sh", args: ["-c", 'echo "dying with $TOKEN" >&2; exit 3'], env: [{ name: "TOKEN", value: secret }] }],
+  })).sessionId;
+  await c.waitForUpdate(s3, (u) => u.sessionUpdate === "notice", "a notice", 20000);
+  const ns = c.updatesOf(s3).filter((u) => u.sessionUpdate === "notice");
+  assert.equal(ns.length, 1, `one notice, got ${JSON.stringify(ns)}`);
+  assert.equal(ns[0].severity, "warning");
+  assert.match(ns[0].title, /^MCP server dies \(from the editor \(mcpServers\)\) not started/);
+  assert.match(ns[0].description, /dying with \[redacted\]/);
+  assert.equal(c.updatesOf(s3).filter((u) => u.sessionUpdate === "agent_message_chunk").length, 0, "no agent message besides the notice");
 });
