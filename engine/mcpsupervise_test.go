@@ -4,6 +4,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/llm/script"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/internal/logtest"
 )
 
 // toolsAsked records the tool names of each request a model is sent.
@@ -131,4 +133,71 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestMCPServerRestartsInTheLoop: a server that dies during a call is
+// still in the next request's tools, and the model's next call of it
+// starts it again and works; the editor (a watcher) is told of the
+// death and of the server up again, the log holds neither.
+func TestMCPServerRestartsInTheLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an MCP server")
+	}
+	t.Parallel()
+	bin := mcpTestServer(t)
+	lines := []string{
+		`{"toolCalls":[{"id":"c1","name":"mcp__test__crash","args":{}}],"expect":{"toolsInclude":["mcp__test__crash"]}}`,
+		`{"toolCalls":[{"id":"c2","name":"mcp__test__echo","args":{"text":"back"}}],"expect":{"toolsInclude":["mcp__test__echo"],"lastContains":"crashing on purpose"}}`,
+		`{"text":"done","expect":{"lastContains":"echo: back"}}`,
+	}
+	sc, err := script.Load(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	h, err := engine.New(engine.Config{StateDir: state, Model: sc, ModelName: "script", MaxSteps: 10,
+		Policy: permission.Policy{Mode: permission.ModeAllowAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s, err := h.CreateSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var notices []engine.MCPStatus
+	stop := h.WatchMCP(s.ID(), func(st engine.MCPStatus) {
+		mu.Lock()
+		defer mu.Unlock()
+		if st.Notice {
+			notices = append(notices, st)
+		}
+	})
+	defer stop()
+	h.ConnectMCP(s, []engine.MCPServer{{Name: "test", Command: bin}})
+	first := h.MCPTools(s.ID())[0].Server.PID
+	out := h.Run(context.Background(), s, nil, event.Text("crash it, then use it"), nil, nil)
+	if out.Reason != event.ReasonCompleted {
+		t.Fatalf("turn ended %s: %v", out.Reason, out.Err)
+	}
+	if pid := h.MCPTools(s.ID())[0].Server.PID; pid == first {
+		t.Errorf("the server was not started again: pid %d", pid)
+	}
+	if err := h.CloseSession(s); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notices) != 2 || notices[0].State != "failed" || !strings.Contains(notices[0].Err, "MCP server test") || notices[1].State != "up" {
+		t.Errorf("notices %+v, want the death, then up again", notices)
+	}
+	evs, _ := logtest.ReadLog(t, state)
+	for _, e := range evs {
+		if e["type"] == "assistant/message" || e["type"] == "user/message" {
+			if b, _ := json.Marshal(e); strings.Contains(string(b), "is up again") || strings.Contains(string(b), "stopped: it exited") {
+				t.Errorf("a notice is in the log: %s", b)
+			}
+		}
+	}
 }
