@@ -461,6 +461,10 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 	return out, nil
 }
 
+// refreshTimeout bounds fetching a list again after tools/list_changed,
+// which holds up the step.
+const refreshTimeout = 10 * time.Second
+
 // listTools returns the server's tools for a step: refreshed when the
 // server said they changed; its last list while it is not up, whose
 // restart it starts when due (kick); described as unavailable once it is
@@ -481,7 +485,7 @@ func (sv *server) listTools() []ServerTool {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	if sv.cs != nil && sv.stale.Swap(false) {
-		ctx, cancel := context.WithTimeout(context.Background(), sv.startTimeout())
+		ctx, cancel := context.WithTimeout(context.Background(), min(sv.startTimeout(), refreshTimeout))
 		tools, err := sv.fetchTools(ctx, sv.cs, sv.prov)
 		cancel()
 		if err != nil {
