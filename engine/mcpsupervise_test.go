@@ -110,6 +110,9 @@ func TestMCPSlowServerJoinsLater(t *testing.T) {
 	if !has(reqs[1], "mcp__slow__echo") {
 		t.Errorf("the second request's tools %v lack the slow server's", reqs[1])
 	}
+	if err := h.CloseSession(s); err != nil { // the watcher has been told all
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	var slow []string

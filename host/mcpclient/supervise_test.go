@@ -195,11 +195,15 @@ func TestSlowStart(t *testing.T) {
 	if tools := set.Tools(); len(tools) != 0 {
 		t.Fatalf("the first listing has the slow server's tools %v: it waited for it", toolNames(tools))
 	}
-	if st := rec.states(); len(st) == 0 || st[0] != StatusStarting || has(st, StatusUp) {
-		t.Errorf("states when first listed: %v, want starting only", st)
+	if st := rec.states(); has(st, StatusUp) {
+		t.Errorf("states when first listed: %v, want it not up yet", st)
 	}
 	if tools := started(t, set); !has(toolNames(tools), "mcp__slow__echo") {
 		t.Fatalf("once up, tools = %v (states %v)", toolNames(tools), rec.states())
+	}
+	set.Close() // OnStatus has been told all
+	if st := rec.states(); strings.Join(st, ",") != "starting,up" {
+		t.Errorf("states %v, want starting, up", st)
 	}
 	if n := rec.notices(); len(n) != 0 {
 		t.Errorf("a slow start made notices %+v", n)
