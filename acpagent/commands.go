@@ -30,7 +30,7 @@ func (s *acpSession) Commands() []acpbridge.Command {
 
 // WatchCommands implements acpbridge.CommandWatcher: the commands change
 // as the session's MCP servers come up and their prompts change.
-func (s *acpSession) WatchCommands(changed func()) { s.h.WatchMCP(s.ID(), changed) }
+func (s *acpSession) WatchCommands(changed func()) { s.h.WatchMCPPrompts(s.ID(), changed) }
 
 // Title implements acpbridge.Titled: the first prompt, shortened
 // (session.Title), as session/list shows it; derived from the log.

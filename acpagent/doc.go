@@ -6,7 +6,8 @@
 // (permission modes as ACP session modes), DirsSession (session/load's
 // folders) and Configurable (model and reasoning effort as config
 // options, and the read-only "sandbox" option showing the session's
-// sandbox; usage). It holds no state of its own: everything it
+// sandbox; usage) and Noticer (its MCP servers' failures, from
+// engine.Runtime.WatchMCP). It holds no state of its own: everything it
 // answers comes from the runtime and so from the session logs.
 //
 // Contract: build it with [New] on a Runtime, call [Agent.StartTools]

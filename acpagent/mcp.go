@@ -2,9 +2,11 @@ package acpagent
 
 import (
 	"context"
+	"strings"
 
 	"github.com/harness-dev/harness/acpbridge"
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/mcpclient"
 )
 
 // MCPTransports implements acpbridge.MCPAgent: stdio, streamable http and
@@ -31,4 +33,34 @@ func (a *Agent) ConnectMCP(_ context.Context, s acpbridge.Session, servers []acp
 		list = append(list, c)
 	}
 	a.h.ConnectMCP(as.Session, list)
+}
+
+// WatchNotices implements acpbridge.Noticer: the notices of the
+// session's MCP servers (a start that failed, a server that died or is
+// down, a configuration left out, a server up again after a failure),
+// each once, with the server's last stderr lines, redacted. The engine
+// ends the watch when the session closes.
+func (s *acpSession) WatchNotices(f func(acpbridge.Notice)) {
+	s.h.WatchMCP(s.ID(), func(st engine.MCPStatus) {
+		if n, ok := mcpNotice(st); ok {
+			f(n)
+		}
+	})
+}
+
+// mcpNotice is the notice of st, if it is one: its first line the title,
+// the rest (the server's stderr) the text.
+func mcpNotice(st engine.MCPStatus) (acpbridge.Notice, bool) {
+	if !st.Notice {
+		return acpbridge.Notice{}, false
+	}
+	title, text, _ := strings.Cut(st.Text(), "\n")
+	sev := acpbridge.NoticeWarning
+	switch {
+	case st.State == mcpclient.StatusUp:
+		sev = acpbridge.NoticeInfo
+	case st.Down:
+		sev = acpbridge.NoticeError
+	}
+	return acpbridge.Notice{Severity: sev, Title: title, Text: text}, true
 }

@@ -135,6 +135,8 @@ type bridge struct {
 	// elicitForm is set when the client advertised elicitation.form
 	// (elicit.go).
 	elicitForm atomic.Bool
+	// notices is set when the client advertised session.notices (notices.go).
+	notices atomic.Bool
 	// fs is what the client's initialize offered of fs/read_text_file and
 	// fs/write_text_file.
 	fs acp.FileSystemCapabilities
@@ -158,6 +160,8 @@ type liveSession struct {
 	closed bool
 
 	commands commandsState // commands.go
+	// noticed watches the session's notices once (notices.go).
+	noticed sync.Once
 }
 
 func newLiveSession(s Session) *liveSession {
@@ -352,6 +356,7 @@ func (b *bridge) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp
 		}
 	}
 	b.sendCommands(ls.s)
+	b.watchNotices(ls)
 	b.log.Debug("session loaded", "session", p.SessionId, "events", len(ls.s.Events()), "replay", time.Since(start))
 	return acp.LoadSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
@@ -369,6 +374,7 @@ func (b *bridge) ResumeSession(ctx context.Context, p acp.ResumeSessionRequest) 
 		return acp.ResumeSessionResponse{}, err
 	}
 	b.sendCommands(ls.s) // the client named the session: it knows it
+	b.watchNotices(ls)
 	return acp.ResumeSessionResponse{ConfigOptions: configOptions(ls.s), Modes: b.modeState(ls.s)}, nil
 }
 

@@ -28,6 +28,7 @@ func (b *bridge) route(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	case acp.AgentMethodInitialize:
 		return decoded(ctx, req, func(ctx context.Context, p *acp.InitializeRequest) (acp.InitializeResponse, error) {
 			b.noteCapabilities(req.Params)
+			b.noteNotices(req.Params)
 			return b.Initialize(ctx, *p)
 		})
 	case acp.AgentMethodAuthenticate:
@@ -40,6 +41,7 @@ func (b *bridge) route(ctx context.Context, req *jsonrpc.Request) (any, error) {
 				req.AfterReply(func() {
 					if ls, ok := b.lookup(resp.SessionId); ok {
 						b.sendCommands(ls.s)
+						b.watchNotices(ls)
 					}
 				})
 			}

@@ -26,7 +26,10 @@
 // load and resume — those of a session newly opened on the connection —
 // are handed to ConnectMCP (a server of a transport not advertised is
 // dropped with a warning naming it; env and header values are never
-// logged). An Agent without it gets none (one warning). An image block
+// logged). An Agent without it gets none (one warning). A Session that
+// implements [Noticer] has notices (harness: its MCP servers' failures),
+// each sent once after the editor knows the session, as ACP's notice or
+// an agent message of its own (notices.go), never logged in the session. An image block
 // reaches Session.Prompt as event.ContentImage with its decoded bytes in
 // Data (its MIME type must be image/*, its data base64), for the Session to
 // store out of the log; a Session that refuses a prompt before any turn

@@ -34,13 +34,18 @@
 // without image input is sent, for each, a note saying it does not take
 // images.
 // Their prompts are slash commands /<server>:<prompt> (MCPPrompts,
-// WatchMCP; Prompt runs one), their instructions join each request's
+// WatchMCPPrompts; Prompt runs one), their instructions join each request's
 // system prompt, their roots are the session's folder and added folders,
 // and their questions during a call go to the running turn's front end
 // (an Elicitor among its Live and Asker; none: declined; a subagent
 // child's, to its root turn's, on the parent's call); sampling, once
 // a server's entry allows it, is asked through the turn's Asker and
 // served by the session's model (mcpcaps.go).
+// They start in the background (the first step waits Config.MCPStartWait,
+// 2 s, at most) and are supervised (mcpclient: restarted with backoff
+// within a budget, then listed as down); WatchMCP gives a front end its
+// session's MCP statuses — the notices of failures kept until one
+// watches — which it shows and never logs.
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

@@ -113,8 +113,14 @@ type Config struct {
 	// .mcp.json too: its servers are commands from the repository.
 	MCPUserFile string
 	MCPProject  bool
-	// MCPStartTimeout bounds starting one MCP server (0: the default).
+	// MCPStartTimeout bounds starting one MCP server (0:
+	// mcpclient.DefaultStartTimeout, 60 s); a server's startTimeout in
+	// mcp.json replaces it.
 	MCPStartTimeout time.Duration
+	// MCPStartWait is how long a session's first step waits for its MCP
+	// servers still starting (0: mcpclient.DefaultStartWait, 2 s); a
+	// slower server's tools join from the step after it is up.
+	MCPStartWait time.Duration
 	// Getenv expands ${VAR} in the mcp.json files, and Environ is the
 	// environment whose allow-listed part the MCP servers get, as the
 	// plugins do (nil: the process's).
@@ -157,8 +163,10 @@ type Runtime struct {
 	editors editors
 	// subagents runs child sessions for the subagent tool.
 	subagents *subagent.Runner
-	// mcp are the sessions' MCP servers.
-	mcp mcpSets
+	// mcp are the sessions' MCP servers, mcpWatch the front ends
+	// watching their statuses.
+	mcp      mcpSets
+	mcpWatch mcpWatchers
 	// frontEnds are the running turns' front ends, for their MCP servers'
 	// questions (mcpcaps.go).
 	frontEnds registry[frontEnd]
@@ -191,7 +199,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.OpenProvider != nil {
 		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
 	}
-	r.mcp = mcpSets{&mcpclient.Sessions{Start: r.startMCP, Logger: log,
+	r.mcp = mcpSets{&mcpclient.Sessions{Start: r.startMCP, Logger: log, OnStatus: r.mcpWatch.tell,
 		Sources: mcpclient.Sources{UserFile: cfg.MCPUserFile, TrustProject: cfg.MCPProject, Getenv: cfg.Getenv}}}
 	r.subagents = &subagent.Runner{Store: r.store, Loop: r.Loop, Logger: log.Named("subagent"),
 		MaxDepth: cfg.SubagentDepth, Budget: cfg.SubagentBudget}
@@ -475,6 +483,7 @@ func (r *Runtime) CloseSession(s *session.Session) error {
 	r.sessions.remove(s.ID())
 	r.sessionDirs.remove(s.ID())
 	r.mcp.Close(s.ID())
+	r.mcpWatch.forget(s.ID())
 	if r.tools != nil {
 		r.bg.Add(1)
 		go func() {

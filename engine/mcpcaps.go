@@ -157,10 +157,10 @@ func (r *Runtime) MCPPrompts(id string) []mcpclient.Prompt {
 	return set.Prompts()
 }
 
-// WatchMCP has f called (in a goroutine of its own) each time one of
+// WatchMCPPrompts has f called (in a goroutine of its own) each time one of
 // session id's MCP servers comes up or says its prompts changed; nothing
 // when the session has no servers.
-func (r *Runtime) WatchMCP(id string, f func()) {
+func (r *Runtime) WatchMCPPrompts(id string, f func()) {
 	if set, ok := r.mcp.Own(id); ok {
 		set.Watch(f)
 	}

@@ -6,8 +6,39 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/mcpclient"
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/termsafe"
 )
+
+// WatchMCP writes to t.Err one line for each notice of session s's MCP
+// servers (engine.Runtime.WatchMCP: a start that failed, a server that
+// died or is down, a configuration left out, a server up again) until
+// stop is called.
+func (t Terminal) WatchMCP(rt *engine.Runtime, s *session.Session) (stop func()) {
+	return rt.WatchMCP(s.ID(), func(st engine.MCPStatus) {
+		if line := MCPNoticeLine(st); line != "" {
+			fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
+		}
+	})
+}
+
+// MCPNoticeLine is the one line a notice shows as on the terminal: the
+// status's lines and the server's last stderr lines joined by " | ",
+// escaped (termsafe) and cut to 500 characters; "" for a status that is
+// no notice.
+func MCPNoticeLine(st mcpclient.Status) string {
+	if !st.Notice {
+		return ""
+	}
+	line := st.Text()
+	if len(st.Stderr) > 0 {
+		first, _, _ := strings.Cut(line, "\n")
+		line = first + "; its last stderr: " + strings.Join(st.Stderr, " | ")
+	}
+	return Clip(termsafe.Line(strings.ReplaceAll(line, "\n", " | ")), 500)
+}
 
 // MCPServers prints the configured MCP servers after the plugins' table:
 // name, transport, status, what the server calls itself, its tools (by

@@ -31,3 +31,29 @@ func TestMCPServersPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPNoticeLine: a notice is one line, the server's stderr joined on
+// it, escaped and cut; a status that is no notice prints nothing.
+func TestMCPNoticeLine(t *testing.T) {
+	long := strings.Repeat("x", 600)
+	cases := []struct {
+		name string
+		st   mcpclient.Status
+		want string
+	}{
+		{"not a notice", mcpclient.Status{Server: "s", State: mcpclient.StatusStarting}, ""},
+		{"failed with stderr", mcpclient.Status{Server: "s", State: mcpclient.StatusFailed, Notice: true,
+			Err: "MCP server s (from f) not started: initialize: EOF; check it", Stderr: []string{"boom\x1b[2J", "token=[redacted]"}},
+			`MCP server s (from f) not started: initialize: EOF; check it; its last stderr: boom\x1b[2J | token=[redacted]`},
+		{"up again", mcpclient.Status{Server: "s", State: mcpclient.StatusUp, Notice: true}, "MCP server s is up again"},
+		{"invalid, two lines", mcpclient.Status{State: mcpclient.StatusInvalid, Notice: true, Err: "left out: a\nb"}, "left out: a | b"},
+		{"cut", mcpclient.Status{State: mcpclient.StatusFailed, Notice: true, Err: long}, long[:499] + "…"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := MCPNoticeLine(c.st); got != c.want {
+				t.Errorf("MCPNoticeLine = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -68,6 +68,8 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		h.CloseSession(s)
 		return exitFailed, err
 	}
+	stopMCP := h.term.WatchMCP(h.Runtime, s) // a server's failures, one line each
+	defer stopMCP()
 	h.ConnectMCP(s, nil)
 	h.term.Header(h.Runtime, s)
 	from := int64(s.Len())

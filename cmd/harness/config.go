@@ -12,6 +12,7 @@ import (
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/llm/providers"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/settings/paths"
@@ -56,6 +57,9 @@ type config struct {
 	SubagentTokens int
 	// MCPProject trusts the session folder's .mcp.json.
 	MCPProject bool
+	// MCPStartTimeout bounds an MCP server's start (mcp.json's
+	// startTimeout replaces it for one server).
+	MCPStartTimeout time.Duration
 	// Watch hot-reloads plugins whose binaries change.
 	Watch bool
 	// PluginEnv names host environment variables the plugins get besides
@@ -141,6 +145,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentSteps, "subagent-steps", "HARNESS_SUBAGENT_STEPS", subagent.DefaultSteps, "step budget of each subagent")
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
+	s.Duration(&c.MCPStartTimeout, "mcp-start-timeout", "HARNESS_MCP_START_TIMEOUT", mcpclient.DefaultStartTimeout, "longest start of an MCP server (launch, initialize, its tool list); a server's startTimeout in mcp.json, in seconds, replaces it; the first prompt waits for none longer than 2s")
 	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
@@ -246,6 +251,9 @@ func (c *config) check() error {
 	}
 	if err := pluginhost.CheckEnvNames(c.pluginEnv()); err != nil {
 		return fmt.Errorf("%s: %w", c.source("plugin-env"), err)
+	}
+	if c.MCPStartTimeout <= 0 {
+		return fmt.Errorf("%s: mcp-start-timeout must be a duration above 0 such as 90s", c.source("mcp-start-timeout"))
 	}
 	if c.PluginIdle < 0 {
 		return fmt.Errorf("%s: plugin-idle must be a duration such as 5m, or 0 for never", c.source("plugin-idle"))

@@ -60,6 +60,10 @@ func TestConfigFileSettings(t *testing.T) {
 			wantCode: exitUsage, wantErr: `config.toml: sandbox-network: an empty array`},
 		{name: "sandbox network list in the file", file: "sandbox-network = [\"registry.npmjs.org\", \"*.Example.com\", \"127.0.0.1:8080\"]\n", args: []string{"sandbox"},
 			wantOut: []string{"sandbox workspace-write, network allow-list registry.npmjs.org,*.example.com,127.0.0.1:8080 (mode from the default, network from config file "}},
+		{name: "bad MCP start timeout in the file", file: "mcp-start-timeout = \"0s\"\n", args: []string{"models"},
+			wantCode: exitUsage, wantErr: "config.toml: mcp-start-timeout: mcp-start-timeout must be a duration above 0"},
+		{name: "MCP start timeout from the env", env: map[string]string{"HARNESS_MCP_START_TIMEOUT": "soon"}, args: []string{"models"},
+			wantCode: exitUsage, wantErr: "HARNESS_MCP_START_TIMEOUT"},
 		{name: "bad context window", env: map[string]string{"HARNESS_CONTEXT_WINDOW": "-5"}, args: []string{"models"},
 			wantCode: exitUsage, wantErr: "HARNESS_CONTEXT_WINDOW: context-window must be a number of tokens"},
 	}

@@ -99,7 +99,7 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	}
 	return engine.Config{StateDir: dir, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
-		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, Getenv: e.get, PluginIdle: c.PluginIdle,
+		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, MCPStartTimeout: c.MCPStartTimeout, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -25,11 +26,15 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultStartTimeout = 10 * time.Second
+	DefaultStartTimeout = 60 * time.Second
+	DefaultStartWait    = 2 * time.Second
 	DefaultCallTimeout  = 10 * time.Minute
-	// MaxRestarts is how often a server that died is started again, on
-	// its next use, before it is disabled for the session.
-	MaxRestarts = 3
+	DefaultBackoff      = time.Second
+	DefaultMaxBackoff   = 30 * time.Second
+	// DefaultRestartBudget restarts within DefaultRestartWindow are
+	// allowed; the next failure leaves the server down for the session.
+	DefaultRestartBudget = 5
+	DefaultRestartWindow = time.Minute
 )
 
 // Options configure Start.
@@ -47,8 +52,28 @@ type Options struct {
 	// initialize.
 	ClientName, ClientVersion string
 	// StartTimeout bounds starting one server: launch, initialize and the
-	// first tools/list (0: DefaultStartTimeout).
+	// first tools/list (0: DefaultStartTimeout); a server's own
+	// ServerConfig.StartTimeout replaces it.
 	StartTimeout time.Duration
+	// StartWait bounds how long Tools waits for servers still in their
+	// first start, counted from Start (0: DefaultStartWait): a server up
+	// by then is in the first step's tools, a slower one in the steps
+	// after it is up.
+	StartWait time.Duration
+	// Backoff is the pause before a server that failed or died is started
+	// again, doubled after each further failure up to MaxBackoff (0:
+	// DefaultBackoff, DefaultMaxBackoff).
+	Backoff, MaxBackoff time.Duration
+	// RestartBudget is how many restarts RestartWindow may hold; the
+	// next failure leaves the server down for the session (0:
+	// DefaultRestartBudget, DefaultRestartWindow).
+	RestartBudget int
+	RestartWindow time.Duration
+	// OnStatus is told of every change of a server's state and of each
+	// configuration Start refused (nil: nobody). It is called from the
+	// goroutine that saw the change, outside the set's locks, and must
+	// not block.
+	OnStatus func(Status)
 	// CallTimeout bounds one tools/call (0: DefaultCallTimeout).
 	CallTimeout time.Duration
 	// Confine starts a stdio server that asks for a sandbox
@@ -115,44 +140,71 @@ type Set struct {
 	invalid []ServerInfo // the configurations Start refused, for Servers
 	roots   *rootList
 	watch   *watchers
+	// statuses hands the servers' changes to Options.OnStatus
+	statuses *statusQueue
 }
 
 // Start connects to servers in the background and returns at once; Tools
-// waits for those still starting, each up to its StartTimeout. A server
-// that fails to start is reported in one warning line and left out.
+// waits for those still starting up to Options.StartWait. A server that
+// fails to start is reported in one warning line and to OnStatus, and
+// started again as one that died is.
 func Start(servers []ServerConfig, opts Options) *Set {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	if opts.StartTimeout <= 0 {
-		opts.StartTimeout = DefaultStartTimeout
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
 	}
-	if opts.CallTimeout <= 0 {
-		opts.CallTimeout = DefaultCallTimeout
+	def(&opts.StartTimeout, DefaultStartTimeout)
+	def(&opts.StartWait, DefaultStartWait)
+	def(&opts.CallTimeout, DefaultCallTimeout)
+	def(&opts.Backoff, DefaultBackoff)
+	def(&opts.MaxBackoff, DefaultMaxBackoff)
+	def(&opts.RestartWindow, DefaultRestartWindow)
+	if opts.RestartBudget <= 0 {
+		opts.RestartBudget = DefaultRestartBudget
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "harness"
 	}
-	s := &Set{opts: opts, log: opts.Logger, watch: &watchers{}}
+	s := &Set{opts: opts, log: opts.Logger, watch: &watchers{}, statuses: newStatusQueue(opts.OnStatus)}
 	if opts.Roots == nil {
 		opts.Roots = []string{opts.Cwd}
 	}
 	s.roots = newRootList(opts.Roots)
+	startBy := time.Now().Add(opts.StartWait)
 	for _, c := range servers {
 		if err := c.check(); err != nil {
 			s.log.Warn("MCP server not started: " + err.Error() + "; fix its entry in " + sourceOf(c))
 			info := c.Info()
 			info.Status, info.Err = StatusInvalid, err.Error()+"; fix its entry in "+sourceOf(c)
 			s.invalid = append(s.invalid, info)
+			s.statuses.put(Status{Server: c.Name, Source: sourceOf(c), State: StatusInvalid, Err: "MCP server not started: " + info.Err, Notice: true})
 			continue
 		}
-		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), ready: make(chan struct{}),
+		sv := &server{cfg: c, opts: &s.opts, log: s.log.Named(c.Name), startBy: startBy, statuses: s.statuses,
 			stderr: pluginhost.NewLineTail(10), secrets: secretsOf(c)}
 		sv.caps = caps{roots: s.roots, watch: s.watch}
 		s.servers = append(s.servers, sv)
-		go sv.firstStart()
+		sv.firstStart()
 	}
 	return s
+}
+
+// Wait waits until every server's first start has ended (each is
+// bounded by its start timeout), or ctx is done.
+func (s *Set) Wait(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	for _, sv := range s.servers {
+		if err := sv.waitFirst(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sourceOf(c ServerConfig) string {
@@ -162,8 +214,12 @@ func sourceOf(c ServerConfig) string {
 	return c.Source
 }
 
-// Tools lists the tools of the servers that are up, refreshing those that
-// said their list changed; it waits for servers still starting.
+// Tools lists the tools of the set's servers for a step: those of a
+// server that is up, refreshed when it said its list changed; the last
+// list of one that died, whose restart this starts when its pause is
+// over; the last list of one down for the session, each described as
+// unavailable. It waits for servers in their first start until
+// Options.StartWait after Start, no longer.
 func (s *Set) Tools() []ServerTool {
 	if s == nil {
 		return nil
@@ -220,10 +276,12 @@ func (s *Set) Close() error {
 		}()
 	}
 	wg.Wait()
+	s.statuses.drain()
 	return nil
 }
 
-// server is one configured server and its connection, if up.
+// server is one configured server, supervised: its connection when up,
+// its last tools, its state, and what restarts it (supervise.go).
 type server struct {
 	cfg     ServerConfig
 	opts    *Options
@@ -233,43 +291,64 @@ type server struct {
 	ready   chan struct{} // closed once the first start has ended
 	prog    progress      // the running calls' progress tokens
 	caps    caps          // roots, questions, prompts, instructions
+	startBy time.Time // Tools waits for the first start until then
+	// statuses queues what notify tells Options.OnStatus
+	statuses *statusQueue
 
 	mu       sync.Mutex
-	cs       *mcp.ClientSession // nil when down
+	cs       *mcp.ClientSession // nil when not up
 	proc     *proc
 	stopConn context.CancelFunc // ends the connection's context
 	prov     event.MCPServer
-	tools    []ServerTool
+	tools    []ServerTool // the last list, kept while the server is not up
 	// stale is set by tools/list_changed of connection gen; atomics, so
 	// that the SDK's notification never waits for mu (held while a list is
 	// fetched, whose answer the same reader delivers).
-	stale    atomic.Bool
-	restarts int
-	disabled string // why the server is not used again, "" while usable
+	stale atomic.Bool
+	gen   atomic.Int64 // bumped by each connection, so a stale notification is ignored
+
+	state    string        // StatusStarting, StatusUp, StatusRestarting, StatusFailed
+	why      string        // why it is not up, one line; "" when up or starting first
+	first    chan struct{} // closed when the first start has ended
+	starting chan struct{} // the start in flight, closed when it ends; nil when none
+	abort    context.CancelFunc
+	upSince  time.Time
+	fails    int         // failures since it was last up for long
+	nextTry  time.Time   // no restart before
+	restarts []time.Time // restarts within the window
+	gaveUp   bool        // the budget is spent: not started again in this session
+	reported bool        // the current failure was told to OnStatus
 	closed   bool
-	gen      atomic.Int64 // bumped by each connection, so a stale notification is ignored
 }
 
-func (sv *server) firstStart() {
-	defer close(sv.ready)
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if err := sv.connectLocked(); err != nil {
-		sv.disabled = err.Error()
-		sv.log.Warn(err.Error())
-	}
+// conn is one connection to the server, as connect made it.
+type conn struct {
+	cs    *mcp.ClientSession
+	proc  *proc
+	stop  context.CancelFunc // ends the connection's context
+	prov  event.MCPServer
+	tools []ServerTool
 }
 
-// connectLocked starts or reaches the server and lists its tools.
-func (sv *server) connectLocked() error {
-	if sv.closed {
-		return errors.New("closed")
+// startTimeout is the server's own start timeout, else the set's.
+func (sv *server) startTimeout() time.Duration {
+	if sv.cfg.StartTimeout > 0 {
+		return sv.cfg.StartTimeout
 	}
+	return sv.opts.StartTimeout
+}
+
+// connect starts or reaches the server and lists its tools, within its
+// start timeout; abort (or ending parent) gives up. It holds no lock.
+func (sv *server) connect(parent context.Context) (*conn, error) {
+	limit := sv.startTimeout()
 	// The connection lives in ctx (an SSE stream is the connect's request),
 	// so ctx is not a timeout context: a timer cancels it when starting
 	// takes too long, and close or a crash cancels it later.
-	ctx, stop := context.WithCancel(context.Background())
-	timer := time.AfterFunc(sv.opts.StartTimeout, stop)
+	ctx, stop := context.WithCancel(context.WithoutCancel(parent))
+	timer := time.AfterFunc(limit, stop)
+	unhook := context.AfterFunc(parent, stop)
+	defer unhook()
 	ok := false
 	defer func() {
 		if !ok {
@@ -277,8 +356,11 @@ func (sv *server) connectLocked() error {
 		}
 	}()
 	timedOut := func(err error) error {
+		if parent.Err() != nil {
+			return errors.New("closed")
+		}
 		if !timer.Stop() {
-			return fmt.Errorf("no answer within %s", sv.opts.StartTimeout)
+			return fmt.Errorf("no answer within %s", limit)
 		}
 		return err
 	}
@@ -304,13 +386,13 @@ func (sv *server) connectLocked() error {
 				sup, err = sv.opts.Confine(sv.cfg, sv.opts.Cwd)
 			}
 			if err != nil {
-				return sv.failed("sandbox "+sv.cfg.Sandbox, err, "it asked for a sandbox and is never run without one: drop its sandbox key to run it with your rights")
+				return nil, sv.failed("sandbox "+sv.cfg.Sandbox, err, "it asked for a sandbox and is never run without one: drop its sandbox key to run it with your rights")
 			}
 		}
 		var err error
 		p, err = startProc(append([]string{sv.cfg.Command}, sv.cfg.Args...), sv.opts.Cwd, env, sup, sv.stderrLine)
 		if err != nil {
-			return sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
+			return nil, sv.failed("start "+sv.cfg.Command, err, "check the command and that it is installed")
 		}
 		transport = &mcp.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}
 		prov.Command, prov.PID = sv.cfg.Command, p.PID()
@@ -326,7 +408,7 @@ func (sv *server) connectLocked() error {
 		if p != nil {
 			p.stop(0)
 		}
-		return sv.failed("initialize", timedOut(err), "check that it is an MCP server and starts within "+sv.opts.StartTimeout.String())
+		return nil, sv.failed("initialize", timedOut(err), "check that it is an MCP server and starts within "+limit.String()+" (its startTimeout in mcp.json, or --mcp-start-timeout)")
 	}
 	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 		prov.ServerName, prov.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
@@ -337,23 +419,21 @@ func (sv *server) connectLocked() error {
 		if p != nil {
 			p.stop(0)
 		}
-		return sv.failed("list tools", timedOut(err), "check the server")
+		return nil, sv.failed("list tools", timedOut(err), "check the server")
 	}
-	if !timer.Stop() {
+	if !timer.Stop() || parent.Err() != nil {
 		_ = cs.Close()
 		if p != nil {
 			p.stop(0)
 		}
-		return sv.failed("initialize", fmt.Errorf("no answer within %s", sv.opts.StartTimeout), "check the server")
+		return nil, sv.failed("initialize", timedOut(nil), "check the server")
 	}
 	ok = true
-	sv.cs, sv.proc, sv.prov, sv.tools, sv.stopConn = cs, p, prov, tools, stop
-	pctx, pcancel := context.WithTimeout(ctx, sv.opts.StartTimeout)
+	// prompts and instructions before the tools are offered (prompts.go)
+	pctx, pcancel := context.WithTimeout(ctx, sv.startTimeout())
 	sv.connected(pctx, cs)
 	pcancel()
-	sv.log.Info("MCP server connected", "transport", sv.cfg.transport(), "where", sv.cfg.where(),
-		"server", prov.ServerName, "version", prov.ServerVersion, "tools", len(tools), "sandbox", sv.cfg.Info().Sandbox)
-	return nil
+	return &conn{cs: cs, proc: p, stop: stop, prov: prov, tools: tools}, nil
 }
 
 // failed is the one line that says a server is not usable: its name,
@@ -407,17 +487,31 @@ func (sv *server) fetchTools(ctx context.Context, cs *mcp.ClientSession, prov ev
 	return out, nil
 }
 
-// listTools returns the server's tools, refreshed when the server said they
-// changed; none while it is down.
+// refreshTimeout bounds fetching a list again after tools/list_changed,
+// which holds up the step.
+const refreshTimeout = 10 * time.Second
+
+// listTools returns the server's tools for a step: refreshed when the
+// server said they changed; its last list while it is not up, whose
+// restart it starts when due (kick); described as unavailable once it is
+// down for the session. It waits for the first start until startBy.
 func (sv *server) listTools() []ServerTool {
-	<-sv.ready
+	sv.mu.Lock()
+	sv.kickLocked(time.Now())
+	first := sv.first
+	sv.mu.Unlock()
+	if d := time.Until(sv.startBy); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-first:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	if sv.cs == nil {
-		return nil
-	}
-	if sv.stale.Swap(false) {
-		ctx, cancel := context.WithTimeout(context.Background(), sv.opts.StartTimeout)
+	if sv.cs != nil && sv.stale.Swap(false) {
+		ctx, cancel := context.WithTimeout(context.Background(), min(sv.startTimeout(), refreshTimeout))
 		tools, err := sv.fetchTools(ctx, sv.cs, sv.prov)
 		cancel()
 		if err != nil {
@@ -427,53 +521,75 @@ func (sv *server) listTools() []ServerTool {
 			sv.log.Info("MCP server's tools refreshed", "tools", len(tools))
 		}
 	}
-	return slices.Clone(sv.tools)
+	out := slices.Clone(sv.tools)
+	if sv.gaveUp {
+		for i := range out {
+			out[i].Spec.Description = sv.unavailable()
+		}
+	}
+	return out
 }
 
-// session returns the connection, starting the server again when it died
-// (at most MaxRestarts times, with a growing pause).
-func (sv *server) session() (*mcp.ClientSession, error) {
-	<-sv.ready
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if sv.disabled != "" {
-		return nil, errors.New(sv.disabled)
+// session returns the connection for a call: the server's when up, else
+// after starting it again (waiting out its pause; one start per call).
+// A server down for the session, or one whose start failed, is an
+// error: one line saying why.
+func (sv *server) session(ctx context.Context) (*mcp.ClientSession, error) {
+	tried := false
+	for {
+		sv.mu.Lock()
+		switch {
+		case sv.closed:
+			sv.mu.Unlock()
+			return nil, fmt.Errorf("MCP server %s: the session's servers are closed", sv.cfg.Name)
+		case sv.cs != nil:
+			cs := sv.cs
+			sv.mu.Unlock()
+			return cs, nil
+		case sv.gaveUp:
+			msg := sv.unavailable()
+			sv.mu.Unlock()
+			return nil, errors.New(msg)
+		case tried && sv.starting == nil:
+			msg := sv.why
+			sv.mu.Unlock()
+			return nil, errors.New(msg)
+		}
+		ch := sv.kickLocked(time.Now())
+		pause := time.Until(sv.nextTry)
+		sv.mu.Unlock()
+		if ch == nil && pause <= 0 {
+			continue // the budget was spent, or a start just ended
+		}
+		var wait <-chan time.Time
+		if ch == nil {
+			t := time.NewTimer(pause)
+			defer t.Stop()
+			wait = t.C
+		} else {
+			tried = true
+		}
+		select {
+		case <-ch:
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	if sv.cs != nil {
-		return sv.cs, nil
-	}
-	if sv.restarts >= MaxRestarts {
-		sv.disabled = fmt.Sprintf("MCP server %s is disabled for this session after %d restarts; fix it and start a new session", sv.cfg.Name, MaxRestarts)
-		return nil, errors.New(sv.disabled)
-	}
-	time.Sleep(time.Duration(sv.restarts) * 500 * time.Millisecond)
-	sv.restarts++
-	sv.log.Info("MCP server restarting", "restart", sv.restarts)
-	if err := sv.connectLocked(); err != nil {
-		return nil, err
-	}
-	return sv.cs, nil
 }
 
-// down drops the connection cs after a failure, so that the next use
-// starts the server again.
+// down drops the connection cs after a call found it dead, so that the
+// next use starts the server again.
 func (sv *server) down(cs *mcp.ClientSession) {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if sv.cs != cs {
-		return
-	}
-	_ = cs.Close()
-	sv.stopConn()
-	if sv.proc != nil {
-		sv.proc.stop(0)
-	}
-	sv.cs, sv.proc = nil, nil
+	sv.lost(cs, "it failed during a call")
 }
 
 func (sv *server) call(ctx context.Context, name string, args json.RawMessage) tool.Result {
-	cs, err := sv.session()
+	cs, err := sv.session(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Result{Content: "cancelled", IsError: true}
+		}
 		return tool.Result{Content: err.Error(), IsError: true}
 	}
 	var arguments map[string]any
@@ -501,7 +617,7 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 			return tool.Result{Content: "cancelled", IsError: true}
 		}
 		msg := sv.redact(err.Error())
-		dead := cctx.Err() != nil || sv.exited() || errors.Is(err, mcp.ErrConnectionClosed)
+		dead := cctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || sv.exited()
 		if dead {
 			sv.down(cs)
 			msg = fmt.Sprintf("MCP server %s failed during the call: %s; it is started again on next use", sv.cfg.Name, msg)
@@ -519,13 +635,14 @@ func (sv *server) call(ctx context.Context, name string, args json.RawMessage) t
 	return tool.Result{Content: render(res), Blocks: blocks(res), IsError: res.IsError}
 }
 
-// exited reports whether the stdio server's process has exited.
+// exited reports whether the stdio server's process has exited, or its
+// connection was found dead already.
 func (sv *server) exited() bool {
 	sv.mu.Lock()
-	p := sv.proc
+	p, lost := sv.proc, sv.cs == nil
 	sv.mu.Unlock()
 	if p == nil {
-		return false
+		return lost // a stdio server's connection already lost (watch)
 	}
 	select {
 	case <-p.Exited():
@@ -536,18 +653,23 @@ func (sv *server) exited() bool {
 }
 
 func (sv *server) close() {
-	<-sv.ready
 	sv.mu.Lock()
-	defer sv.mu.Unlock()
 	sv.closed = true
-	if sv.cs != nil {
-		_ = sv.cs.Close()
-		sv.stopConn()
-	}
-	if sv.proc != nil {
-		sv.proc.stop(2 * time.Second)
-	}
+	starting, abort := sv.starting, sv.abort
+	cs, stop, p := sv.cs, sv.stopConn, sv.proc
 	sv.cs, sv.proc = nil, nil
+	sv.mu.Unlock()
+	if starting != nil {
+		abort()
+		<-starting // a start that ends now is torn down (install)
+	}
+	if cs != nil {
+		_ = cs.Close()
+		stop()
+	}
+	if p != nil {
+		p.stop(2 * time.Second)
+	}
 }
 
 // stderrLine logs one line of the server's stderr, its secrets redacted.

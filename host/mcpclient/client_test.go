@@ -50,6 +50,17 @@ func testServer(t *testing.T) string {
 	return built.bin
 }
 
+// started waits for set's first starts and lists its tools.
+func started(t *testing.T, set *Set) []ServerTool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := set.Wait(ctx); err != nil {
+		t.Fatalf("the servers' first start did not end: %v", err)
+	}
+	return set.Tools()
+}
+
 func toolNames(tools []ServerTool) []string {
 	var out []string
 	for _, t := range tools {
@@ -90,7 +101,7 @@ func TestStdioServer(t *testing.T) {
 		Options{Logger: log, Environ: os.Environ(), Cwd: t.TempDir(), ClientVersion: "v0"})
 	defer set.Close()
 
-	tools := set.Tools()
+	tools := started(t, set)
 	names := toolNames(tools)
 	for _, want := range []string{"mcp__test__echo", "mcp__test__fail", "mcp__test__image", "mcp__test__add_tool", "mcp__test__crash"} {
 		if !has(names, want) {
@@ -208,7 +219,7 @@ func TestHungCall(t *testing.T) {
 	bin := testServer(t)
 	set := Start([]ServerConfig{{Name: "test", Command: bin}}, Options{Environ: os.Environ(), CallTimeout: 3 * time.Second})
 	defer set.Close()
-	pid := set.Tools()[0].Server.PID
+	pid := started(t, set)[0].Server.PID
 	r := set.Call(context.Background(), "mcp__test__hang", nil)
 	if !r.IsError || !strings.Contains(r.Content, "did not answer within 3s") || !strings.Contains(r.Content, "hanging on purpose") {
 		t.Errorf("hang = %+v", r)
@@ -258,8 +269,9 @@ func TestStartFailures(t *testing.T) {
 			var logBuf logtest.Buffer
 			log := hclog.New(&hclog.LoggerOptions{Output: &logBuf})
 			start := time.Now()
-			set := Start([]ServerConfig{c.cfg}, Options{Logger: log, Environ: os.Environ(), StartTimeout: 2 * time.Second, Confine: c.confine})
-			if tools := set.Tools(); len(tools) != 0 {
+			set := Start([]ServerConfig{c.cfg}, Options{Logger: log, Environ: os.Environ(), StartTimeout: 2 * time.Second, Confine: c.confine,
+				Backoff: time.Hour}) // no restart: one start, one line
+			if tools := started(t, set); len(tools) != 0 {
 				t.Errorf("tools = %v", toolNames(tools))
 			}
 			if d := time.Since(start); d > 4*time.Second {
@@ -309,7 +321,7 @@ func testRemote(t *testing.T, typ string) {
 	set := Start([]ServerConfig{{Name: "web", Type: typ, URL: url, Headers: []EnvVar{{"X-Test", "yes"}}}},
 		Options{Environ: os.Environ()})
 	defer set.Close()
-	tools := set.Tools()
+	tools := started(t, set)
 	if !has(toolNames(tools), "mcp__web__echo") {
 		t.Fatalf("tools = %v", toolNames(tools))
 	}
@@ -361,6 +373,12 @@ func TestParseFile(t *testing.T) {
 		{"bad network", `{"mcpServers":{"a":{"command":"x","sandbox":"read-only","network":"maybe"}}}`, nil, `f: MCP server a: network "maybe" is not "off" or "on"`},
 		{"network without sandbox", `{"mcpServers":{"a":{"command":"x","network":"on"}}}`, nil, `f: MCP server a: network "on" has no effect without a sandbox`},
 		{"sandboxed http", `{"mcpServers":{"w":{"type":"http","url":"https://h/mcp","sandbox":"read-only"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
+		{"start timeout", `{"mcpServers":{"a":{"command":"x","startTimeout":90},"w":{"url":"https://h/mcp","startTimeout":0.5}}}`,
+			[]ServerConfig{{Name: "a", Command: "x", StartTimeout: 90 * time.Second, Source: "f"},
+				{Name: "w", Type: HTTP, URL: "https://h/mcp", StartTimeout: 500 * time.Millisecond, Source: "f"}}, ""},
+		{"bad start timeout", `{"mcpServers":{"a":{"command":"x","startTimeout":0},"b":{"command":"x","startTimeout":7200}}}`, nil,
+			"f: MCP server a: startTimeout 0 is not a number of seconds above 0 and at most 3600"},
+		{"start timeout not a number", `{"mcpServers":{"a":{"command":"x","startTimeout":"60s"}}}`, nil, "read f"},
 		{"http with network", `{"mcpServers":{"w":{"url":"https://h/mcp","network":"off"}}}`, nil, "f: MCP server w: sandbox and network apply to stdio servers only"},
 	}
 	for _, c := range cases {
@@ -422,11 +440,15 @@ func FuzzParseFile(f *testing.F) {
 	f.Add([]byte(`{"mcpServers":{"b":{"type":"http","url":"http://h/${X"}}}`))
 	f.Add([]byte(`{"mcpServers":{"c":{"command":"x","sandbox":"workspace-write","network":"on"}}}`))
 	f.Add([]byte(`{"mcpServers":{"d":{"url":"http://h","sandbox":"off"}}}`))
+	f.Add([]byte(`{"mcpServers":{"e":{"command":"x","startTimeout":1e308}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, _ := ParseFile(b, "f", func(string) string { return "v" })
 		for _, c := range got {
 			if err := c.check(); err != nil {
 				t.Errorf("ParseFile returned a server that fails its check: %v", err)
+			}
+			if c.StartTimeout < 0 || c.StartTimeout > maxStartTimeout {
+				t.Errorf("ParseFile returned %s with startTimeout %s", c.Name, c.StartTimeout)
 			}
 			if c.Sandbox != "" && c.transport() != Stdio || c.Network == NetworkOn && !c.Sandboxed() {
 				t.Errorf("ParseFile returned %s with sandbox %q, network %q", c.transport(), c.Sandbox, c.Network)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harness-dev/harness/host/ownership"
 )
@@ -49,6 +50,10 @@ type ServerConfig struct {
 	// (sampling/createMessage), the user asked each time; false refuses
 	// it with a line saying how to allow it. mcp.json's "sampling": true.
 	Sampling bool
+	// StartTimeout bounds its start (launch, initialize, the first
+	// tools/list); 0: Options.StartTimeout. mcp.json's "startTimeout",
+	// in seconds.
+	StartTimeout time.Duration
 	// Source says where the server was configured, for messages: "the
 	// editor (session/new)", a file's path.
 	Source string
@@ -160,6 +165,9 @@ func validServerName(s string) bool {
 	}) < 0
 }
 
+// maxStartTimeout bounds mcp.json's startTimeout: an hour.
+const maxStartTimeout = time.Hour
+
 // fileServer is one entry of a .mcp.json file, in Claude Code's shape.
 type fileServer struct {
 	Type    string            `json:"type"`
@@ -172,6 +180,8 @@ type fileServer struct {
 	Network string            `json:"network"`
 
 	Sampling bool `json:"sampling"` // harness's own
+	// StartTimeout is in seconds; a pointer, to tell 0 from absent
+	StartTimeout *float64 `json:"startTimeout"`
 }
 
 // ParseFile reads servers from the text of an mcp.json file in Claude
@@ -187,7 +197,9 @@ type fileServer struct {
 // network ("off", "on"; absent is off) are harness's own keys, for stdio
 // servers only; they are not expanded. "sampling": true (harness's too,
 // any transport) lets the server sample the session's model, asked each
-// time; absent or false refuses it.
+// time; absent or false refuses it. startTimeout (seconds, more than 0
+// and at most maxStartTimeout; absent: the host's --mcp-start-timeout)
+// bounds the server's start, for any transport.
 //
 // ${NAME} and ${NAME:-default} in command, args, env, url and headers are
 // replaced with getenv(NAME) (Claude Code's expansion), so that a file can
@@ -220,7 +232,15 @@ func ParseFile(b []byte, source string, getenv func(string) string) ([]ServerCon
 		}
 		c.Env = sortedVars(fs.Env, x)
 		c.Headers = sortedVars(fs.Headers, x)
-		if err := c.check(); err != nil {
+		err := c.check()
+		if t := fs.StartTimeout; err == nil && t != nil {
+			if !(*t > 0 && *t <= maxStartTimeout.Seconds()) {
+				err = fmt.Errorf("MCP server %s: startTimeout %v is not a number of seconds above 0 and at most %d", n, *t, int(maxStartTimeout.Seconds()))
+			} else {
+				c.StartTimeout = time.Duration(*t * float64(time.Second))
+			}
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", source, err))
 			continue
 		}

@@ -5,11 +5,14 @@
 // # Contract
 //
 // [Start] connects one session's servers in the background and returns a
-// [Set] at once; [Set.Tools] waits for servers still starting (each up to
-// Options.StartTimeout, so a server that never answers initialize delays
-// the first step by that much and no more) and lists their tools as
-// mcp__<server>__<tool> with the servers' input schemas, titles and
-// readOnlyHint annotations (hints the engine applies, not promises). A schema that
+// [Set] at once; [Set.Tools] lists their tools as mcp__<server>__<tool>
+// with the servers' input schemas, titles and readOnlyHint annotations
+// (hints the engine applies, not promises), waiting for servers in their
+// first start until Options.StartWait (2 s) after Start and no longer: a
+// slower server's tools are listed from the first Tools after it is up
+// ([Set.Wait] waits for the first starts, each bounded by its start
+// timeout: Options.StartTimeout, 60 s, or the server's own
+// ServerConfig.StartTimeout, mcp.json's "startTimeout"). A schema that
 // pluginapi.CheckSchema refuses, or a name that is not
 // ^[a-zA-Z0-9_-]{1,64}$, leaves that tool out with a warning naming the
 // server and the tool. A server that says notifications/tools/list_changed
@@ -31,14 +34,7 @@
 // (3/10)"), at most one update every 100 ms, to the function the call's
 // context carries ([WithProgress]) until the call returns; a notification
 // with another token, or of another connection, is ignored. Cancelling
-// the call's context sends notifications/cancelled (the SDK does). A
-// server
-// that fails to start is one warning line — its name, where it was
-// configured, what failed, what to do — and the session goes on without
-// it. A server that dies or stops answering during a call (Options.
-// CallTimeout) turns the call into an error result with its last stderr
-// lines and is started again on its next use, with a growing pause, at
-// most MaxRestarts times; then it is disabled for the session.
+// the call's context sends notifications/cancelled (the SDK does).
 // [Set.Prompts] lists the prompts of the servers up now (not waiting for
 // a start; [Set.Watch] says when a server comes up or its prompts change,
 // after notifications/prompts/list_changed), each offered as the command
@@ -66,9 +62,33 @@
 // allow it unless ServerConfig.Sampling (mcp.json "sampling": true); then
 // Options.Sample serves it, text only.
 //
+// # Supervision
+//
+// Each server is starting, up, restarting or failed. A server that fails
+// to start — its name, where it was configured, what failed, what to do —
+// or dies (its process exits, its connection closes, a call finds it dead
+// or not answering within Options.CallTimeout: that call is an error
+// result with its last stderr lines) keeps its last list of tools: the
+// next Tools or Call starts it again once its pause is over
+// (Options.Backoff, 1 s, doubled per failure up to MaxBackoff, 30 s; a
+// call waits for the pause and the start, one start per call), a server
+// whose first start failed too. A server that ran longer than
+// RestartWindow before it died starts over with the short pause. When
+// RestartWindow (60 s) already holds RestartBudget (5) restarts, the next
+// failure leaves it down for the session: its tools stay listed, each
+// described "Unavailable: MCP server NAME is down: why (…)", and a call
+// gets that line. Every change of state, and each configuration Start
+// refuses, goes to Options.OnStatus as a [Status], in order, from a
+// goroutine of the Set's (never under its locks); a Status marked Notice
+// is one a person should be told, once per failure: a start that failed
+// (not the retries that fail after it), a death, the budget spent, a
+// refused entry — and a server up again after one. Its Err and Stderr are
+// redacted as every error is. A failure is logged as a warning, or at info
+// level when OnStatus takes it (the front end shows it).
+//
 // [Set.Servers] describes each server for a listing (`harness plugins`):
-// transport, command or redacted URL, source, status and tools, or why it
-// is not up.
+// transport, command or redacted URL, source, state and tools (the last
+// list while it is not up), and why it is not up.
 //
 // # Processes
 //
@@ -115,8 +135,8 @@
 // [ParseFile] reads Claude Code's mcp.json shape, {"mcpServers": {NAME:
 // {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}},
 // with its ${VAR} and ${VAR:-default} expansion, plus harness's own
-// "sampling" key (true lets the server sample the session's model) and
-// "sandbox" and "network" keys for a stdio server (a bad value, network
+// "sampling" key (true lets the server sample the session's model),
+// "startTimeout" (seconds) and "sandbox" and "network" keys for a stdio server (a bad value, network
 // "on" without a sandbox, or either key on an http or sse server is one
 // error naming the file and the server, and that server is left out): the shape users already
 // have for Claude Code and that other agents read too, so that a server
@@ -131,5 +151,6 @@
 // only when trusted, then the front end's, a later one replacing an
 // earlier one of the same name); [Sessions] keeps each session's [Set],
 // started per session, lent to its running child sessions, stopped when
-// the session closes.
+// the session closes, and tells Sessions.OnStatus of each session's
+// statuses, what a file left out (StatusInvalid, a Notice) included.
 package mcpclient

@@ -33,6 +33,7 @@ func leavingServer(bin, tag string) (ServerConfig, []string) {
 func actAsHost(bin, tag string) int {
 	cfg, _ := leavingServer(bin, tag)
 	set := Start([]ServerConfig{cfg}, Options{Environ: os.Environ()})
+	_ = set.Wait(context.Background())
 	tools := set.Tools()
 	if len(tools) == 0 {
 		fmt.Fprintln(os.Stderr, "no tools")
@@ -105,7 +106,7 @@ func TestServerLeavesNothing(t *testing.T) {
 		{"session closed", func(t *testing.T, tag string) int {
 			cfg, _ := leavingServer(bin, tag)
 			set := Start([]ServerConfig{cfg}, Options{Environ: os.Environ()})
-			tools := set.Tools()
+			tools := started(t, set)
 			if len(tools) == 0 {
 				t.Fatal("no tools")
 			}

@@ -134,7 +134,7 @@ func (s *Set) GetPrompt(ctx context.Context, command, line string) ([]event.Cont
 			sv = x
 		}
 	}
-	cs, err := sv.session()
+	cs, err := sv.session(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func (s *Set) ReadResource(ctx context.Context, args json.RawMessage) tool.Resul
 }
 
 func (sv *server) readResource(ctx context.Context, uri string) tool.Result {
-	cs, err := sv.session()
+	cs, err := sv.session(ctx)
 	if err != nil {
 		return tool.Result{Content: err.Error(), IsError: true}
 	}

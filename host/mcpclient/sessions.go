@@ -14,11 +14,16 @@ import (
 // required; it is safe for concurrent use.
 type Sessions struct {
 	Sources Sources
-	// Start starts servers for a session in folder cwd.
-	Start func(servers []ServerConfig, cwd string) *Set
+	// Start starts servers for a session in folder cwd, telling onStatus
+	// (nil for a listing) of their changes (Options.OnStatus).
+	Start func(servers []ServerConfig, cwd string, onStatus func(Status)) *Set
 	// Logger gets one warning line for what the files left out and for
 	// the project's servers not trusted (nil: discarded).
 	Logger hclog.Logger
+	// OnStatus is told of the changes of session id's servers, and of
+	// what its configuration files left out (StatusInvalid, a Notice) by
+	// Connect (nil: nobody); it must not block.
+	OnStatus func(id string, st Status)
 
 	mu   sync.Mutex // guards own and lent
 	own  map[string]*Set
@@ -28,9 +33,20 @@ type Sessions struct {
 // Connect starts the servers of session id in folder cwd: the Sources',
 // then servers (the editor's), a later source's server replacing an
 // earlier one of the same name; they replace the session's servers, if
-// any, which stop.
+// any, which stop. What a file left out is one warning line and one
+// Status each (StatusInvalid, Notice).
 func (m *Sessions) Connect(id, cwd string, servers []ServerConfig) {
-	all, untrusted := m.gather(cwd, servers)
+	var onStatus func(Status)
+	if m.OnStatus != nil {
+		onStatus = func(st Status) { m.OnStatus(id, st) }
+	}
+	all, untrusted, warnings := m.Sources.Gather(cwd, servers)
+	for _, w := range warnings {
+		m.log().Warn(w)
+		if onStatus != nil {
+			onStatus(Status{State: StatusInvalid, Err: w, Notice: true})
+		}
+	}
 	if len(untrusted) > 0 {
 		m.log().Warn(m.Sources.Untrusted(untrusted))
 	}
@@ -38,7 +54,7 @@ func (m *Sessions) Connect(id, cwd string, servers []ServerConfig) {
 	if len(all) == 0 {
 		return
 	}
-	set := m.Start(all, cwd)
+	set := m.Start(all, cwd, onStatus)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.own == nil {
@@ -54,7 +70,7 @@ func (m *Sessions) List(cwd string) []ServerInfo {
 	all, untrusted := m.gather(cwd, nil)
 	var out []ServerInfo
 	if len(all) > 0 {
-		set := m.Start(all, cwd)
+		set := m.Start(all, cwd, nil)
 		out = set.Servers()
 		_ = set.Close()
 	}

@@ -17,6 +17,8 @@
 // (caps.go): prompts greet and recap, add_prompt (prompts/list_changed),
 // ask (elicitation), sample (sampling) and roots (roots/list), and the
 // -instructions it gives in initialize.
+// -sleep D waits D before serving
+// (a slow start).
 package main
 
 import (
@@ -178,7 +180,12 @@ func main() {
 	_ = flag.String("tag", "", "ignored: tells the tests' processes apart")
 	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
 	flag.BoolVar(&withResources, "resources", false, "offer resources and the content tool")
+	sleep := flag.Duration("sleep", 0, "wait this long before serving, as a slow first start (npx fetching a package) does")
 	flag.Parse()
+	if *sleep > 0 {
+		fmt.Fprintf(os.Stderr, "mcptest sleeping %s before serving\n", *sleep)
+		time.Sleep(*sleep)
+	}
 	fmt.Fprintf(os.Stderr, "mcptest up, pid %d\n", os.Getpid())
 	var h http.Handler
 	switch {
