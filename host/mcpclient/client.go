@@ -288,9 +288,8 @@ type server struct {
 	log     hclog.Logger
 	stderr  *pluginhost.LineTail
 	secrets []string
-	ready   chan struct{} // closed once the first start has ended
-	prog    progress      // the running calls' progress tokens
-	caps    caps          // roots, questions, prompts, instructions
+	prog    progress  // the running calls' progress tokens
+	caps    caps      // roots, questions, prompts, instructions
 	startBy time.Time // Tools waits for the first start until then
 	// statuses queues what notify tells Options.OnStatus
 	statuses *statusQueue
