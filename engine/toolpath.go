@@ -21,7 +21,9 @@ import (
 // list held for the step, a plugin started as soon as the model names its
 // tool), then the tools of the MCP servers the step's session uses (its
 // own, or its root's for a subagent child), an MCP tool whose name a
-// plugin tool has left out (the plugin's wins).
+// plugin tool has left out (the plugin's wins). Past the tool budget,
+// the tools beyond the core set are deferred behind tool_search
+// (toolbudget.go).
 type sessionTools struct{ r *Runtime }
 
 // Step implements agent.Tools.
@@ -33,7 +35,7 @@ func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step
 	if set, ok := t.r.mcp.of(info.SessionID); ok {
 		st.addMCP(set)
 	}
-	return st, nil
+	return t.r.toolBudget(info, st), nil // past the tool budget: some behind tool_search
 }
 
 // step is one step's tool set: the plugins' step and the MCP tools of the
