@@ -24,7 +24,15 @@
 // servers (the user's mcp.json, the project's .mcp.json when
 // Config.MCPProject trusts it, the front end's), whose tools join the
 // plugins' as mcp__<server>__<tool>; MCPServers lists the configured
-// ones.
+// ones. When a step's tool schemas pass Config.ToolBudget percent of the
+// session's window (10 by default), the tools beyond the built-in
+// plugins' — the MCP servers' first, then third-party plugins' — are
+// deferred behind ToolSearch (tool_search): its description lists them
+// by name and one line, its result is their full schemas, and from the
+// next step on they are sent in full; which it loaded is read from the
+// session's history at every step. FixedContext measures what every
+// request of a session takes besides the history (system prompt and
+// tools) and Fixed.Warning says when that passes half the window.
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

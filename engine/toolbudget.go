@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/host/tool"
 )
@@ -51,14 +52,7 @@ var loadedTag = regexp.MustCompile(`(?m)^<tool name="([^"\n]+)">$`)
 func (r *Runtime) toolBudget(info agent.StepInfo, st *step) agent.Step {
 	share := cmp.Or(r.cfg.ToolBudget, DefaultToolBudget)
 	s, _ := r.sessions.Session(info.SessionID)
-	w := r.cfg.ContextWindow
-	if s != nil {
-		if n := s.ContextLimit(); n > 0 {
-			w = n
-		} else if n := r.windowOf(s); n > 0 {
-			w = n
-		}
-	}
+	w := r.sessionWindow(s)
 	if w <= 0 || share < 0 || share >= 100 {
 		return st
 	}
@@ -287,4 +281,84 @@ func (b *budgetStep) searchCall(args string) tool.Result {
 		fmt.Fprintf(&out, "Not deferred or unknown: %s\n", strings.Join(missing, ", "))
 	}
 	return tool.Result{Content: strings.TrimSpace(out.String())}
+}
+
+// sessionWindow is the context window s's requests are fitted in, as the
+// loop takes it: a provider's stated limit, else the session's model's,
+// else the configured one; 0 when unknown. s may be nil.
+func (r *Runtime) sessionWindow(s *session.Session) int {
+	if s != nil {
+		if n := s.ContextLimit(); n > 0 {
+			return n
+		}
+		if n := r.windowOf(s); n > 0 {
+			return n
+		}
+	}
+	return r.cfg.ContextWindow
+}
+
+// Fixed is the part of a session's context window every request takes
+// whatever the history: the system prompt and the tools, as the next
+// step would send them (past the tool budget, tool_search in the place
+// of the deferred tools), in estimated tokens.
+type Fixed struct {
+	System, Tools int
+	// Window is the session's context window; 0: unknown.
+	Window int
+	// Biggest are the tools, the largest first.
+	Biggest []ToolSize
+}
+
+// ToolSize is one tool's schema size in estimated tokens.
+type ToolSize struct {
+	Name   string
+	Tokens int
+}
+
+// Total is the fixed part's size.
+func (f Fixed) Total() int { return f.System + f.Tools }
+
+// Warning is one line saying that the fixed part passes half the window,
+// naming the three biggest tools and what to do; "" when it does not or
+// the window is unknown.
+func (f Fixed) Warning() string {
+	if f.Window <= 0 || 2*f.Total() <= f.Window {
+		return ""
+	}
+	var big []string
+	for _, t := range f.Biggest[:min(3, len(f.Biggest))] {
+		big = append(big, fmt.Sprintf("%s ~%d", t.Name, t.Tokens))
+	}
+	return fmt.Sprintf("warning: the system prompt and tools take ~%d of the %d-token context window (%d %%), leaving little for the conversation; biggest tools: %s. Use fewer plugins or MCP servers, or a model with a larger window.",
+		f.Total(), f.Window, 100*f.Total()/f.Window, strings.Join(big, ", "))
+}
+
+// FixedContext measures s's fixed part now (Fixed).
+func (r *Runtime) FixedContext(ctx context.Context, s *session.Session) (Fixed, error) {
+	loop, err := r.Loop(s.Cwd())
+	if err != nil {
+		return Fixed{}, err
+	}
+	st, err := sessionTools{r: r}.Step(ctx, agent.StepInfo{SessionID: s.ID(), Cwd: s.Cwd()})
+	if err != nil {
+		return Fixed{}, err
+	}
+	tools := st.Tools()
+	st.Close()
+	f := Fixed{Window: r.sessionWindow(s)}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Spec.Name
+		n := llm.EstimateTools([]llm.ToolSpec{t.Spec})
+		f.Tools += n
+		f.Biggest = append(f.Biggest, ToolSize{t.Spec.Name, n})
+	}
+	slices.SortStableFunc(f.Biggest, func(a, b ToolSize) int { return b.Tokens - a.Tokens })
+	system := loop.System
+	if loop.SystemFor != nil {
+		system = loop.SystemFor(names)
+	}
+	f.System = llm.EstimateText(system)
+	return f, nil
 }

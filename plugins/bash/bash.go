@@ -50,9 +50,9 @@ const taskSchema = `{"type":"object","properties":{"task_id":{"type":"string",` 
 	`"description":"The id bash returned when it started the task, e.g. bash_1."}},` +
 	`"required":["task_id"],"additionalProperties":false}`
 
-const outputDescription = `Reads a background bash task (run_in_background): its output since the last call, then its status — running, exited with its code, or killed. Output is capped like bash's. Poll it while the task runs.`
+const outputDescription = `Reads a background task's new output and its status (running, exited with its code, or killed).`
 
-const killDescription = `Stops a background bash task: SIGTERM to its whole process group, SIGKILL 2 s later. What it printed stays readable with bash_output.`
+const killDescription = `Stops a background task and all it started; its output stays readable.`
 
 // bashPlugin is the plugin's state: the processes it runs and the
 // background tasks, shared by the tools' handlers.
