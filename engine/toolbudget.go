@@ -95,21 +95,34 @@ func (r *Runtime) toolBudget(info agent.StepInfo, st *step) agent.Step {
 	return b
 }
 
-// coreTools are the names of the tools of the plugins in the built-in
-// plugin dirs, never deferred.
+// coreTools are the names of the tools never deferred: those of the
+// plugins in the built-in plugin dirs, and of plugins named as harness's
+// own are (a build of them run from another dir: a development tree, the
+// tests). A plugin that takes such a name only keeps its tools in full;
+// it gains nothing else by it.
 func (r *Runtime) coreTools() map[string]bool {
 	core := map[string]bool{}
 	if r.tools == nil {
 		return core
 	}
 	for _, p := range r.tools.Plugins() {
-		if slices.Contains(r.cfg.BuiltinPluginDirs, filepath.Dir(p.Path)) {
+		if slices.Contains(r.cfg.BuiltinPluginDirs, filepath.Dir(p.Path)) || builtinName(p.Name) {
 			for _, n := range p.Tools {
 				core[n] = true
 			}
 		}
 	}
 	return core
+}
+
+// builtinName reports whether name is one of the plugins harness ships
+// (plugins/ in its source tree).
+func builtinName(name string) bool {
+	switch name {
+	case "bash", "fs", "subagent", "todo":
+		return true
+	}
+	return false
 }
 
 // specsOf returns the tools' specs.
