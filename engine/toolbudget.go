@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harness-dev/harness/host/agent"
@@ -245,7 +246,7 @@ func (b *budgetStep) searchCall(args string) tool.Result {
 		if t, ok := b.deferred[n]; ok && !slices.ContainsFunc(found, func(f tool.Tool) bool { return f.Spec.Name == n }) {
 			found = append(found, t)
 		} else if !ok {
-			missing = append(missing, n)
+			missing = append(missing, strconv.Quote(n)) // one line: never read back as a tool
 		}
 	}
 	if q := strings.Fields(strings.ToLower(in.Query)); len(q) > 0 {
