@@ -45,16 +45,20 @@ func turnPrompt(i int) string {
 
 // compactTurnScript is the script of turn i: its answer checks that the
 // request fits the window and holds the turn's prompt and the todo list's
-// first item; a summary line answers a compaction whenever one comes.
+// first item; a summary line answers a compaction whenever one comes,
+// but in turn 1, which plans with todo_write first.
 func compactTurnScript(t *testing.T, i int) string {
 	expect := fmt.Sprintf(`"expect":{"maxTokens":%d,"contains":[%q,%q]}`, compactWindow, fmt.Sprintf("Turn %02d.", i), todoItem)
 	answer := fmt.Sprintf(`{"text":"Noted turn %02d. %s",%s}`, i, strings.Repeat("Acknowledged and filed. ", 12), expect)
 	summary := fmt.Sprintf(`{"when":{"lastContains":"<transcript>"},"text":"Summary up to turn %02d: the user sends long notes, one per turn; each was acknowledged. Nothing else is pending.","expect":{"maxTokens":%d}}`, i, compactWindow)
-	lines := []string{summary}
 	if i == 1 {
-		lines = append(lines, todoLine("w1", `[{"content":"`+todoItem+`","status":"in_progress"},{"content":"ship it","status":"pending"}]`))
+		// No summary line: a summary request before the first answer
+		// would meet the plan's line, which wants the tools offered.
+		plan := `{"toolCalls":[{"id":"w1","name":"todo_write","args":{"todos":[{"content":"` + todoItem + `","status":"in_progress"},{"content":"ship it","status":"pending"}]}}],` +
+			`"expect":{"lastRole":"user","toolsInclude":["todo_write"]}}`
+		return writeScript(t, plan, answer)
 	}
-	return writeScript(t, append(lines, answer)...)
+	return writeScript(t, summary, answer)
 }
 
 // historyAt returns the model's history as the session log at path derived
