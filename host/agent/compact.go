@@ -38,7 +38,9 @@ const (
 
 // CompactPrompt is the instruction that ends the summary request. The
 // request is the system prompt and one user message: the transcript of
-// the history to summarize, then this text; no tools are offered.
+// the history to summarize, then this text and the length to keep under
+// (the room a compaction sets aside for the summary); no tools are
+// offered.
 const CompactPrompt = `The transcript above is the earlier part of a coding session between a user and you, an agent with tools. It is about to be removed from your context to save space; the summary you write now replaces it. Write the summary for yourself, to continue the work without the transcript:
 
 - the user's goals and every explicit instruction, constraint and preference, quoting exact wording where it matters;
