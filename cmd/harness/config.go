@@ -265,10 +265,10 @@ func (c *config) check() error {
 	if c.CompactAt < 0 || c.CompactAt > 100 {
 		return fmt.Errorf("%s: compact-at must be a percent from 1 to 100", c.source("compact-at"))
 	}
-	if c.CompactTarget < 1 || c.CompactTarget > 99 || c.CompactAt > 0 && c.CompactTarget >= c.CompactAt {
+	if c.CompactTarget < 0 || c.CompactTarget > 99 || c.CompactAt > 0 && c.CompactTarget >= c.CompactAt {
 		return fmt.Errorf("%s: compact-target must be a percent from 1 to below compact-at (%d)", c.source("compact-target"), c.CompactAt)
 	}
-	if c.ToolBudget < 1 || c.ToolBudget > 100 {
+	if c.ToolBudget < 0 || c.ToolBudget > 100 {
 		return fmt.Errorf("%s: tool-budget must be a percent from 1 to 100", c.source("tool-budget"))
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {

@@ -347,10 +347,14 @@ func (t *turn) keepFrom(msgs []llm.Message, seqs []int64, w, before, fixed int) 
 		}
 	}
 	switch {
-	case keepIdx == 0:
+	case keepIdx == 0 && (lastUser > 0 || lastUser == len(msgs)-1):
 		// Everything fits the budget, yet the request passes the
-		// threshold: summarize what is older than the last user message.
+		// threshold (or the user asked): summarize what is older than
+		// the last user message.
 		keepIdx = max(lastUser, 0)
+	case keepIdx == 0:
+		// A single exchange, its answer last (between turns): all of it.
+		keepIdx = len(msgs)
 	case lastUser >= 0 && keepIdx > lastUser && (w <= 0 || fromUser <= w*t.compactAt()/100-fixed-summaryTokens(w)):
 		// The current turn alone passes the budget but fits below the
 		// threshold: keep it whole, the user's message with it.
