@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/llm"
+	"github.com/harness-dev/harness/host/prompt"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/shorten"
 	"github.com/harness-dev/harness/host/tool"
@@ -350,7 +353,7 @@ func (f Fixed) Warning() string {
 
 // FixedContext measures s's fixed part now (Fixed).
 func (r *Runtime) FixedContext(ctx context.Context, s *session.Session) (Fixed, error) {
-	loop, err := r.Loop(s.Cwd())
+	res, err := prompt.Build(prompt.Env{Cwd: s.Cwd(), OS: runtime.GOOS, Date: time.Now(), Base: r.cfg.Instructions})
 	if err != nil {
 		return Fixed{}, err
 	}
@@ -369,10 +372,6 @@ func (r *Runtime) FixedContext(ctx context.Context, s *session.Session) (Fixed, 
 		f.Biggest = append(f.Biggest, ToolSize{t.Spec.Name, n})
 	}
 	slices.SortStableFunc(f.Biggest, func(a, b ToolSize) int { return b.Tokens - a.Tokens })
-	system := loop.System
-	if loop.SystemFor != nil {
-		system = loop.SystemFor(names)
-	}
-	f.System = llm.EstimateText(system)
+	f.System = llm.EstimateText(res.ForTools(names))
 	return f, nil
 }
