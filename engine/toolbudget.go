@@ -83,7 +83,7 @@ func (r *Runtime) toolBudget(info agent.StepInfo, st *step) agent.Step {
 				kept = append(kept, t)
 			}
 		}
-		if llm.EstimateTools(specsOf(kept))+llm.EstimateTools([]llm.ToolSpec{searchSpec(deferred)}) <= budget {
+		if llm.EstimateTools(specsOf(kept))+llm.EstimateTools([]llm.ToolSpec{searchSpec(deferred, budget-llm.EstimateTools(specsOf(kept)))}) <= budget {
 			break
 		}
 	}
@@ -94,7 +94,7 @@ func (r *Runtime) toolBudget(info agent.StepInfo, st *step) agent.Step {
 	for _, t := range deferred {
 		b.deferred[t.Spec.Name] = t
 	}
-	b.search = tool.Tool{Spec: searchSpec(deferred), ConcurrencySafe: true, Kind: "search", Title: "Load tools"}
+	b.search = tool.Tool{Spec: searchSpec(deferred, budget-llm.EstimateTools(specsOf(kept))), ConcurrencySafe: true, Kind: "search", Title: "Load tools"}
 	b.list = append(b.list, b.search)
 	return b
 }
@@ -139,12 +139,23 @@ func specsOf(tools []tool.Tool) []llm.ToolSpec {
 }
 
 // searchSpec is tool_search's spec listing the deferred tools, each by
-// name and the first line of its description.
-func searchSpec(deferred []tool.Tool) llm.ToolSpec {
+// name and the first line of its description; by name only when that
+// list would take more than room tokens.
+func searchSpec(deferred []tool.Tool, room int) llm.ToolSpec {
+	const intro = "Loads tools that are not sent in full, to save context. Call it with the names of those you need (or a query); it returns their schemas, and you can call them from your next step on. The tools:\n"
 	var b strings.Builder
-	b.WriteString("Loads tools that are not sent in full, to save context. Call it with the names of those you need (or a query); it returns their schemas, and you can call them from your next step on. The tools:\n")
+	b.WriteString(intro)
 	for _, t := range deferred {
 		fmt.Fprintf(&b, "- %s: %s\n", t.Spec.Name, oneLine(t.Spec.Description))
+	}
+	if llm.EstimateText(b.String()) > room {
+		names := make([]string, len(deferred))
+		for i, t := range deferred {
+			names[i] = t.Spec.Name
+		}
+		b.Reset()
+		b.WriteString(strings.Replace(intro, "The tools:", "The tools (a query finds them by what they do too):", 1))
+		b.WriteString(strings.Join(names, ", "))
 	}
 	return llm.ToolSpec{Name: ToolSearch, Description: strings.TrimSpace(b.String()), Parameters: json.RawMessage(searchSchema)}
 }

@@ -87,3 +87,20 @@ func FuzzToolSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestSearchSpecFallsBackToNames: tool_search lists each deferred tool by
+// name and one line while that fits the room left, else by name only.
+func TestSearchSpecFallsBackToNames(t *testing.T) {
+	t.Parallel()
+	b := deferredStep(200)
+	full, short := searchSpec(b.order, 1<<20), searchSpec(b.order, 1000)
+	if !strings.Contains(full.Description, "- t07: Tool number 7.\n") || strings.Contains(full.Description, "More.") {
+		t.Errorf("the listing with room: %q", full.Description)
+	}
+	if strings.Contains(short.Description, "Tool number") || !strings.Contains(short.Description, "t01, t02") || !strings.HasSuffix(short.Description, "t200") {
+		t.Errorf("the listing without room: %q", short.Description)
+	}
+	if llm.EstimateText(short.Description) >= llm.EstimateText(full.Description) {
+		t.Errorf("names only is not shorter")
+	}
+}
