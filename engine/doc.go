@@ -28,7 +28,8 @@
 // session's window (10 by default), the tools beyond the built-in
 // plugins' — the MCP servers' first, then third-party plugins' — are
 // deferred behind ToolSearch (tool_search): its description lists them
-// by name and one line, its result is their full schemas, and from the
+// by name and one line (by name only when that would pass the budget),
+// its result is their full schemas, and from the
 // next step on they are sent in full; which it loaded is read from the
 // session's history at every step. FixedContext measures what every
 // request of a session takes besides the history (system prompt and
