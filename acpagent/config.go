@@ -90,5 +90,9 @@ func (e invalidOption) Is(target error) bool { return target == acpbridge.ErrInv
 // Usage implements acpbridge.Configurable.
 func (s *acpSession) Usage() acpbridge.Usage {
 	u := s.h.Usage(s.Session, 0)
-	return acpbridge.Usage{Used: u.Used, Size: u.Size, Cost: u.Cost, Currency: u.Currency, Priced: u.Priced}
+	out := acpbridge.Usage{Used: u.Used, Size: u.Size, Cost: u.Cost, Currency: u.Currency, Priced: u.Priced}
+	if f, err := s.h.FixedContext(context.Background(), s.Session); err == nil {
+		out.Fixed, out.Warning = f.Total(), f.Warning()
+	}
+	return out
 }

@@ -47,6 +47,12 @@ type Usage struct {
 	// Used is the tokens in the context now; Size the model's window (0:
 	// unknown, and no usage_update is sent).
 	Used, Size int
+	// Fixed is the part of the window every request takes whatever the
+	// history (system prompt and tools), sent as _meta.fixedTokens; 0:
+	// not known. Warning, when set, says that it passes half the window
+	// and names the biggest tools (_meta.fixedWarning).
+	Fixed   int
+	Warning string
 	// Cost is the session's cost so far in Currency, when Priced.
 	Cost     float64
 	Currency string
@@ -133,6 +139,12 @@ func usageUpdate(s Session) (acp.SessionUpdate, bool) {
 	up := &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: max(u.Used, 0), Size: u.Size}
 	if u.Priced && u.Currency != "" {
 		up.Cost = &acp.Cost{Amount: u.Cost, Currency: u.Currency}
+	}
+	if u.Fixed > 0 {
+		up.Meta = map[string]any{"fixedTokens": u.Fixed}
+		if u.Warning != "" {
+			up.Meta["fixedWarning"] = u.Warning
+		}
 	}
 	return acp.SessionUpdate{UsageUpdate: up}, true
 }

@@ -46,6 +46,16 @@
 // within a budget, then listed as down); WatchMCP gives a front end its
 // session's MCP statuses — the notices of failures kept until one
 // watches — which it shows and never logs.
+// When a step's tool schemas pass Config.ToolBudget percent of the
+// session's window (10 by default), the tools beyond the built-in
+// plugins' — the MCP servers' first, then third-party plugins' — are
+// deferred behind ToolSearch (tool_search): its description lists them
+// by name and one line (by name only when that would pass the budget),
+// its result is their full schemas, and from the
+// next step on they are sent in full; which it loaded is read from the
+// session's history at every step. FixedContext measures what every
+// request of a session takes besides the history (system prompt and
+// tools) and Fixed.Warning says when that passes half the window.
 //
 // Sessions: CreateSession (CreateSessionWithDirs with folders the session
 // adds), OpenSession and OpenOrCreateSession make a session known to the

@@ -102,12 +102,19 @@ type Config struct {
 	// ContextWindow is the model's context window in tokens (0: unknown, no
 	// automatic compaction); CompactAt the share of it, in percent, a
 	// request may fill before the history is compacted first (0: 80);
-	// KeepTokens the budget of recent messages a compaction keeps verbatim
-	// (0: agent.Loop's default). Child sessions compact the same way.
-	// See agent.Loop.
+	// CompactTarget the share, in percent, the request after a compaction
+	// may fill at most (0: 50); KeepTokens the budget of recent messages a
+	// compaction keeps verbatim (0: agent.Loop's default). Child sessions
+	// compact the same way. See agent.Loop.
 	ContextWindow int
 	CompactAt     int
+	CompactTarget int
 	KeepTokens    int
+	// ToolBudget is the share of the context window, in percent, the
+	// tools' schemas may take before the tools beyond the built-in
+	// plugins' are deferred behind tool_search (0: DefaultToolBudget;
+	// negative: never deferred). See toolbudget.go.
+	ToolBudget int
 	// MCPUserFile is the user's mcp.json (ConfigFile's mcp.json), read by
 	// ConnectMCP; "" reads none. MCPProject trusts the session folder's
 	// .mcp.json too: its servers are commands from the repository.
@@ -258,6 +265,7 @@ func (r *Runtime) Loop(cwd string) (*agent.Loop, error) {
 		ContextWindow: r.cfg.ContextWindow,
 		WindowOf:      r.windowOf,
 		CompactAt:     r.cfg.CompactAt,
+		CompactTarget: r.cfg.CompactTarget,
 		KeepTokens:    r.cfg.KeepTokens,
 		Sandbox:       r.callSandbox,
 	}, nil

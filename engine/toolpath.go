@@ -22,7 +22,9 @@ import (
 // tool), then the tools of the MCP servers the step's session uses (its
 // own, or its root's for a subagent child), an MCP tool whose name a
 // plugin tool has left out (the plugin's wins), and mcp_read_resource when
-// one of those servers is up and offers resources.
+// one of those servers is up and offers resources. Past the tool budget,
+// the tools beyond the core set are deferred behind tool_search
+// (toolbudget.go).
 type sessionTools struct{ r *Runtime }
 
 // Step implements agent.Tools.
@@ -34,7 +36,7 @@ func (t sessionTools) Step(ctx context.Context, info agent.StepInfo) (agent.Step
 	if set, ok := t.r.mcp.of(info.SessionID); ok {
 		st.addMCP(set)
 	}
-	return st, nil
+	return t.r.toolBudget(info, st), nil // past the tool budget: some behind tool_search
 }
 
 // step is one step's tool set: the plugins' step and the MCP tools of the

@@ -9,7 +9,10 @@
 // exit status and one-line reason harness run documents (0 completed, 1
 // failed, 3 stopped early, 130 cancelled); Header prints the line a turn
 // starts with (session, permission mode, sandbox — "sandbox off" stated
-// plainly), Finish the turn's usage line. A tool call shows as "→" and
+// plainly —, the fixed part of the window: system prompt and tools, and
+// one warning line when that passes half of it), Finish the turn's usage
+// line; Plugins and ToolSizes are `harness plugins`' tables (each tool's
+// schema in tokens, the largest first). A tool call shows as "→" and
 // its title — the plugin's preview title, or the title the tool declared
 // (bash: its command; subagent: "Subagent: " and the task) — as the
 // editor shows it, or, for a tool with neither, its name and arguments;

@@ -3,11 +3,13 @@ package termview
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/termsafe"
 	"github.com/harness-dev/harness/host/toolbox"
@@ -43,6 +45,41 @@ func Plugins(w io.Writer, infos []toolbox.PluginInfo) error {
 		_, _ = io.WriteString(w, "\n")
 	}
 	return nil
+}
+
+// ToolSizes prints the tools' schemas as the model is sent them — name,
+// description and parameters — in estimated tokens (llm.EstimateTools),
+// the largest first, each with its plugin (infos), then their sum: what
+// they take of every request's context window.
+func ToolSizes(w io.Writer, infos []toolbox.PluginInfo, specs []llm.ToolSpec) error {
+	if len(specs) == 0 {
+		return nil
+	}
+	plugin := map[string]string{}
+	for _, p := range infos {
+		for _, t := range p.Tools {
+			plugin[t] = p.Name
+		}
+	}
+	type row struct {
+		name   string
+		tokens int
+	}
+	rows := make([]row, len(specs))
+	total := 0
+	for i, s := range specs {
+		rows[i] = row{s.Name, llm.EstimateTools([]llm.ToolSpec{s})}
+		total += rows[i].tokens
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return b.tokens - a.tokens })
+	_, _ = io.WriteString(w, "\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	_, _ = io.WriteString(tw, "TOKENS\tTOOL\tPLUGIN\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t\n", r.tokens, cell(r.name), dash(cell(plugin[r.name])))
+	}
+	fmt.Fprintf(tw, "%d\t%s\t\t\n", total, "(all, in every request)")
+	return tw.Flush()
 }
 
 func dash(s string) string {

@@ -73,15 +73,25 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 }
 
 // Header writes to t.Err the line a turn of s starts with: the session,
-// its permission mode and the sandbox its bash commands run under — "off"
+// its permission mode, the sandbox its bash commands run under — "off"
 // stated plainly, and "not enforced" where the kernel has none (not
-// Linux). Dim on a terminal.
+// Linux) — and, when the window is known, the fixed part of it (system
+// prompt and tools: "fixed ~3120/8192 tokens"). Dim on a terminal. When
+// the fixed part passes half the window, one warning line follows,
+// naming the biggest tools (engine.Fixed.Warning).
 func (t Terminal) Header(rt *engine.Runtime, s *session.Session) {
 	line := fmt.Sprintf("session %s · mode %s · %s", termsafe.Line(s.ID()), rt.SessionMode(s), termsafe.Line(SandboxLine(rt.SessionSandbox(s), runtime.GOOS)))
+	fixed, err := rt.FixedContext(context.Background(), s)
+	if err == nil && fixed.Window > 0 {
+		line += fmt.Sprintf(" · fixed ~%d/%d tokens", fixed.Total(), fixed.Window)
+	}
 	if t.Color && IsTerminal(t.Err) {
 		line = "\x1b[2m" + line + "\x1b[0m"
 	}
 	fmt.Fprintln(t.Err, line) // stdout-ok: the terminal's stderr
+	if w := fixed.Warning(); w != "" {
+		fmt.Fprintln(t.Err, termsafe.Line(w)) // stdout-ok: the terminal's stderr
+	}
 }
 
 // SandboxLine is the sandbox setting sb as the header shows it on

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/termview"
 )
 
@@ -53,6 +54,13 @@ func cmdPlugins(ctx context.Context, args []string, std stdio, e env) (int, erro
 	if len(infos) == 0 {
 		fmt.Fprintf(std.err, "no plugins in %s: build them with go build -o bin/plugins/ ./plugins/...\n", strings.Join(dirs, ":"))
 	} else if err := termview.Plugins(std.out, infos); err != nil {
+		return exitFailed, err
+	}
+	var specs []llm.ToolSpec
+	for _, t := range rt.Tools() {
+		specs = append(specs, t.Spec)
+	}
+	if err := termview.ToolSizes(std.out, infos, specs); err != nil {
 		return exitFailed, err
 	}
 	cwd, _ := os.Getwd() // the project whose .mcp.json counts

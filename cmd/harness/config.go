@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/mcpclient"
@@ -80,6 +81,12 @@ type config struct {
 	// CompactAt is the percent of the context window a request may fill
 	// before compaction.
 	CompactAt int
+	// CompactTarget is the percent of the window the request after a
+	// compaction may fill at most; ToolBudget the percent the tool schemas
+	// may take before the tools beyond the built-in plugins' are deferred
+	// behind tool_search.
+	CompactTarget int
+	ToolBudget    int
 	// Reattach is $HARNESS_REATTACH_PLUGINS: plugins running in debug mode
 	// that the toolbox attaches to instead of launching (parsed by
 	// startTools).
@@ -146,6 +153,8 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.SubagentTokens, "subagent-tokens", "HARNESS_SUBAGENT_TOKENS", 0, "token budget of each subagent when the provider reports usage; 0: none")
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
 	s.Duration(&c.MCPStartTimeout, "mcp-start-timeout", "HARNESS_MCP_START_TIMEOUT", mcpclient.DefaultStartTimeout, "longest start of an MCP server (launch, initialize, its tool list); a server's startTimeout in mcp.json, in seconds, replaces it; the first prompt waits for none longer than 2s")
+	s.Int(&c.CompactTarget, "compact-target", "HARNESS_COMPACT_TARGET", agent.DefaultCompactTarget, "after a compaction, the request fills at most this percent of the context window")
+	s.Int(&c.ToolBudget, "tool-budget", "HARNESS_TOOL_BUDGET", engine.DefaultToolBudget, "percent of the context window the tool schemas may take before MCP and third-party tools are deferred behind tool_search; 100: never")
 	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.Table("models", &c.ModelTable)
@@ -263,6 +272,12 @@ func (c *config) check() error {
 	}
 	if c.CompactAt < 0 || c.CompactAt > 100 {
 		return fmt.Errorf("%s: compact-at must be a percent from 1 to 100", c.source("compact-at"))
+	}
+	if c.CompactTarget < 0 || c.CompactTarget > 99 || c.CompactAt > 0 && c.CompactTarget >= c.CompactAt {
+		return fmt.Errorf("%s: compact-target must be a percent from 1 to below compact-at (%d)", c.source("compact-target"), c.CompactAt)
+	}
+	if c.ToolBudget < 0 || c.ToolBudget > 100 {
+		return fmt.Errorf("%s: tool-budget must be a percent from 1 to 100", c.source("tool-budget"))
 	}
 	if c.SubagentDepth < 1 || c.SubagentDepth > subagent.LimitMaxDepth {
 		return fmt.Errorf("%s: subagent-depth must be 1, 2 or 3", c.source("subagent-depth"))

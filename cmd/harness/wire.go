@@ -101,6 +101,7 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
 		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, MCPStartTimeout: c.MCPStartTimeout, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,
+		CompactTarget: c.CompactTarget, ToolBudget: c.ToolBudget,
 		SubagentBudget: subagent.Budget{Steps: c.SubagentSteps, Wall: c.SubagentTime, Tokens: c.SubagentTokens}}, nil
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -177,7 +178,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	// Overflow twice: one clear line.
 	loop.Model = newScript(t, over, `{"text":"s2"}`, over)
 	out = loop.Run(context.Background(), r, event.Text("fourth"), nil)
-	if out.Reason != event.ReasonError || out.Err == nil || !strings.Contains(out.Err.Error(), "still longer than the model's context window") {
+	if out.Reason != event.ReasonError || out.Err == nil || !strings.Contains(out.Err.Error(), "longer than the model's context window") {
 		t.Fatalf("second overflow: %v %v", out.Reason, out.Err)
 	}
 }
@@ -205,5 +206,165 @@ func TestCompactCommand(t *testing.T) {
 	msgs := s.Messages()
 	if !strings.Contains(msgs[0].Text, "we said one and two") || msgs[len(msgs)-1].Text != "b" {
 		t.Errorf("history after compact: %+v", msgs)
+	}
+}
+
+// TestNoCompactionOfWhatCannotShrink: a first request past the threshold
+// (a large system prompt) is sent without a summary request, since the
+// history older than the user's message is empty; one larger than the
+// window fails the turn with one line, still without a summary request.
+// A later summary that would not free half of what it replaces is not
+// logged and the turn goes on.
+func TestNoCompactionOfWhatCannotShrink(t *testing.T) {
+	t.Parallel()
+	const window = 4000
+	system := strings.Repeat("s", 3*3300) // ~3300 tokens: past 80 % alone
+	cases := []struct {
+		name   string
+		prompt string
+		fails  bool
+	}{
+		{"past the threshold", "hello", false},
+		{"past the window", strings.Repeat("p", 3*800), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, s := realSession(t)
+			m := &summarizer{answer: newScript(t, `{"text":"the answer"}`), summary: newScript(t)}
+			loop := &Loop{System: system, ContextWindow: window, Model: m}
+			out := loop.Run(context.Background(), s, event.Text(c.prompt), nil)
+			if c.fails != (out.Reason == event.ReasonError) {
+				t.Fatalf("turn: %s %v", out.Reason, out.Err)
+			}
+			if c.fails && (!strings.Contains(out.Err.Error(), "does not fit the model's context window (4000 tokens)") || strings.Contains(out.Err.Error(), "\n")) {
+				t.Errorf("error %q, want one line naming the window", out.Err)
+			}
+			for _, r := range m.Requests() {
+				if strings.Contains(r.Messages[len(r.Messages)-1].Text, "<transcript>") {
+					t.Errorf("a summary request was sent")
+				}
+			}
+			if n := len(compactions(t, s)); n != 0 {
+				t.Errorf("%d compactions", n)
+			}
+		})
+	}
+
+	t.Run("summary too long", func(t *testing.T) {
+		t.Parallel()
+		_, s := realSession(t)
+		long := strings.Repeat("a long summary ", 400) // ~2000 tokens
+		loop := &Loop{System: "sys", ContextWindow: window, Model: newScript(t, `{"text":"one"}`)}
+		if out := loop.Run(context.Background(), s, event.Text(strings.Repeat("x", 3*1500)), nil); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		m := &summarizer{answer: newScript(t, `{"text":"two"}`), summary: newScript(t, `{"text":"`+long+`"}`)}
+		loop.Model = m
+		out := loop.Run(context.Background(), s, event.Text(strings.Repeat("y", 3*1800)), nil)
+		if out.Err != nil || out.Reason != event.ReasonCompleted {
+			t.Fatalf("turn: %s %v", out.Reason, out.Err)
+		}
+		if reqs := m.Requests(); len(reqs) != 2 || !strings.Contains(reqs[0].Messages[0].Text, "<transcript>") {
+			t.Fatalf("%d requests, want the summary's then the answer's", len(reqs))
+		}
+		if n := len(compactions(t, s)); n != 0 {
+			t.Errorf("%d compactions logged for a summary that frees nothing", n)
+		}
+	})
+}
+
+// TestCompactionTarget: after a compaction the request fills at most the
+// target share of the window (50 % by default, CompactTarget when set),
+// as the next request measures.
+func TestCompactionTarget(t *testing.T) {
+	t.Parallel()
+	const window = 8000
+	for _, target := range []int{0, 30} {
+		_, s := realSession(t)
+		loop := &Loop{System: strings.Repeat("s", 3*500), ContextWindow: window, CompactTarget: target}
+		want := window * 50 / 100
+		if target > 0 {
+			want = window * target / 100
+		}
+		for i := 0; ; i++ {
+			if i == 30 {
+				t.Fatalf("target %d: no compaction in 30 turns", target)
+			}
+			m := &summarizer{answer: newScript(t, `{"text":"noted"}`), summary: newScript(t, `{"text":"the summary"}`)}
+			loop.Model = m
+			prompt := fmt.Sprintf("turn %d %s", i, strings.Repeat("w", 3*600))
+			if out := loop.Run(context.Background(), s, event.Text(prompt), nil); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			reqs := m.Requests()
+			if len(reqs) == 1 {
+				continue
+			}
+			after := llm.EstimateRequest(reqs[1])
+			if after > want {
+				t.Errorf("target %d: the request after the compaction is ~%d tokens, want at most %d", target, after, want)
+			}
+			if !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text, prompt) {
+				t.Errorf("target %d: the request after the compaction lacks the prompt", target)
+			}
+			if c := compactions(t, s); len(c) != 1 || c[0].TokensAfter > want {
+				t.Errorf("target %d: compactions %+v", target, c)
+			}
+			break
+		}
+	}
+}
+
+// usageModel answers every request with a fixed text, reporting as
+// input tokens the llm.EstimateRequest of the request times ratio.
+type usageModel struct {
+	ratio float64
+	mu    sync.Mutex
+	reqs  []llm.Request
+}
+
+func (u *usageModel) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	u.mu.Lock()
+	u.reqs = append(u.reqs, req)
+	u.mu.Unlock()
+	return func(yield func(llm.Chunk, error) bool) {
+		in := int(float64(llm.EstimateRequest(req)) * u.ratio)
+		_ = yield(llm.Chunk{Kind: llm.ChunkText, Text: "ok"}, nil) &&
+			yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: in, OutputTokens: 1}}, nil) &&
+			yield(llm.Chunk{Kind: llm.ChunkFinish, Finish: llm.FinishStop}, nil)
+	}
+}
+
+// TestScaleLearnsFromUsage: a provider that counts half the tokens the
+// estimate does lets the history grow to about twice what the fixed
+// estimate allows before a compaction, and a session reopened by a new
+// loop finds the same correction in its log.
+func TestScaleLearnsFromUsage(t *testing.T) {
+	t.Parallel()
+	const window = 4000
+	run := func(ratio float64) (turns int) {
+		st, s := realSession(t)
+		m := &usageModel{ratio: ratio}
+		for i := 0; i < 40; i++ {
+			if i == 3 { // a restart: a new loop on the reopened log
+				s = reopen(t, st, s)
+			}
+			loop := &Loop{System: "sys", ContextWindow: window, Model: m}
+			prompt := strings.Repeat("z", 3*300)
+			if out := loop.Run(context.Background(), s, event.Text(prompt), nil); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if len(compactions(t, s)) > 0 {
+				return i
+			}
+		}
+		t.Fatalf("ratio %v: no compaction in 40 turns", ratio)
+		return 0
+	}
+	exact, half := run(1), run(0.5)
+	t.Logf("first compaction at turn %d counting all, %d counting half", exact, half)
+	if half < 2*exact-1 {
+		t.Errorf("the first compaction came at turn %d counting half, %d counting all: the estimate did not learn", half, exact)
 	}
 }

@@ -43,15 +43,30 @@
 // llm.BytesPerToken estimate (3 bytes a token; see its doc for how far off
 // it can be); the estimate of the whole request (system prompt, messages,
 // tools) when no reported usage counts the history (none yet, or a
-// compaction since). The window is the limit a provider stated in an
+// compaction since). Estimates are scaled by the session's ratio of the
+// provider's count to the estimate of the same request (llm.Scale: the
+// reported usage over the estimate of the system prompt, the step's tools
+// and the messages it counts), derived from the log at each step, so a
+// restart keeps it. The window is the limit a provider stated in an
 // overflow error — this turn's, else the one the session's last
-// context/compact recorded — else Loop.ContextWindow (0: unknown).
+// context/compact recorded — else Loop.WindowOf, else Loop.ContextWindow
+// (0: unknown).
 //
 // When the estimate passes CompactAt percent of a known window (80 by
-// default), the loop compacts before step/start: it keeps the most recent
-// messages verbatim within KeepTokens (default: a third of what the
-// threshold leaves besides the system prompt and tools; never starting at a
-// tool result, which must follow its call), and asks the model — the same
+// default), the loop compacts before step/start — only when it frees room:
+// not when the history older than the last user message is empty or
+// weighs less than a summary is allowed (6 % of the window, 256 to 4096
+// tokens), and the summary is dropped, nothing logged, when with the todo
+// list it takes more than half of what it replaces; the step then goes on,
+// unless the request is larger than the whole window, which fails the turn
+// with one line. It keeps the most recent messages verbatim within
+// KeepTokens (default: what CompactTarget percent of the window, 50 by
+// default, leaves besides the system prompt, tools, todo list and the
+// summary's room, so that the request after it fills at most that share;
+// the last user message and what follows it are kept whenever they fit
+// below the threshold, and a user message that is the last is never
+// summarized; never starting at a tool result, which must follow its
+// call), and asks the model — the same
 // Model, the system prompt and one user message holding a transcript of the
 // older messages followed by [CompactPrompt], no tools — for a summary. The
 // transcript is cut to fit the window (tool results and arguments to 2,000
@@ -70,7 +85,8 @@
 // stated, which it then believes for the rest of the session (the
 // context/compact records it) — and retries in the next step. If
 // compacting fails, or the retry overflows again, the turn fails with one
-// line saying so. [Loop.Compact] compacts on demand, in a turn of its own
+// line saying so (a compaction that would not free room counts as failed
+// here). [Loop.Compact] compacts on demand, in a turn of its own
 // (turn/start, context/compact with reason command, turn/end): `harness run
 // --compact` and the editor's /compact. A compaction is one event, appended
 // whole or not at all: a crash while the summary streams leaves no trace

@@ -52,9 +52,13 @@ type Loop struct {
 	// CompactAt is the share of the window, in percent, the next request
 	// may fill before the loop compacts first; 0 means DefaultCompactAt.
 	CompactAt int
+	// CompactTarget is the share of the window, in percent, the request
+	// after a compaction may fill at most (below CompactAt); 0 means
+	// DefaultCompactTarget.
+	CompactTarget int
 	// KeepTokens is the budget of recent messages a compaction keeps
-	// verbatim; 0 means a third of the room the threshold leaves besides
-	// the system prompt and the tools.
+	// verbatim; 0 means what the target leaves besides the system prompt,
+	// the tools, the todo list and the summary.
 	KeepTokens int
 	// Sandbox, when set, gives the sandbox a call of tool t with arguments
 	// args (the model's JSON) runs under in session sessionID, whose cwd is
@@ -111,7 +115,9 @@ type turn struct {
 	overflowed      bool
 	overflowErr     error
 	autoCompactions int
-	fixed           int // the estimate of the system prompt and tools
+	// lastScale is the estimate's correction the turn last derived from
+	// the log (0: none yet).
+	lastScale float64
 }
 
 // step is the state of one step.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"errors"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,6 +60,39 @@ func EstimateTools(tools []ToolSpec) int {
 // prompt, messages and tools.
 func EstimateRequest(r Request) int {
 	return MessageOverheadTokens + EstimateText(r.System) + EstimateMessages(r.Messages) + EstimateTools(r.Tools)
+}
+
+// Bounds of [Scale]: a provider's count is believed between a quarter and
+// three times the estimate (12 and 1 bytes a token), and only for
+// requests the estimate puts at MinScaleTokens or more, where the framing
+// the estimate cannot know is small beside the text.
+const (
+	MinScale       = 0.25
+	MaxScale       = 3
+	MinScaleTokens = 256
+)
+
+// Scale is the correction a provider's count brings to the estimate: the
+// tokens it reported for a request over the estimate of the same request,
+// bounded to [MinScale, MaxScale]; ok is false when the request is too
+// small to tell (under MinScaleTokens estimated) or reported is not
+// positive. A session multiplies its later estimates by it, so that a
+// tokenizer denser than BytesPerToken does not make a small window look
+// full.
+func Scale(estimated, reported int) (scale float64, ok bool) {
+	if estimated < MinScaleTokens || reported <= 0 {
+		return 1, false
+	}
+	return min(max(float64(reported)/float64(estimated), MinScale), MaxScale), true
+}
+
+// Scaled is n estimated tokens corrected by scale (0 counts as 1),
+// rounded up.
+func Scaled(n int, scale float64) int {
+	if scale <= 0 || scale == 1 {
+		return n
+	}
+	return int(math.Ceil(float64(n) * scale))
 }
 
 // The wordings providers use when a request is longer than the model's

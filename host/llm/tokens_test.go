@@ -40,3 +40,34 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("EstimateRequest = %d, want 17", got)
 	}
 }
+
+// TestScale: the provider's count over the estimate, bounded, and only
+// for requests large enough to tell; Scaled rounds up.
+func TestScale(t *testing.T) {
+	cases := []struct {
+		estimated, reported int
+		want                float64
+		ok                  bool
+	}{
+		{1000, 750, 0.75, true},
+		{1000, 1500, 1.5, true},
+		{1000, 100, MinScale, true},
+		{1000, 9000, MaxScale, true},
+		{MinScaleTokens - 1, 100, 1, false},
+		{1000, 0, 1, false},
+	}
+	for _, c := range cases {
+		if got, ok := Scale(c.estimated, c.reported); got != c.want || ok != c.ok {
+			t.Errorf("Scale(%d, %d) = %v, %v; want %v, %v", c.estimated, c.reported, got, ok, c.want, c.ok)
+		}
+	}
+	for _, c := range []struct {
+		n     int
+		scale float64
+		want  int
+	}{{100, 0, 100}, {100, 1, 100}, {100, 0.75, 75}, {101, 0.5, 51}, {3, 1.5, 5}} {
+		if got := Scaled(c.n, c.scale); got != c.want {
+			t.Errorf("Scaled(%d, %v) = %d, want %d", c.n, c.scale, got, c.want)
+		}
+	}
+}

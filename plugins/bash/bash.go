@@ -50,9 +50,9 @@ const taskSchema = `{"type":"object","properties":{"task_id":{"type":"string",` 
 	`"description":"The id bash returned when it started the task, e.g. bash_1."}},` +
 	`"required":["task_id"],"additionalProperties":false}`
 
-const outputDescription = `Reads a background bash task (started with run_in_background): what it printed since the last bash_output call, then its status — running, exited with its code, or killed. Output is capped like bash's; a cut marker names the file with the full output. Poll it while the task runs; there is no need to sleep before calling it.`
+const outputDescription = `Reads a background task's new output and its status (running, exited with its code, or killed).`
 
-const killDescription = `Stops a background bash task: SIGTERM to its whole process group, SIGKILL 2 s later. What it printed stays readable with bash_output.`
+const killDescription = `Stops a background task and all it started; its output stays readable.`
 
 // bashPlugin is the plugin's state: the processes it runs and the
 // background tasks, shared by the tools' handlers.

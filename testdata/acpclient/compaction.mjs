@@ -6,7 +6,9 @@
 // compaction as one compaction_update completed, and every prompt and the
 // plan with it. A client without the capability sees the compaction as an
 // agent message ("Compacting context (auto)… done: ~N → ~M tokens."), live
-// and on replay alike. Needs the todo plugin.
+// and on replay alike. Every usage_update carries the fixed part of the
+// window (system prompt and tools) as _meta.fixedTokens. Needs the todo
+// plugin.
 import { run, assert, script, coalesce } from "./lib.mjs";
 
 const caps = (compaction) => ({
@@ -27,7 +29,7 @@ await run("compaction", async (h) => {
     const a = h.start({ label: `live-${compaction}`, env });
     await init(a, compaction);
     const sessionId = await a.newSession(cwd);
-    const prompts = ["please plan", note(2), note(3), note(4), note(5), note(6)];
+    const prompts = ["please plan", note(2), note(3), note(4), note(5), note(6), note(7), note(8)];
     const live = [];
     for (const p of prompts) {
       const r = await a.prompt(sessionId, p);
@@ -36,6 +38,9 @@ await run("compaction", async (h) => {
     }
     await a.close();
     const kinds = live.map((u) => u.sessionUpdate);
+    const usage = live.filter((u) => u.sessionUpdate === "usage_update");
+    assert.ok(usage.length > 0 && usage.every((u) => u.size === 8192 && u._meta?.fixedTokens > 0 && u._meta.fixedTokens < 4096 && !u._meta.fixedWarning),
+      `usage_update shows the fixed part of the window, under half, without a warning: ${JSON.stringify(usage)}`);
     if (compaction) {
       const ups = live.filter((u) => u.sessionUpdate.startsWith("compaction"));
       assert.ok(ups.length >= 3, `compaction updates: ${JSON.stringify(ups)}`);

@@ -19,6 +19,8 @@
 // -instructions it gives in initialize.
 // -sleep D waits D before serving
 // (a slow start).
+// With -tools N, N generated tools
+// more (gen_01 …, a schema of about 1 KB each) for the tool budget.
 package main
 
 import (
@@ -174,6 +176,27 @@ func newServer() *mcp.Server {
 
 var instructions = flag.String("instructions", "", "the server's instructions in its initialize result")
 
+// addGenerated adds n generated tools to s (the -tools flag, stdio
+// only): gen_01, gen_02, …, each described in one line naming its
+// number, with an input schema of about 1 KB, answering "gen_NN ran: "
+// and its arguments.
+func addGenerated(s *mcp.Server, n int) {
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("gen_%02d", i)
+		props := map[string]any{}
+		for _, p := range []string{"subject", "detail", "scope", "format"} {
+			props[p] = map[string]any{"type": "string", "description": fmt.Sprintf(
+				"The %s of the request to generated tool number %d: free text, as long as it needs to be, "+
+					"which the tool answers back as it got it, for the tests of a host's tool budget.", p, i)}
+		}
+		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"subject"}})
+		s.AddTool(&mcp.Tool{Name: name, Description: fmt.Sprintf("Generated tool number %d: answers with its arguments.", i), InputSchema: json.RawMessage(schema)},
+			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text(name + " ran: " + string(req.Params.Arguments)), nil
+			})
+	}
+}
+
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	sse := flag.String("sse", "", "serve the older HTTP+SSE transport on this address instead of stdio")
@@ -181,6 +204,7 @@ func main() {
 	linger := flag.Bool("linger", false, "stay alive after stdin ends, as a careless server does")
 	flag.BoolVar(&withResources, "resources", false, "offer resources and the content tool")
 	sleep := flag.Duration("sleep", 0, "wait this long before serving, as a slow first start (npx fetching a package) does")
+	generated := flag.Int("tools", 0, "list this many generated tools more, gen_01 …, each with a schema of about 1 KB")
 	flag.Parse()
 	if *sleep > 0 {
 		fmt.Fprintf(os.Stderr, "mcptest sleeping %s before serving\n", *sleep)
@@ -202,7 +226,9 @@ func main() {
 		fmt.Printf("http://%s/mcp\n", ln.Addr()) // stdout-ok: the test reads the URL
 		log.Fatal(http.Serve(ln, h))
 	}
-	err := newServer().Run(context.Background(), &mcp.StdioTransport{})
+	srv := newServer()
+	addGenerated(srv, *generated)
+	err := srv.Run(context.Background(), &mcp.StdioTransport{})
 	if *linger {
 		time.Sleep(time.Hour)
 	}
