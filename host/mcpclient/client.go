@@ -495,18 +495,7 @@ const refreshTimeout = 10 * time.Second
 // restart it starts when due (kick); described as unavailable once it is
 // down for the session. It waits for the first start until startBy.
 func (sv *server) listTools() []ServerTool {
-	sv.mu.Lock()
-	sv.kickLocked(time.Now())
-	first := sv.first
-	sv.mu.Unlock()
-	if d := time.Until(sv.startBy); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-first:
-		case <-t.C:
-		}
-		t.Stop()
-	}
+	sv.settle()
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	if sv.cs != nil && sv.stale.Swap(false) {
@@ -527,6 +516,23 @@ func (sv *server) listTools() []ServerTool {
 		}
 	}
 	return out
+}
+
+// settle starts the server again if it is due, then waits for its first
+// start until startBy (the first step's bound), no later.
+func (sv *server) settle() {
+	sv.mu.Lock()
+	sv.kickLocked(time.Now())
+	first := sv.first
+	sv.mu.Unlock()
+	if d := time.Until(sv.startBy); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-first:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 }
 
 // session returns the connection for a call: the server's when up, else

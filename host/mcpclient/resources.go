@@ -17,14 +17,14 @@ import (
 
 // ResourceServers names the set's servers that are up and advertise
 // resources (initialize's capabilities.resources), in their configuration's
-// order. It does not wait for a server still starting: a step lists the
-// tools first (Tools), which waits as long as a step may.
+// order; it waits for servers still starting, as Tools does.
 func (s *Set) ResourceServers() []string {
 	if s == nil {
 		return nil
 	}
 	var out []string
 	for _, sv := range s.servers {
+		sv.settle()
 		sv.mu.Lock()
 		if sv.cs != nil {
 			if r := sv.cs.InitializeResult(); r != nil && r.Capabilities != nil && r.Capabilities.Resources != nil {
