@@ -1,0 +1,74 @@
+// Package natstest runs an embedded NATS server with JetStream for tests
+// (github.com/nats-io/nats-server/v2, in the test's process): bound to
+// 127.0.0.1 on a free port, storing in a folder of the test's, so that the
+// distributed store is tested on one machine with nothing installed.
+package natstest
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Server is a running embedded server.
+type Server struct {
+	t    testing.TB
+	opts server.Options
+	srv  *server.Server
+}
+
+// Start starts a server storing in dir (t.TempDir() when empty) and stops
+// it when the test ends. Every write is synced before it is acknowledged
+// (sync_always), so that a test that kills the server loses nothing it was
+// told was stored.
+func Start(t testing.TB, dir string) *Server {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	s := &Server{t: t, opts: server.Options{
+		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+		JetStream: true, StoreDir: dir, SyncAlways: true,
+	}}
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func (s *Server) start() {
+	s.t.Helper()
+	srv, err := server.NewServer(&s.opts)
+	if err != nil {
+		s.t.Fatalf("start nats-server: %v", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		s.t.Fatal("nats-server not ready within 10s")
+	}
+	s.srv = srv
+	// A restart comes back on the same port.
+	if a, ok := srv.Addr().(*net.TCPAddr); ok {
+		s.opts.Port = a.Port
+	}
+}
+
+// URL is the server's client URL (nats://127.0.0.1:PORT).
+func (s *Server) URL() string { return s.srv.ClientURL() }
+
+// Stop stops the server; Stop twice is a no-op.
+func (s *Server) Stop() {
+	if s.srv != nil {
+		s.srv.Shutdown()
+		s.srv.WaitForShutdown()
+		s.srv = nil
+	}
+}
+
+// Restart stops the server and starts it again on the same port and store.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}
