@@ -5,11 +5,14 @@
 package natstest
 
 import (
+	"context"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Server is a running embedded server.
@@ -71,4 +74,24 @@ func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
 	s.start()
+}
+
+// KV returns the key-value bucket name of the server, on a connection of
+// its own closed when the test ends.
+func KV(t testing.TB, s *Server, bucket string) jetstream.KeyValue {
+	t.Helper()
+	nc, err := nats.Connect(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(context.Background(), bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kv
 }
