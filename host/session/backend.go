@@ -60,6 +60,17 @@ type Log interface {
 	Close() error
 }
 
+// BlobBackend is an optional capability of a Backend that keeps the
+// sessions' blobs (the bytes of their images) itself; a Backend without
+// it that is not [JSONL] has no blobs. PutBlob stores data as blob hash
+// (its SHA-256, lowercase hex) of session id, durably before it returns;
+// Blob reads it back, an unknown one yielding an error matching
+// fs.ErrNotExist.
+type BlobBackend interface {
+	PutBlob(id, hash string, data []byte) error
+	Blob(id, hash string) ([]byte, error)
+}
+
 // Optional capabilities a Log may have: a [Session] uses them when present.
 type (
 	// pather is a Log kept in a file (Session.Path).

@@ -123,7 +123,7 @@ func (st *Store) Create(opts CreateOptions) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create session %s: %w", id, err)
 		}
-		return &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id)}, nil
+		return &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}, nil
 	}
 }
 
@@ -135,7 +135,7 @@ func (st *Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("open session %q: not a valid session id", id)
 	}
 	path := st.where(id)
-	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id)}
+	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}
 	log, err := st.backend().Open(id, func(r eventlog.Record) error { return s.replay(path, r) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

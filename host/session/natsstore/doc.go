@@ -35,6 +35,9 @@
 //     checked against the subject's last message before it is reported
 //     failed, so an acknowledged-but-unanswered record is neither lost nor
 //     written twice.
+//   - Blobs (the bytes of a session's images) are objects of the object
+//     store Options.Blobs, named <id>/<sha256>, stored before the event
+//     that names them is appended.
 //   - Listing: IDs are the stream's subjects (the server's per-subject
 //     state), not a scan of the messages.
 //

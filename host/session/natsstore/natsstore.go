@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,6 +22,7 @@ const (
 	DefaultStream   = "HARNESS_SESSIONS"
 	DefaultSubject  = "harness.session"
 	DefaultLeases   = "harness-leases"
+	DefaultBlobs    = "harness-blobs"
 	DefaultLeaseTTL = 5 * time.Second
 	DefaultTimeout  = 10 * time.Second
 )
@@ -28,8 +30,9 @@ const (
 // Options name where the sessions are kept and how they are held.
 type Options struct {
 	// Stream is the stream's name; Subject the prefix of its subjects;
-	// Leases the KV bucket of the writers' leases.
-	Stream, Subject, Leases string
+	// Leases the KV bucket of the writers' leases; Blobs the object
+	// store of the sessions' blobs.
+	Stream, Subject, Leases, Blobs string
 	// Replicas is the stream's and the bucket's replica count when this
 	// backend creates them (0: 1).
 	Replicas int
@@ -50,6 +53,9 @@ func (o *Options) fill() {
 	}
 	if o.Leases == "" {
 		o.Leases = DefaultLeases
+	}
+	if o.Blobs == "" {
+		o.Blobs = DefaultBlobs
 	}
 	if o.Replicas <= 0 {
 		o.Replicas = 1
@@ -74,9 +80,16 @@ type Backend struct {
 	stream jetstream.Stream
 	leases jetstream.KeyValue
 	nc     *nats.Conn // closed by Close when Connect made it
+
+	blobsOnce sync.Once
+	blobs     jetstream.ObjectStore
+	blobsErr  error
 }
 
-var _ session.Backend = (*Backend)(nil)
+var (
+	_ session.Backend     = (*Backend)(nil)
+	_ session.BlobBackend = (*Backend)(nil)
+)
 
 // Connect dials the server at url (nats://, tls://, a comma-separated
 // list) with the standard NATS options (credentials, nkeys, TLS) and

@@ -2,6 +2,9 @@ package natsstore_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/harness-dev/harness/host/session"
@@ -32,4 +35,37 @@ func TestConformance(t *testing.T) {
 			Leases:  "leases" + string(rune('a'+n)),
 		})
 	}, storetest.Options{})
+}
+
+// A session on the store keeps its images' bytes in the object store: put
+// on one host, read on another.
+func TestBlobs(t *testing.T) {
+	srv := natstest.Start(t, "")
+	a := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
+	s, err := a.Create(session.CreateOptions{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("\x89PNG not really")
+	hash, err := s.PutBlob(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.PutBlob(data); err != nil || again != hash {
+		t.Fatalf("PutBlob again: %s, %v", again, err)
+	}
+	_ = s.Close()
+	b := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
+	s2, err := b.Open(s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Blob(hash)
+	if err != nil || string(got) != string(data) {
+		t.Fatalf("Blob on the other host: %q, %v", got, err)
+	}
+	if _, err := s2.Blob(strings.Repeat("0", 64)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("unknown blob: %v, want fs.ErrNotExist", err)
+	}
 }
