@@ -44,6 +44,11 @@ type Config struct {
 	// created 0700 whatever the umask when first needed. Nothing is ever
 	// chmodded.
 	StateDir string
+	// Sessions, when set, keeps the session logs instead of the files of
+	// StateDir/sessions (a shared store: package host/session/natsstore);
+	// SessionsWhere names it for people ("nats://host:4222").
+	Sessions      session.Backend
+	SessionsWhere string
 	// PluginDirs are the folders whose plugins StartTools starts.
 	PluginDirs []string
 	// Model answers the turns; nil for a Runtime that runs no turn (one
@@ -182,7 +187,7 @@ func New(cfg Config) (*Runtime, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
+	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions"), Backend: cfg.Sessions}}
 	r.providers = &providers.Set{Default: cfg.Model, DefaultProvider: r.Models()[0].Provider}
 	if cfg.OpenProvider != nil {
 		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
@@ -207,8 +212,14 @@ func (r *Runtime) ensureStateDir() error {
 	return ownership.CheckDir(stateWhat, r.cfg.StateDir)
 }
 
-// SessionsDir is the folder of the session logs.
-func (r *Runtime) SessionsDir() string { return r.store.Dir }
+// SessionsDir is the folder of the session logs, or what Config.
+// SessionsWhere calls the store that keeps them.
+func (r *Runtime) SessionsDir() string {
+	if r.cfg.Sessions != nil {
+		return r.cfg.SessionsWhere
+	}
+	return r.store.Dir
+}
 
 // Policy is the permission policy the Runtime was built with.
 func (r *Runtime) Policy() permission.Policy { return r.cfg.Policy }

@@ -11,7 +11,7 @@ import (
 	"github.com/harness-dev/harness/termview"
 )
 
-func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error) {
+func cmdSessions(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	fs := newFlagSet("sessions", std.err, "harness sessions [flags]")
 	c := bindConfig(fs, e)
 	if code, done := c.parse(fs, args); done {
@@ -21,7 +21,11 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitFailed, err
 	}
-	rt, err := engine.New(engine.Config{StateDir: dir}) // starts nothing: reads the logs only
+	store, where, err := c.sessionStore(ctx)
+	if err != nil {
+		return exitFailed, err
+	}
+	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where}) // starts nothing: reads the logs only
 	if err != nil {
 		return exitFailed, err
 	}

@@ -80,6 +80,7 @@ type Backend struct {
 	stream jetstream.Stream
 	leases jetstream.KeyValue
 	nc     *nats.Conn // closed by Close when Connect made it
+	url    string     // redacted, for Where
 
 	blobsOnce sync.Once
 	blobs     jetstream.ObjectStore
@@ -110,7 +111,7 @@ func Connect(ctx context.Context, url string, opts Options, natsOpts ...nats.Opt
 		nc.Close()
 		return nil, err
 	}
-	b.nc = nc
+	b.nc, b.url = nc, redactURL(url)
 	return b, nil
 }
 
@@ -157,6 +158,15 @@ func (b *Backend) Close() error {
 		b.nc.Close()
 	}
 	return nil
+}
+
+// Where names the store for people: the server's URL (without
+// credentials) and the stream.
+func (b *Backend) Where() string {
+	if b.url == "" {
+		return "stream " + b.opts.Stream
+	}
+	return b.url + " (stream " + b.opts.Stream + ")"
 }
 
 // LeaseTTL is how long a dead writer's lease keeps its session.
