@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -69,6 +70,15 @@ type Log interface {
 type BlobBackend interface {
 	PutBlob(id, hash string, data []byte) error
 	Blob(id, hash string) ([]byte, error)
+}
+
+// WatchBackend is an optional capability of a Backend whose logs can be
+// followed as they grow, from any process: Watch hands visit every record
+// of log id whose seq is from or more, in order, then each one appended
+// after, until ctx is done (it returns nil then) or visit fails (its
+// error is returned). [Store.Watch] polls a Backend without it.
+type WatchBackend interface {
+	Watch(ctx context.Context, id string, from int64, visit func(eventlog.Record) error) error
 }
 
 // Optional capabilities a Log may have: a [Session] uses them when present.
