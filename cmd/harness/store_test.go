@@ -110,7 +110,7 @@ func TestStoreTwoHosts(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	t.Parallel()
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	bin := harnessBin(t)
 	cwd := t.TempDir()
 	a := host{t: t, bin: bin, state: t.TempDir(), store: srv.URL(), cwd: cwd}

@@ -25,7 +25,7 @@ func connect(t testing.TB, srv *natstest.Server, opts natsstore.Options) *natsst
 }
 
 func TestConformance(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	n := 0
 	storetest.Run(t, func(t *testing.T) session.Backend {
 		n++ // a stream of its own for each check: a fresh, empty backend
@@ -40,7 +40,7 @@ func TestConformance(t *testing.T) {
 // A session on the store keeps its images' bytes in the object store: put
 // on one host, read on another.
 func TestBlobs(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	a := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
 	s, err := a.Create(session.CreateOptions{Cwd: "/w"})
 	if err != nil {

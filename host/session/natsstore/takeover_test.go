@@ -61,7 +61,7 @@ func wantSeqs(t *testing.T, got []eventlog.Record, n int) {
 // the locked error names it; then another host takes the session over with
 // every acknowledged record.
 func TestTakeover(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	const ttl = time.Second
 	a := connect(t, srv, natsstore.Options{LeaseTTL: ttl, Holder: "host-a pid 1"})
 	b := connect(t, srv, natsstore.Options{LeaseTTL: ttl, Holder: "host-b pid 2"})
@@ -112,7 +112,7 @@ func TestTakeover(t *testing.T) {
 // knowing: its append after the new writer's is refused, and every later
 // one too.
 func TestStaleWriterRefused(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	opts := natsstore.Options{LeaseTTL: time.Minute}
 	a := connect(t, srv, opts)
 	la, err := a.Create(header("s2"))
@@ -144,7 +144,7 @@ func TestStaleWriterRefused(t *testing.T) {
 // A restart of the server between appends loses nothing and the writer
 // goes on.
 func TestServerRestart(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	b := connect(t, srv, natsstore.Options{})
 	l, err := b.Create(header("s3"))
 	if err != nil {
@@ -175,7 +175,7 @@ func TestServerRestart(t *testing.T) {
 
 // Ids with dots live on subjects of their own.
 func TestDottedID(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	b := connect(t, srv, natsstore.Options{})
 	for _, id := range []string{"a.b", "a", "a_b", "a-b.c"} {
 		l, err := b.Create(header(id))

@@ -13,7 +13,7 @@ import (
 // A session written on one host is followed live on another: every event,
 // in order, those logged before the watch and those after.
 func TestWatchAcrossHosts(t *testing.T) {
-	srv := natstest.Start(t, "")
+	srv := natstest.Start(t, natstest.Config{})
 	writer := connect(t, srv, natsstore.Options{})
 	l, err := writer.Create(header("w1"))
 	if err != nil {

@@ -22,18 +22,27 @@ type Server struct {
 	srv  *server.Server
 }
 
-// Start starts a server storing in dir (t.TempDir() when empty) and stops
-// it when the test ends. Every write is synced before it is acknowledged
-// (sync_always), so that a test that kills the server loses nothing it was
-// told was stored.
-func Start(t testing.TB, dir string) *Server {
+// Config is how Start runs the server.
+type Config struct {
+	// Dir is where JetStream stores (t.TempDir() when empty).
+	Dir string
+	// NoSync leaves syncing to the server's default (every two minutes;
+	// a cluster's replicas are what makes an acknowledged write durable),
+	// as a server a team runs is configured. Without it every write is
+	// synced before it is acknowledged (sync_always), so that a test that
+	// kills the server loses nothing it was told was stored.
+	NoSync bool
+}
+
+// Start starts a server as cfg says and stops it when the test ends.
+func Start(t testing.TB, cfg Config) *Server {
 	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
 	}
 	s := &Server{t: t, opts: server.Options{
 		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: dir, SyncAlways: true,
+		JetStream: true, StoreDir: cfg.Dir, SyncAlways: !cfg.NoSync,
 	}}
 	s.start()
 	t.Cleanup(s.Stop)
