@@ -13,11 +13,11 @@ import (
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/session/natsstore"
 	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
 	"github.com/harness-dev/harness/host/termsafe"
-	"github.com/harness-dev/harness/host/session/natsstore"
 	"github.com/harness-dev/harness/pluginapi"
 	"github.com/harness-dev/harness/pluginapi/pluginhost"
 	"github.com/harness-dev/harness/sandbox"
@@ -29,20 +29,20 @@ import (
 // ($XDG_CONFIG_HOME/harness/config.toml, --config, HARNESS_CONFIG), which
 // wins over the default.
 type config struct {
-	Provider         string
-	Model            string
-	BaseURL          string
-	Script           string
-	Thinking         string // --thinking-budget (anthropic)
-	StateDir         string
+	Provider string
+	Model    string
+	BaseURL  string
+	Script   string
+	Thinking string // --thinking-budget (anthropic)
+	StateDir string
 	// Store keeps the sessions elsewhere than the state folder's files:
 	// a NATS JetStream server's URL (store.go), with its credentials.
 	Store, StoreCreds, StoreNkey, StoreCA string
 	StoreLease                            time.Duration
-	PluginDir        string // colon-separated; resolved by pluginDirs
-	MaxSteps         int
-	LogLevel         string
-	SystemPromptFile string
+	PluginDir                             string // colon-separated; resolved by pluginDirs
+	MaxSteps                              int
+	LogLevel                              string
+	SystemPromptFile                      string
 	// Mode is the permission mode: read-only | ask | accept-edits | auto |
 	// allow-all ("" = ask); --yes sets allow-all. ModeSet says it was
 	// given (a flag or its variable): harness run then sets it on a
