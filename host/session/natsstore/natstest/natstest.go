@@ -6,6 +6,7 @@ package natstest
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -103,4 +104,35 @@ func KV(t testing.TB, s *Server, bucket string) jetstream.KeyValue {
 		t.Fatal(err)
 	}
 	return kv
+}
+
+// Process is a server started outside a test (TestMain), for a whole
+// test binary: the suite run against the shared store.
+type Process struct{ srv *server.Server }
+
+// StartProcess starts a server as cfg says (cfg.Dir required); Stop it
+// when the tests end.
+func StartProcess(cfg Config) (*Process, error) {
+	srv, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+		JetStream: true, StoreDir: cfg.Dir, SyncAlways: !cfg.NoSync,
+	})
+	if err != nil {
+		return nil, err
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return nil, errors.New("nats-server not ready within 10s")
+	}
+	return &Process{srv: srv}, nil
+}
+
+// URL is the server's client URL.
+func (p *Process) URL() string { return p.srv.ClientURL() }
+
+// Stop stops the server.
+func (p *Process) Stop() {
+	p.srv.Shutdown()
+	p.srv.WaitForShutdown()
 }
