@@ -469,6 +469,20 @@ func (r *Runtime) OpenSession(id string) (*session.Session, error) {
 	return s, nil
 }
 
+// MirrorSession opens session id read-only while another process holds
+// it (OpenSession failed with held, an error matching
+// eventlog.ErrLocked): it follows what the writer appends, and a turn on
+// it fails at its first event with a line quoting held
+// (session.Store.Mirror).
+func (r *Runtime) MirrorSession(id string, held error) (*session.Session, error) {
+	s, err := r.store.Mirror(id, held)
+	if err != nil {
+		return nil, err
+	}
+	r.sessions.add(s)
+	return s, nil
+}
+
 // ListSessions lists the store's sessions, newest first.
 func (r *Runtime) ListSessions() ([]session.Summary, error) { return r.store.List() }
 
