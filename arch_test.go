@@ -132,6 +132,7 @@ func importRules() []importRule {
 		// the store conformance suite: the contract it checks and the
 		// payloads its sessions carry.
 		{dir: "host/session/storetest", allowInternal: []string{"host/event", "host/eventlog", "host/session"}},
+		{dir: "host/session/natsstore", allowInternal: []string{"host/eventlog", "host/session"}, allowExternal: true},
 		{dir: "host/agent", allowInternal: []string{"host/event", "host/llm", "host/shorten", "host/tool"}, allowExternal: true},
 		{dir: "host/prompt"},
 		{dir: "host/permission", allowInternal: []string{"host/event", "host/ownership", "host/shorten"}, allowExternal: true},

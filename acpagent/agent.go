@@ -14,6 +14,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/permission"
 	"github.com/harness-dev/harness/host/session"
@@ -158,6 +159,12 @@ func (a *Agent) OpenSession(ctx context.Context, id string) (acpbridge.Session, 
 		return nil, err
 	}
 	s, err := a.h.OpenSession(id)
+	if errors.Is(err, eventlog.ErrLocked) {
+		// Another process (another host, on a shared store) is writing it:
+		// the editor follows its turns live, read-only.
+		a.log.Info("session held elsewhere: loaded read-only, following its writer", "session", id, "holder", err.Error())
+		s, err = a.h.MirrorSession(id, err)
+	}
 	if errors.Is(err, session.ErrNotFound) {
 		return nil, fmt.Errorf("no session %s in %s: %w", id, a.h.SessionsDir(), acpbridge.ErrSessionNotFound)
 	}

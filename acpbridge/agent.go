@@ -114,6 +114,14 @@ type BlobSession interface {
 	Blob(hash string) ([]byte, error)
 }
 
+// ReadOnlySession is a Session another process is writing (a session
+// held elsewhere, loaded to be followed): after session/load the bridge
+// sends what its writer logs as it is logged, and its turns fail.
+type ReadOnlySession interface {
+	Session
+	ReadOnly() bool
+}
+
 // Live receives the deltas of a turn that are never logged. Its method set
 // is that of agent.Live, so a Live can be handed to the agent loop as is.
 type Live interface {

@@ -168,6 +168,12 @@ func (ts *turnStream) showLocked(ev event.Event) {
 func (b *bridge) replay(ctx context.Context, sess Session) error {
 	tr := translator{sessionID: sess.ID(), replay: true, blob: blobReader(sess)}
 	evs := sess.Events()
+	if ro, ok := sess.(ReadOnlySession); ok && ro.ReadOnly() {
+		// What its writer logs from here on follows the replay, through
+		// the same translator (the writer's deltas are not logged: its
+		// answers come whole, as on replay).
+		defer func() { go b.mirror(sess, &tr, int64(len(evs))) }()
+	}
 	ups := make([]acp.SessionUpdate, 0, len(evs))
 	for _, ev := range evs {
 		if ev.Type == event.TypeCompact && b.compaction.Load() {
@@ -195,4 +201,19 @@ func blobReader(sess Session) func(string) ([]byte, error) {
 		return b.Blob
 	}
 	return nil
+}
+
+// mirror sends the updates of what sess's writer logs from seq from on,
+// until the session is closed.
+func (b *bridge) mirror(sess Session, tr *translator, from int64) {
+	for ev := range sess.Follow(context.Background(), from) {
+		ups, err := tr.updates(ev)
+		if err != nil {
+			b.log.Warn("event not sent", "session", sess.ID(), "seq", ev.Seq, "type", ev.Type, "error", err)
+			continue
+		}
+		for _, u := range ups {
+			b.send(sess.ID(), u)
+		}
+	}
 }

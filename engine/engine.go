@@ -45,6 +45,11 @@ type Config struct {
 	// created 0700 whatever the umask when first needed. Nothing is ever
 	// chmodded.
 	StateDir string
+	// Sessions, when set, keeps the session logs instead of the files of
+	// StateDir/sessions (a shared store: package host/session/natsstore);
+	// SessionsWhere names it for people ("nats://host:4222").
+	Sessions      session.Backend
+	SessionsWhere string
 	// PluginDirs are the folders whose plugins StartTools starts.
 	PluginDirs []string
 	// Model answers the turns; nil for a Runtime that runs no turn (one
@@ -201,7 +206,7 @@ func New(cfg Config) (*Runtime, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions")}}
+	r := &Runtime{cfg: cfg, log: log, store: &session.Store{Dir: filepath.Join(cfg.StateDir, "sessions"), Backend: cfg.Sessions}}
 	r.providers = &providers.Set{Default: cfg.Model, DefaultProvider: r.Models()[0].Provider}
 	if cfg.OpenProvider != nil {
 		r.providers.Open = func(m llm.ModelInfo) (providers.Model, error) { return cfg.OpenProvider(m) }
@@ -226,8 +231,14 @@ func (r *Runtime) ensureStateDir() error {
 	return ownership.CheckDir(stateWhat, r.cfg.StateDir)
 }
 
-// SessionsDir is the folder of the session logs.
-func (r *Runtime) SessionsDir() string { return r.store.Dir }
+// SessionsDir is the folder of the session logs, or what Config.
+// SessionsWhere calls the store that keeps them.
+func (r *Runtime) SessionsDir() string {
+	if r.cfg.Sessions != nil {
+		return r.cfg.SessionsWhere
+	}
+	return r.store.Dir
+}
 
 // Policy is the permission policy the Runtime was built with.
 func (r *Runtime) Policy() permission.Policy { return r.cfg.Policy }
@@ -474,6 +485,20 @@ func (r *Runtime) CreateSessionWithDirs(cwd string, dirs []string) (*session.Ses
 // CloseSession. A missing session is session.ErrNotFound.
 func (r *Runtime) OpenSession(id string) (*session.Session, error) {
 	s, err := r.store.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	r.sessions.add(s)
+	return s, nil
+}
+
+// MirrorSession opens session id read-only while another process holds
+// it (OpenSession failed with held, an error matching
+// eventlog.ErrLocked): it follows what the writer appends, and a turn on
+// it fails at its first event with a line quoting held
+// (session.Store.Mirror).
+func (r *Runtime) MirrorSession(id string, held error) (*session.Session, error) {
+	s, err := r.store.Mirror(id, held)
 	if err != nil {
 		return nil, err
 	}

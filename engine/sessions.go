@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"os"
 
+	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
 )
 
@@ -28,3 +32,22 @@ func (r *Runtime) OpenOrCreateSession(id, cwd string) (*session.Session, error) 
 	}
 	return r.CreateSession(cwd)
 }
+
+// SessionEvents reads session id's events as logged so far, without
+// holding it: one another process (or host, on a shared store) is writing
+// is read as it stands.
+func (r *Runtime) SessionEvents(id string) ([]event.Event, error) { return r.store.Events(id) }
+
+// WatchSession follows session id as it is written elsewhere, from seq
+// from (session.Store.Watch).
+func (r *Runtime) WatchSession(ctx context.Context, id string, from int64) iter.Seq2[event.Event, error] {
+	return r.store.Watch(ctx, id, from)
+}
+
+// ExportSession writes session id's log to w as a JSONL file
+// (session.Store.Export).
+func (r *Runtime) ExportSession(id string, w io.Writer) error { return r.store.Export(id, w) }
+
+// ImportSession adds the session of the JSONL log file at path to the
+// store and returns its id (session.Store.Import).
+func (r *Runtime) ImportSession(path string) (string, error) { return r.store.Import(path) }

@@ -53,12 +53,25 @@ type View struct {
 	// live output, by call id, until its result.
 	text, reasoning termsafe.Stream
 	progress        map[string]*termsafe.Stream
+	// watching renders what a live turn streams as deltas from the logged
+	// events instead: the prompt, the model's text and thinking, the
+	// turn's end (NewWatcher).
+	watching bool
 }
 
 // New returns a view of src writing to w, with ANSI styles when color
 // is set; it renders what src logs after now.
 func New(w io.Writer, src Source, color bool) *View {
 	return &View{out: w, w: w, src: src, color: color, cursor: int64(len(src.Events()))}
+}
+
+// NewWatcher returns a view of a session another process runs (harness
+// attach): it has no deltas, so it renders the logged prompts, answers,
+// thinking and turn ends too.
+func NewWatcher(w io.Writer, src Source, color bool) *View {
+	v := New(w, src, color)
+	v.watching = true
+	return v
 }
 
 // Follow renders events as they are appended until stop is called; stop
@@ -259,8 +272,50 @@ func (v *View) renderLocked(ev event.Event) {
 		fmt.Fprint(v.w, checklist(p.Todos))
 	case event.AssistantMessage:
 		// The text already streamed as deltas; end its line.
+		if v.watching {
+			v.watchedLocked('r', p.Reasoning)
+			v.watchedLocked('t', p.Text)
+		}
 		v.endLineLocked()
+	case event.UserMessage:
+		if v.watching {
+			v.endLineLocked()
+			for _, c := range p.Content {
+				if c.Type == event.ContentText {
+					fmt.Fprintf(v.w, "%s %s\n", v.style(bold, "›"), Clip(termsafe.Line(c.Text), 200))
+				}
+			}
+		}
+	case event.TurnEnd:
+		if v.watching {
+			v.endLineLocked()
+			line := "turn " + string(p.Reason)
+			if p.Error != "" {
+				line += ": " + termsafe.Line(p.Error)
+			}
+			fmt.Fprintf(v.w, "%s\n", v.style(dim, line))
+		}
 	}
+}
+
+// watchedLocked renders a logged answer's text (mode 't') or thinking
+// ('r') as its deltas would have been.
+func (v *View) watchedLocked(mode byte, text string) {
+	if text == "" {
+		return
+	}
+	if v.mode != mode {
+		v.endLineLocked()
+		if mode == 'r' {
+			fmt.Fprint(v.w, v.style(dim, "thinking: "))
+		}
+		v.mode = mode
+	}
+	if mode == 'r' {
+		io.WriteString(v.w, v.style(dim, v.reasoning.Next(text)))
+		return
+	}
+	io.WriteString(v.w, v.text.Next(text))
 }
 
 // checklist renders a todo list: [x] done, [~] in progress, [ ] pending.

@@ -65,6 +65,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "reload", needs: []string{"todo"}, setup: reloadSetup},
 		{name: "compaction", needs: []string{"todo"}},
 		{name: "commands"},
+		{name: "mirror"},
 		{name: "images"},
 		{name: "nokey"},
 		{name: "broken"},

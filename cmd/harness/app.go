@@ -74,6 +74,9 @@ const usage = `harness — an agent host with an event-sourced session log.
 Usage:
   harness run [flags] PROMPT     run one turn in the terminal
   harness sessions [flags]       list sessions and their token totals
+  harness sessions export ID FILE   write a session's log to FILE (JSONL)
+  harness sessions import FILE   add the session of a JSONL log to the store
+  harness attach [flags] ID      follow a session running elsewhere, read-only
   harness models [--remote]      list the configured models (--remote: the server's)
   harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
@@ -111,6 +114,8 @@ func run(ctx context.Context, args []string, std stdio, lookup env) int {
 		code, err = cmdRun(ctx, args[1:], std, lookup)
 	case "sessions":
 		code, err = cmdSessions(ctx, args[1:], std, lookup)
+	case "attach":
+		code, err = cmdAttach(ctx, args[1:], std, lookup)
 	case "models":
 		code, err = cmdModels(ctx, args[1:], std, lookup)
 	case "demo":

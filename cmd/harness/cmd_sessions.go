@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+
+	"github.com/harness-dev/harness/host/atomicfile"
 
 	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/pricing"
@@ -11,7 +14,10 @@ import (
 	"github.com/harness-dev/harness/termview"
 )
 
-func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error) {
+func cmdSessions(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	if len(args) > 0 && (args[0] == "export" || args[0] == "import") {
+		return cmdSessionsMove(ctx, args[0], args[1:], std, e)
+	}
 	fs := newFlagSet("sessions", std.err, "harness sessions [flags]")
 	c := bindConfig(fs, e)
 	if code, done := c.parse(fs, args); done {
@@ -21,7 +27,11 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 	if err != nil {
 		return exitFailed, err
 	}
-	rt, err := engine.New(engine.Config{StateDir: dir}) // starts nothing: reads the logs only
+	store, where, err := c.sessionStore(ctx)
+	if err != nil {
+		return exitFailed, err
+	}
+	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where}) // starts nothing: reads the logs only
 	if err != nil {
 		return exitFailed, err
 	}
@@ -48,5 +58,50 @@ func cmdSessions(_ context.Context, args []string, std stdio, e env) (int, error
 			fmt.Fprintf(std.err, "harness: %s\n", shorten.Headline(s.Err.Error()))
 		}
 	}
+	return exitOK, nil
+}
+
+// cmdSessionsMove is harness sessions export ID FILE and import FILE: a
+// session's log out of its store as a JSONL file, or into the store from
+// one, so that sessions move between stores (files, --store).
+func cmdSessionsMove(ctx context.Context, verb string, args []string, std stdio, e env) (int, error) {
+	synopsis := map[string]string{"export": "harness sessions export [flags] ID FILE", "import": "harness sessions import [flags] FILE"}[verb]
+	fs := newFlagSet("sessions "+verb, std.err, synopsis)
+	c := bindConfig(fs, e)
+	if code, done := c.parse(fs, args); done {
+		return code, nil
+	}
+	if want := map[string]int{"export": 2, "import": 1}[verb]; fs.NArg() != want {
+		return exitUsage, fmt.Errorf("usage: %s: %w", synopsis, errUsage)
+	}
+	dir, err := c.stateDir(e)
+	if err != nil {
+		return exitFailed, err
+	}
+	store, where, err := c.sessionStore(ctx)
+	if err != nil {
+		return exitFailed, err
+	}
+	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where})
+	if err != nil {
+		return exitFailed, err
+	}
+	if verb == "import" {
+		id, err := rt.ImportSession(fs.Arg(0))
+		if err != nil {
+			return exitFailed, err
+		}
+		fmt.Fprintf(std.err, "imported session %s into %s\n", id, rt.SessionsDir())
+		return exitOK, nil
+	}
+	id, path := fs.Arg(0), fs.Arg(1)
+	var buf bytes.Buffer
+	if err := rt.ExportSession(id, &buf); err != nil {
+		return exitFailed, err
+	}
+	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		return exitFailed, fmt.Errorf("export session %s: %w", id, err)
+	}
+	fmt.Fprintf(std.err, "exported session %s to %s\n", id, path)
 	return exitOK, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/harness-dev/harness/host/llm/providers"
 	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/session/natsstore"
 	"github.com/harness-dev/harness/host/settings"
 	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/host/subagent"
@@ -30,16 +31,20 @@ import (
 // ($XDG_CONFIG_HOME/harness/config.toml, --config, HARNESS_CONFIG), which
 // wins over the default.
 type config struct {
-	Provider         string
-	Model            string
-	BaseURL          string
-	Script           string
-	Thinking         string // --thinking-budget (anthropic)
-	StateDir         string
-	PluginDir        string // colon-separated; resolved by pluginDirs
-	MaxSteps         int
-	LogLevel         string
-	SystemPromptFile string
+	Provider string
+	Model    string
+	BaseURL  string
+	Script   string
+	Thinking string // --thinking-budget (anthropic)
+	StateDir string
+	// Store keeps the sessions elsewhere than the state folder's files:
+	// a NATS JetStream server's URL (store.go), with its credentials.
+	Store, StoreCreds, StoreNkey, StoreCA string
+	StoreLease                            time.Duration
+	PluginDir                             string // colon-separated; resolved by pluginDirs
+	MaxSteps                              int
+	LogLevel                              string
+	SystemPromptFile                      string
 	// Mode is the permission mode: read-only | ask | accept-edits | auto |
 	// allow-all ("" = ask); --yes sets allow-all. ModeSet says it was
 	// given (a flag or its variable): harness run then sets it on a
@@ -132,6 +137,11 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.String(&c.Thinking, "thinking-budget", "HARNESS_THINKING_BUDGET", "", "anthropic extended thinking: adaptive, off, or a budget of at least 1024 tokens (default: none sent, the model's default)")
 	s.String(&c.Script, "script", "HARNESS_SCRIPT", "", "JSONL script played by the script provider")
 	s.String(&c.StateDir, "state-dir", "HARNESS_STATE_DIR", "", "where sessions are kept (default $XDG_STATE_HOME/harness, else ~/.local/state/harness)")
+	s.String(&c.Store, "store", "HARNESS_STORE", "", "where sessions are kept: empty for files in the state folder, or a NATS JetStream server shared by hosts: nats://host:4222 (tls://…; comma-separated URLs of a cluster)")
+	s.String(&c.StoreCreds, "store-creds", "HARNESS_STORE_CREDS", "", "NATS credentials file (.creds) for --store")
+	s.String(&c.StoreNkey, "store-nkey", "HARNESS_STORE_NKEY", "", "NATS nkey seed file for --store")
+	s.String(&c.StoreCA, "store-ca", "HARNESS_STORE_CA", "", "CA certificates (PEM) that sign the --store server's TLS certificate, when the system's do not")
+	s.Duration(&c.StoreLease, "store-lease", "HARNESS_STORE_LEASE", natsstore.DefaultLeaseTTL, "how long a session of --store stays held by a host that died before another may take it over")
 	s.String(&c.PluginDir, "plugin-dir", "HARNESS_PLUGIN_DIR", "", "colon-separated plugin folders (default: plugins/ next to the harness executable)")
 	s.String(&c.LogLevel, "log-level", "HARNESS_LOG_LEVEL", "warn", "log level on stderr: trace | debug | info | warn | error | off")
 	s.String(&c.SystemPromptFile, "system-prompt-file", "HARNESS_SYSTEM_PROMPT_FILE", "", "file whose text replaces the default system prompt")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/harness-dev/harness/host/keeper"
+	"github.com/harness-dev/harness/host/session/natsstore/natstest"
 	"github.com/harness-dev/harness/host/settings/paths"
 	"github.com/harness-dev/harness/internal/logtest"
 )
@@ -70,6 +71,18 @@ func runTests(m *testing.M) int {
 	if err := os.Setenv("TMPDIR", dir); err != nil {
 		fmt.Fprintln(os.Stderr, "cmd/harness tests:", err)
 		return 2
+	}
+	// HARNESS_TEST_STORE=nats runs the harness processes the tests start
+	// with their environment on a shared store: an embedded NATS server
+	// (CI's JetStream row).
+	if os.Getenv("HARNESS_TEST_STORE") == "nats" {
+		srv, err := natstest.StartProcess(natstest.Config{Dir: filepath.Join(dir, "nats")})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cmd/harness tests:", err)
+			return 2
+		}
+		defer srv.Stop()
+		os.Setenv("HARNESS_STORE", srv.URL())
 	}
 	return m.Run()
 }

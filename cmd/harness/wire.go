@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -97,7 +99,13 @@ func runtimeConfig(c *config, e env, log hclog.Logger) (engine.Config, error) {
 	if err != nil {
 		return engine.Config{}, err
 	}
-	return engine.Config{StateDir: dir, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	store, where, err := c.sessionStore(ctx)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where, PluginDirs: dirs, BuiltinPluginDirs: builtin, ConfinePlugins: true, Logger: log, LogLevel: c.LogLevel,
 		HostVersion: versionString(), Watch: c.Watch, Reattach: c.Reattach, PluginEnv: c.pluginEnv(), Sandbox: c.sandbox(), ConfigFile: c.ConfigFile,
 		MCPUserFile: paths.ConfigFile(e.get, "mcp.json"), MCPProject: c.MCPProject, MCPStartTimeout: c.MCPStartTimeout, Getenv: e.get, PluginIdle: c.PluginIdle,
 		MaxSteps: c.MaxSteps, SubagentDepth: c.SubagentDepth, ContextWindow: c.ContextWindow, CompactAt: c.CompactAt,

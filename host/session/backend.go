@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,6 +59,26 @@ type Log interface {
 	Sync() error
 	// Close syncs the log and releases the hold. Closing twice returns nil.
 	Close() error
+}
+
+// BlobBackend is an optional capability of a Backend that keeps the
+// sessions' blobs (the bytes of their images) itself; a Backend without
+// it that is not [JSONL] has no blobs. PutBlob stores data as blob hash
+// (its SHA-256, lowercase hex) of session id, durably before it returns;
+// Blob reads it back, an unknown one yielding an error matching
+// fs.ErrNotExist.
+type BlobBackend interface {
+	PutBlob(id, hash string, data []byte) error
+	Blob(id, hash string) ([]byte, error)
+}
+
+// WatchBackend is an optional capability of a Backend whose logs can be
+// followed as they grow, from any process: Watch hands visit every record
+// of log id whose seq is from or more, in order, then each one appended
+// after, until ctx is done (it returns nil then) or visit fails (its
+// error is returned). [Store.Watch] polls a Backend without it.
+type WatchBackend interface {
+	Watch(ctx context.Context, id string, from int64, visit func(eventlog.Record) error) error
 }
 
 // Optional capabilities a Log may have: a [Session] uses them when present.

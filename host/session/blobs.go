@@ -32,18 +32,30 @@ func (st *Store) blobDir(id string) string {
 	return ""
 }
 
+// blobBackend is the store's backend when it keeps blobs itself.
+func (st *Store) blobBackend() BlobBackend {
+	b, _ := st.backend().(BlobBackend)
+	return b
+}
+
 // blobDir is the folder of s's blobs; "" when it has none.
 func (s *Session) blobDir() string { return s.blobs }
 
 // PutBlob stores data in s's blob folder and returns its hash (lowercase
 // hex SHA-256), the name to log.
 func (s *Session) PutBlob(data []byte) (string, error) {
-	dir := s.blobDir()
-	if dir == "" {
-		return "", errors.New("store a blob: this session's log is not kept in a file")
-	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
+	dir := s.blobDir()
+	if dir == "" && s.blobBackend != nil {
+		if err := s.blobBackend.PutBlob(s.ID(), hash, data); err != nil {
+			return "", fmt.Errorf("store a blob: %w", err)
+		}
+		return hash, nil
+	}
+	if dir == "" {
+		return "", errors.New("store a blob: this session's store keeps no blobs")
+	}
 	path := filepath.Join(dir, hash)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		return hash, nil // already there
@@ -65,6 +77,13 @@ func (s *Session) Blob(hash string) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %q: not a SHA-256 hex digest", hash)
 	}
 	dir := s.blobDir()
+	if dir == "" && s.blobBackend != nil {
+		b, err := s.blobBackend.Blob(s.ID(), hash)
+		if err != nil {
+			return nil, fmt.Errorf("read blob %s: %w", hash, err)
+		}
+		return b, nil
+	}
 	if dir == "" {
 		return nil, fmt.Errorf("read blob %s: %w", hash, fs.ErrNotExist)
 	}

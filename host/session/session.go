@@ -23,6 +23,8 @@ type Session struct {
 	recovery Recovery
 	// blobs is the folder of the session's blobs (blobs.go); "" for none.
 	blobs string
+	// blobBackend keeps the blobs when the backend does (BlobBackend).
+	blobBackend BlobBackend
 
 	mu sync.Mutex
 	// mu guards the fields below.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/harness-dev/harness/host/event"
@@ -123,7 +124,7 @@ func (st *Store) Create(opts CreateOptions) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create session %s: %w", id, err)
 		}
-		return &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id)}, nil
+		return &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}, nil
 	}
 }
 
@@ -135,7 +136,7 @@ func (st *Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("open session %q: not a valid session id", id)
 	}
 	path := st.where(id)
-	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id)}
+	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}
 	log, err := st.backend().Open(id, func(r eventlog.Record) error { return s.replay(path, r) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -241,10 +242,19 @@ func (st *Store) List() ([]Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	var list []Summary
-	for _, id := range ids {
-		list = append(list, st.summary(id))
+	// Each summary reads a whole log: a few at once, for a store across a
+	// network whose reads wait on round trips.
+	list := make([]Summary, len(ids))
+	sem := make(chan struct{}, listReaders)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			list[i] = st.summary(id)
+		})
 	}
+	wg.Wait()
 	slices.SortFunc(list, func(a, b Summary) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
@@ -253,6 +263,9 @@ func (st *Store) List() ([]Summary, error) {
 	})
 	return list, nil
 }
+
+// listReaders is how many logs List reads at once.
+const listReaders = 16
 
 // summary reads one session file for List.
 func (st *Store) summary(id string) Summary {

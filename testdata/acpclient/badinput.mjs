@@ -4,7 +4,7 @@
 // the logs lose nothing.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script, expectError } from "./lib.mjs";
+import { run, assert, script, expectError, sessionLog } from "./lib.mjs";
 
 await run("badinput", async (h) => {
   // The SDK reports answers to requests it did not send (the raw lines).
@@ -48,7 +48,7 @@ await run("badinput", async (h) => {
   assert.equal(rb.updates.map((u) => u.content.text).join(""), "B after.");
 
   // The logs hold every turn, and nothing of the rejected input.
-  const log = (id) => readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${id}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const log = (id) => sessionLog(id);
   const users = (id) => log(id).filter((e) => e.type === "user/message").map((e) => e.data.content[0].text);
   assert.deepEqual(users(sa), ["a one"]);
   assert.deepEqual(users(sb), ["b one", "b two"]);

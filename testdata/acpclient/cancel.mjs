@@ -5,7 +5,7 @@
 // the next prompt.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script, sleep } from "./lib.mjs";
+import { run, assert, script, sleep, sessionLog } from "./lib.mjs";
 
 await run("cancel", async (h) => {
   const tool = h.args.includes("--tool");
@@ -30,8 +30,7 @@ await run("cancel", async (h) => {
     assert.equal(last.status, "failed", "the cancelled call's last update");
   }
 
-  const events = readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`), "utf8")
-    .trim().split("\n").map((l) => JSON.parse(l));
+  const events = sessionLog(sessionId);
   const end = events.findLast((e) => e.type === "turn/end");
   assert.equal(end.data.reason, "cancelled");
 

@@ -9,7 +9,7 @@
 // session/load replay.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script, sleep } from "./lib.mjs";
+import { run, assert, script, sleep, sessionLog } from "./lib.mjs";
 
 const note = (name) => `${name} note. ` + "a long note to make the history worth compacting; ".repeat(40);
 
@@ -50,8 +50,7 @@ await run("commands", async (h) => {
   assert.ok(after.used > 0 && after.used < usedBefore, `used after /compact ${after.used}, before ${usedBefore}`);
   assert.equal(after.size, 64000);
 
-  const log = () => readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`), "utf8")
-    .trim().split("\n").map((l) => JSON.parse(l));
+  const log = () => sessionLog(sessionId);
   const compacts = log().filter((e) => e.type === "context/compact");
   assert.equal(compacts.length, 1, "one context/compact");
   assert.equal(compacts[0].data.reason, "command");

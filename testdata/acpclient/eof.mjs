@@ -2,7 +2,7 @@
 // and in the middle of a turn, which it cancels and logs as ended first.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script } from "./lib.mjs";
+import { run, assert, script, sessionLog } from "./lib.mjs";
 
 await run("eof", async (h) => {
   const env = { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("eof") };
@@ -22,8 +22,7 @@ await run("eof", async (h) => {
   exit = await busy.close();
   assert.equal(exit.code, 0);
   assert.ok(exit.ms < 1000, `busy: exited ${exit.ms.toFixed(0)} ms after stdin closed`);
-  const events = readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`), "utf8")
-    .trim().split("\n").map((l) => JSON.parse(l));
+  const events = sessionLog(sessionId);
   const last = events.at(-1);
   assert.equal(last.type, "turn/end", "the log ends with the turn's end");
   assert.equal(last.data.reason, "cancelled");

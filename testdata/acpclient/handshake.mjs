@@ -2,7 +2,7 @@
 // creates a session log in the state directory.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script } from "./lib.mjs";
+import { run, assert, script, sharedStore, sessionLog } from "./lib.mjs";
 
 await run("handshake", async (h) => {
   const a = h.start({ env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("none") } });
@@ -22,8 +22,12 @@ await run("handshake", async (h) => {
   const cwd = process.cwd();
   const sessionId = await a.newSession(cwd);
   assert.match(sessionId, /^[A-Za-z0-9][A-Za-z0-9._-]*$/);
-  const file = join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`);
-  assert.ok(existsSync(file), `no session log at ${file}`);
+  if (sharedStore) {
+    assert.equal(sessionLog(sessionId)[0].id, sessionId, "the store holds the session's log");
+  } else {
+    const file = join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`);
+    assert.ok(existsSync(file), `no session log at ${file}`);
+  }
 
   const { ms, code } = await a.close();
   assert.equal(code, 0, "exit status after stdin closed");

@@ -15,7 +15,9 @@
 // the failure and exits 1. ACPCLIENT_VERBOSE=1 echoes the wire and stderr.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
@@ -350,6 +352,27 @@ function lines(stream, onLine, onChunk) {
 export function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
 export function clip(s, n = 300) { return s.length > n ? s.slice(0, n) + "…" : s; }
+
+// sharedStore is set when the harness under test keeps its sessions in a
+// shared store (HARNESS_STORE, CI's JetStream row) rather than files.
+export const sharedStore = !!process.env.HARNESS_STORE;
+
+// sessionLogText returns session id's log as JSONL text (the header line
+// first): the file in <state>/sessions, or, on a shared store, what
+// `harness sessions export` writes of it.
+export function sessionLogText(id, state = process.env.HARNESS_STATE_DIR) {
+  if (sharedStore) {
+    const out = join(mkdtempSync(join(tmpdir(), "acpclient-export-")), `${id}.jsonl`);
+    execFileSync(process.argv[2], ["sessions", "export", id, out], { env: { ...process.env, HARNESS_STATE_DIR: state } });
+    return readFileSync(out, "utf8");
+  }
+  return readFileSync(join(state, "sessions", `${id}.jsonl`), "utf8");
+}
+
+// sessionLog returns session id's log as parsed lines (the header first).
+export function sessionLog(id, state = process.env.HARNESS_STATE_DIR) {
+  return sessionLogText(id, state).trim().split("\n").map((l) => JSON.parse(l));
+}
 
 // script returns the path of testdata/acpclient/scripts/<name>.jsonl.
 export function script(name) { return join(here, "scripts", `${name}.jsonl`); }

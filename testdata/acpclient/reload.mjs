@@ -4,7 +4,7 @@
 // same kinds of updates for the same call, and the plan is intact.
 import { copyFileSync, renameSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, assert, script, sleep } from "./lib.mjs";
+import { run, assert, script, sleep, sessionLog } from "./lib.mjs";
 
 const kinds = (updates, id) => updates.filter((u) => u.toolCallId === id).map((u) => `${u.sessionUpdate}:${u.status ?? ""}`);
 
@@ -32,8 +32,7 @@ await run("reload", async (h) => {
 
   // The log says which binary served each call, and the plan is the one
   // written before the reload.
-  const events = readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${sessionId}.jsonl`), "utf8")
-    .trim().split("\n").map((l) => JSON.parse(l));
+  const events = sessionLog(sessionId);
   const served = events.filter((e) => e.type === "tool/call" && e.data.name === "version").map((e) => e.data.plugin.version);
   assert.deepEqual(served, ["v1", "v2"]);
   await a.close();

@@ -1,0 +1,98 @@
+package session
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
+)
+
+// Events reads session id's events as logged so far, without taking the
+// writer's hold: a session another process is writing is read as it
+// stands.
+func (st *Store) Events(id string) ([]event.Event, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("read session %q: not a valid session id", id)
+	}
+	var out []event.Event
+	_, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
+		out = append(out, event.Event{Seq: r.Seq, Time: r.Time, Type: event.Type(r.Type), Data: append([]byte(nil), r.Data...)})
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read session %s: %w", id, ErrNotFound)
+	}
+	return out, err
+}
+
+// Export writes session id's log to w as a JSONL log file holds it (the
+// header line, then one line per event), whatever the store's backend: the
+// file Import, or a JSONL store, reads back. A session being written is
+// exported as it stands. The bytes of its images (blobs) are not written.
+func (st *Store) Export(id string, w io.Writer) error {
+	if !ValidID(id) {
+		return fmt.Errorf("export session %q: not a valid session id", id)
+	}
+	h, err := st.backend().Read(id, 0, nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("export session %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("export session %s: %w", id, err)
+	}
+	bw := bufio.NewWriter(w)
+	line, err := eventlog.MarshalHeader(h)
+	if err != nil {
+		return fmt.Errorf("export session %s: %w", id, err)
+	}
+	bw.Write(append(line, '\n'))
+	if _, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
+		line, err := eventlog.MarshalRecord(r)
+		if err != nil {
+			return err
+		}
+		_, err = bw.Write(append(line, '\n'))
+		return err
+	}); err != nil {
+		return fmt.Errorf("export session %s: %w", id, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("export session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Import adds the session of the JSONL log file at path (as Export or a
+// JSONL store writes it) to the store, under its own id, and returns the
+// id. The file is read as a JSONL store opens a log: a torn last line is
+// left out, any other damage refuses the file. An id the store already
+// has is refused (fs.ErrExist) and nothing is written.
+func (st *Store) Import(path string) (string, error) {
+	var recs []eventlog.Record
+	h, _, err := eventlog.Read(path, func(r eventlog.Record) error {
+		r.Data = append([]byte(nil), r.Data...)
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("import %s: %w", path, err)
+	}
+	log, err := st.backend().Create(h)
+	if err != nil {
+		return "", fmt.Errorf("import session %s: %w", h.ID, err)
+	}
+	for _, r := range recs {
+		if err := log.Append(r); err != nil {
+			log.Close()
+			return "", fmt.Errorf("import session %s: %w", h.ID, err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		return "", fmt.Errorf("import session %s: %w", h.ID, err)
+	}
+	return h.ID, nil
+}

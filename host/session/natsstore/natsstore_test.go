@@ -1,0 +1,71 @@
+package natsstore_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/session/natsstore"
+	"github.com/harness-dev/harness/host/session/natsstore/natstest"
+	"github.com/harness-dev/harness/host/session/storetest"
+)
+
+// connect returns a backend on srv, closed when the test ends.
+func connect(t testing.TB, srv *natstest.Server, opts natsstore.Options) *natsstore.Backend {
+	t.Helper()
+	b, err := natsstore.Connect(context.Background(), srv.URL(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func TestConformance(t *testing.T) {
+	srv := natstest.Start(t, natstest.Config{})
+	n := 0
+	storetest.Run(t, func(t *testing.T) session.Backend {
+		n++ // a stream of its own for each check: a fresh, empty backend
+		return connect(t, srv, natsstore.Options{
+			Stream:  "S" + string(rune('A'+n)),
+			Subject: "h" + string(rune('a'+n)),
+			Leases:  "leases" + string(rune('a'+n)),
+		})
+	}, storetest.Options{})
+}
+
+// A session on the store keeps its images' bytes in the object store: put
+// on one host, read on another.
+func TestBlobs(t *testing.T) {
+	srv := natstest.Start(t, natstest.Config{})
+	a := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
+	s, err := a.Create(session.CreateOptions{Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("\x89PNG not really")
+	hash, err := s.PutBlob(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.PutBlob(data); err != nil || again != hash {
+		t.Fatalf("PutBlob again: %s, %v", again, err)
+	}
+	_ = s.Close()
+	b := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
+	s2, err := b.Open(s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Blob(hash)
+	if err != nil || string(got) != string(data) {
+		t.Fatalf("Blob on the other host: %q, %v", got, err)
+	}
+	if _, err := s2.Blob(strings.Repeat("0", 64)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("unknown blob: %v, want fs.ErrNotExist", err)
+	}
+}
