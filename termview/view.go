@@ -113,6 +113,12 @@ func (v *View) delta(mode byte, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.catchUpLocked()
+	v.streamLocked(mode, text)
+}
+
+// streamLocked writes a piece of the answer's text (mode 't') or thinking
+// ('r'), starting its line when the mode changes.
+func (v *View) streamLocked(mode byte, text string) {
 	if v.mode != mode {
 		v.endLineLocked()
 		if mode == 'r' {
@@ -301,21 +307,9 @@ func (v *View) renderLocked(ev event.Event) {
 // watchedLocked renders a logged answer's text (mode 't') or thinking
 // ('r') as its deltas would have been.
 func (v *View) watchedLocked(mode byte, text string) {
-	if text == "" {
-		return
+	if text != "" {
+		v.streamLocked(mode, text)
 	}
-	if v.mode != mode {
-		v.endLineLocked()
-		if mode == 'r' {
-			fmt.Fprint(v.w, v.style(dim, "thinking: "))
-		}
-		v.mode = mode
-	}
-	if mode == 'r' {
-		io.WriteString(v.w, v.style(dim, v.reasoning.Next(text)))
-		return
-	}
-	io.WriteString(v.w, v.text.Next(text))
 }
 
 // checklist renders a todo list: [x] done, [~] in progress, [ ] pending.

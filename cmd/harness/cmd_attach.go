@@ -26,15 +26,7 @@ func cmdAttach(ctx context.Context, args []string, std stdio, e env) (int, error
 		return exitUsage, fmt.Errorf("attach needs one session id (harness sessions lists them): %w", errUsage)
 	}
 	id := fs.Arg(0)
-	dir, err := c.stateDir(e)
-	if err != nil {
-		return exitFailed, err
-	}
-	store, where, err := c.sessionStore(ctx)
-	if err != nil {
-		return exitFailed, err
-	}
-	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where}) // starts nothing: reads the log only
+	rt, err := logsRuntime(ctx, c, e) // starts nothing: reads the log only
 	if err != nil {
 		return exitFailed, err
 	}

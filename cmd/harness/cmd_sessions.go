@@ -7,7 +7,6 @@ import (
 
 	"github.com/harness-dev/harness/host/atomicfile"
 
-	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/pricing"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/shorten"
@@ -23,15 +22,7 @@ func cmdSessions(ctx context.Context, args []string, std stdio, e env) (int, err
 	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
-	dir, err := c.stateDir(e)
-	if err != nil {
-		return exitFailed, err
-	}
-	store, where, err := c.sessionStore(ctx)
-	if err != nil {
-		return exitFailed, err
-	}
-	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where}) // starts nothing: reads the logs only
+	rt, err := logsRuntime(ctx, c, e) // starts nothing: reads the logs only
 	if err != nil {
 		return exitFailed, err
 	}
@@ -74,15 +65,7 @@ func cmdSessionsMove(ctx context.Context, verb string, args []string, std stdio,
 	if want := map[string]int{"export": 2, "import": 1}[verb]; fs.NArg() != want {
 		return exitUsage, fmt.Errorf("usage: %s: %w", synopsis, errUsage)
 	}
-	dir, err := c.stateDir(e)
-	if err != nil {
-		return exitFailed, err
-	}
-	store, where, err := c.sessionStore(ctx)
-	if err != nil {
-		return exitFailed, err
-	}
-	rt, err := engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where})
+	rt, err := logsRuntime(ctx, c, e)
 	if err != nil {
 		return exitFailed, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/harness-dev/harness/engine"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/session/natsstore"
 )
@@ -41,4 +42,19 @@ func (c *config) sessionStore(ctx context.Context) (session.Backend, string, err
 		return nil, "", fmt.Errorf("%w; check %s, or leave it empty to keep sessions in files", err, c.source("store"))
 	}
 	return b, b.Where(), nil
+}
+
+// logsRuntime is the runtime of a command that only reads or moves
+// session logs (sessions, attach): the state folder and the store c
+// names, no plugin, no model.
+func logsRuntime(ctx context.Context, c *config, e env) (*engine.Runtime, error) {
+	dir, err := c.stateDir(e)
+	if err != nil {
+		return nil, err
+	}
+	store, where, err := c.sessionStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(engine.Config{StateDir: dir, Sessions: store, SessionsWhere: where})
 }
