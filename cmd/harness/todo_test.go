@@ -12,6 +12,7 @@ import (
 	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm/script"
+	"github.com/harness-dev/harness/host/mcpclient"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/toolbox"
 	"github.com/harness-dev/harness/internal/logtest"
@@ -139,7 +140,7 @@ func TestTodoSurvivesPluginRestart(t *testing.T) {
 func termSession(t *testing.T, dir string, model agent.Model) (h *app, s *session.Session, stderr *strings.Builder) {
 	t.Helper()
 	c := &config{Provider: "script", MaxSteps: 10, LogLevel: "error", StateDir: t.TempDir(), PluginDir: dir,
-		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute}
+		SubagentDepth: 1, SubagentSteps: 10, SubagentTime: time.Minute, MCPStartTimeout: mcpclient.DefaultStartTimeout}
 	stderr = &strings.Builder{}
 	std := stdio{in: strings.NewReader(""), out: &strings.Builder{}, err: stderr}
 	h, err := newTermApp(c, func(string) (string, bool) { return "", false }, std, model)
