@@ -47,9 +47,12 @@
 // resume) is answered -32002 with data.sessionId. An agent that cannot
 // serve sessions for want of a credential ([ErrAuthRequired]: no API key)
 // has session/new, load and resume answered -32000 "Authentication
-// required: <its reason>"; initialize advertises no authMethods, since a
-// key comes from the agent's environment and no authenticate call or
-// terminal login could supply one.
+// required: <its reason>". initialize lists one auth method per
+// environment variable a key is read from (Options.KeyVars): ACP v1's
+// agent type, id "env:<VAR>", _meta.envVar the variable; a key comes
+// from the agent's environment only, so authenticate with one succeeds
+// when the agent has that key and is answered -32000 naming the variable
+// when it has not.
 //
 // # Config options and usage
 //
@@ -140,7 +143,11 @@
 //   - tool/call → tool_call (status pending, the kind the tool's plugin
 //     declared, a title, rawInput the parsed arguments, and what the
 //     plugin's preview said: locations and, for a change to a file, diff
-//     content), then tool_call_update in_progress;
+//     content); it stays pending while it awaits approval, and
+//     tool_call_update in_progress follows once it runs: on an allowing
+//     permission/decision, when the loop starts it (agent.ToolStart) or,
+//     on replay, at the next event (a rejected call goes from pending to
+//     failed);
 //   - tool/result → tool_call_update completed or failed, the result as
 //     text content and rawOutput {content, isError}; a completed call
 //     keeps its diffs (the result's, else the tool_call's) before the text

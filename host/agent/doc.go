@@ -106,7 +106,9 @@
 // Text and reasoning deltas go to the turn's Live as they stream; they are
 // not logged (the assembled assistant/message is). A Live that also
 // implements ToolProgress receives each tool call's live output (Call.Progress
-// forwards it), which is not logged either: the tool/result is.
+// forwards it), which is not logged either: the tool/result is. One that
+// implements ToolStart is told when each call starts running, after any
+// question about it was answered.
 //
 // # Routing
 //
