@@ -538,7 +538,7 @@ func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	switch reason {
 	case event.ReasonCompleted:
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
-	case event.ReasonMaxSteps:
+	case event.ReasonMaxSteps, event.ReasonBudget:
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
 	case event.ReasonMaxTokens:
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil

@@ -92,6 +92,11 @@ type config struct {
 	ContextWindow int
 	// ModelTable is the config file's [[models]].
 	ModelTable []providers.Entry
+	// AllowedTools and DisallowedTools are tool names and patterns
+	// (mcp__server__*), comma-separated: allow and deny rules put before
+	// the permissions file's (toolRules).
+	AllowedTools    string
+	DisallowedTools string
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
@@ -143,6 +148,8 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.CompactAt, "compact-at", "HARNESS_COMPACT_AT", 80, "compact the history before a request that would fill more than this percent of the context window")
 	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
+	s.StringList(&c.AllowedTools, "allowed-tools", "HARNESS_ALLOWED_TOOLS", "", ",", "tools that run without asking, names or mcp__server__* patterns, comma-separated: allow rules on top of the permissions file (its deny rules still win)")
+	s.StringList(&c.DisallowedTools, "disallowed-tools", "HARNESS_DISALLOWED_TOOLS", "", ",", "tools that never run, names or mcp__server__* patterns, comma-separated: deny rules on top of the permissions file; harness run does not offer them to the model")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
 	return c
@@ -339,7 +346,12 @@ func (c *config) policy(e env) (permission.Policy, error) {
 	if c.Yes {
 		mode = permission.ModeAllowAll
 	}
-	return engine.LoadPolicy(mode, c.PermissionsFile, e.get)
+	p, err := engine.LoadPolicy(mode, c.PermissionsFile, e.get)
+	if err != nil {
+		return p, err
+	}
+	p.Rules = append(c.toolRules(), p.Rules...)
+	return p, nil
 }
 
 // stateDir returns the state folder: the flag, else engine's default.
