@@ -281,6 +281,9 @@ func (b *bridge) sessionCapabilities() acp.SessionCapabilities {
 	if _, ok := b.agent.(DirsAgent); ok {
 		c.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
 	}
+	if _, ok := b.agent.(ForkAgent); ok {
+		c.Fork = &acp.SessionForkCapabilities{}
+	}
 	return c
 }
 

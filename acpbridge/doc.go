@@ -40,7 +40,11 @@
 // ([ErrInvalidCwd]: missing, not a directory) is answered -32602, and a
 // failed session/new leaves no session behind;
 // session/load opens one, replays its whole conversation and only then
-// answers; session/resume opens one without replay; session/list lists the
+// answers; session/resume opens one without replay; session/fork (unstable
+// in ACP; advertised as sessionCapabilities.fork only for a [ForkAgent])
+// opens a new session holding another's history up to its last closed
+// turn, with the request's MCP servers, answered as session/new is;
+// session/list lists the
 // host's sessions, those of the cwd asked only; session/close cancels the
 // session's turn, waits for it and closes the session. A session id not
 // open on the connection (prompt, close) or unknown to the host (load,

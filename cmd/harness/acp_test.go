@@ -67,6 +67,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "commands"},
 		{name: "images"},
 		{name: "nokey"},
+		{name: "fork"},
 		{name: "broken"},
 	}
 	for _, sc := range scenarios {

@@ -4,9 +4,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,5 +285,87 @@ if [ "$stop" = budget ]; then echo "over budget: $cost USD"; fi
 	}
 	if want := "exit=4 stop=budget cost=0.0082\nover budget: 0.0082 USD\n"; string(out) != want {
 		t.Errorf("the job printed %q, want %q", out, want)
+	}
+}
+
+// TestSessionsFork forks a session of two turns after its first: the
+// fork's log starts with the parent's events up to there, its header
+// names the parent and the point, its own turn sends the model the first
+// turn but not the second, and the parent's log is left as it was.
+func TestSessionsFork(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	script := writeScript(t,
+		`{"text":"one","when":{"lastContains":"first"}}`,
+		`{"text":"two","when":{"lastContains":"second"}}`,
+		`{"text":"forked","when":{"lastContains":"third","contains":["first"]}}`,
+	)
+	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PROVIDER": "script", "HARNESS_SCRIPT": script}
+	code, out, errOut := harness(t, env, "run", "--output-format", "json", "first")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var r struct{ Session string }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	parentPath := filepath.Join(state, "sessions", r.Session+".jsonl")
+	lines := func(path string) []string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	}
+	at := len(lines(parentPath)) - 1 // the events of turn 1
+	if code, _, errOut := harness(t, env, "run", "--session", r.Session, "second"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	parent := lines(parentPath)
+
+	code, out, errOut = harness(t, env, "sessions", "fork", r.Session, "--at", fmt.Sprint(at))
+	if code != 0 {
+		t.Fatalf("fork: exit %d\n%s", code, errOut)
+	}
+	child := strings.TrimSpace(out)
+	if !strings.Contains(errOut, "harness run --session "+child) {
+		t.Errorf("stderr says how to go on:\n%s", errOut)
+	}
+	if code, _, errOut := harness(t, env, "run", "--session", child, "third"); code != 0 {
+		t.Fatalf("a turn of the fork: exit %d\n%s", code, errOut)
+	}
+	if got := lines(parentPath); !slices.Equal(got, parent) {
+		t.Error("the fork's turn changed the parent's log")
+	}
+	forked := lines(filepath.Join(state, "sessions", child+".jsonl"))
+	var h struct {
+		ParentSession string
+		ForkSeq       int
+	}
+	if err := json.Unmarshal([]byte(forked[0]), &h); err != nil || h.ParentSession != r.Session || h.ForkSeq != at {
+		t.Errorf("fork header %s: want parentSession %s, forkSeq %d", forked[0], r.Session, at)
+	}
+	data := func(l string) string {
+		var rec struct {
+			Type string
+			Data json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec.Type + " " + string(rec.Data)
+	}
+	for i := 1; i <= at; i++ {
+		if data(forked[i]) != data(parent[i]) {
+			t.Errorf("fork event %d = %s, want the parent's %s", i-1, data(forked[i]), data(parent[i]))
+		}
+	}
+	if text := strings.Join(forked, "\n"); strings.Contains(text, "second") || !strings.Contains(text, "forked") {
+		t.Errorf("the fork holds the parent's second turn, or not its own:\n%s", text)
+	}
+	for _, bad := range [][]string{{"sessions", "fork"}, {"sessions", "fork", r.Session, "--at", fmt.Sprint(at + 2)}, {"sessions", "fork", "20991231T235959-0badc0de"}} {
+		if code, _, errOut := harness(t, env, bad...); code == 0 || !strings.HasPrefix(errOut, "harness: ") {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line refusal", bad, code, errOut)
+		}
 	}
 }

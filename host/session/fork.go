@@ -14,9 +14,11 @@ import (
 // Fork creates a session that starts with the history of session id up to
 // seq at: its log's first at events are copies of id's events 0..at-1
 // (data byte for byte, times of the copy), its header names id as
-// parentSession and at as forkSeq, and its cwd is id's. at 0 means all of
-// id's events. The fork point must not fall inside a turn: events before
-// it close every turn they open. The images the copied events name are
+// parentSession and at as forkSeq, and its cwd is id's. The fork point
+// must not fall inside a turn: events before it close every turn they
+// open. at 0 means the whole history of id as of its last closed turn: all
+// of its events, but a turn running (or interrupted, unrecovered) at the
+// end. The images the copied events name are
 // copied to the fork's blob folder. Nothing is shared: the parent's log is
 // read without its hold (it may be open elsewhere) and never written, and
 // later turns of either touch only its own log. The fork is returned open.
@@ -42,6 +44,9 @@ func (st *Store) Fork(id string, at int64) (*Session, error) {
 	}
 	if at > int64(len(recs)) {
 		return nil, fmt.Errorf("fork session %s at %d: it has %d events", id, at, len(recs))
+	}
+	if at == 0 && openTurn(recs) > 0 {
+		recs = recs[:closedEnd(recs)]
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("fork session %s: it has no events to start from", id)
@@ -83,6 +88,23 @@ func openTurn(recs []eventlog.Record) int {
 		}
 	}
 	return open
+}
+
+// closedEnd is the number of records up to and including the last
+// turn/end: where the last closed turn ends.
+func closedEnd(recs []eventlog.Record) int {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if event.Type(recs[i].Type) == event.TypeTurnEnd {
+			return i + 1
+		}
+	}
+	// no turn ended: what came before the first turn
+	for i, r := range recs {
+		if event.Type(r.Type) == event.TypeTurnStart {
+			return i
+		}
+	}
+	return len(recs)
 }
 
 // copyFrom appends copies of recs, as the parent logged them, and copies

@@ -42,7 +42,8 @@ func TestFork(t *testing.T) {
 		{"after turn 1", cut, cut, ""},
 		{"after turn 2, with its image", full, full, ""},
 		{"inside turn 1", cut - 2, 0, "inside turn 1"},
-		{"the end, inside turn 3", 0, 0, "inside turn 3"},
+		{"the end, inside turn 3", full + 1, 0, "inside turn 3"},
+		{"0: all but the open turn", 0, full, ""},
 		{"past the end", full + 5, 0, "it has"},
 		{"a negative point", -1, 0, "negative"},
 	}
@@ -68,7 +69,7 @@ func TestFork(t *testing.T) {
 				t.Errorf("%s: event %d = %s %s, want the parent's %s %s", tc.name, i, ev.Type, ev.Data, p.Type, p.Data)
 			}
 		}
-		if b, err := child.Blob(img); tc.at == full && (err != nil || string(b) != "png bytes") {
+		if b, err := child.Blob(img); tc.wantLen == full && (err != nil || string(b) != "png bytes") {
 			t.Errorf("%s: the image's blob: %q, %v", tc.name, b, err)
 		}
 		mustAppend(t, child, simpleTurn(child.LastTurn()+1, "fork's own")...)
