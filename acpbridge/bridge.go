@@ -52,6 +52,10 @@ type Options struct {
 	// session may have switched models); the Session refuses them for a
 	// model without image input (ErrInvalidPrompt).
 	Images bool
+	// Terminal runs the bash calls of a client that offers terminal in
+	// the client's terminals (terminal/create: the editor shows a real
+	// terminal), outside the host's sandbox; see engine.EditorTerminal.
+	Terminal bool
 	// KeyVars are the environment variables the agent reads API keys
 	// from, one per provider that needs one: initialize lists an auth
 	// method for each (see authMethods).
@@ -153,6 +157,9 @@ type bridge struct {
 	// fs is what the client's initialize offered of fs/read_text_file and
 	// fs/write_text_file.
 	fs acp.FileSystemCapabilities
+	// terminal is set when Options.Terminal is and the client offered
+	// terminal (terminal.go).
+	terminal atomic.Bool
 }
 
 // clientFS is what the client offered of its file system.
@@ -232,6 +239,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	b.mu.Lock()
 	b.fs = acp.FileSystemCapabilities{ReadTextFile: p.ClientCapabilities.Fs.ReadTextFile, WriteTextFile: p.ClientCapabilities.Fs.WriteTextFile}
 	b.elicitForm.Store(p.ClientCapabilities.Elicitation != nil && p.ClientCapabilities.Elicitation.Form != nil)
+	b.terminal.Store(b.opts.Terminal && p.ClientCapabilities.Terminal)
 	b.mu.Unlock()
 	info := &acp.Implementation{Name: b.opts.Name, Version: b.opts.Version}
 	if b.opts.Title != "" {

@@ -159,7 +159,10 @@
 //     text alone, since nothing was changed; the result's images
 //     (event.ToolResult.Images: an MCP tool's) follow as image content,
 //     read from the session's blobs when the Session is a [BlobSession]
-//     (else, or when a blob is gone, a text line names the image);
+//     (else, or when a blob is gone, a text line names the image); a call
+//     run in the editor's terminal (Options.Terminal, RunInTerminal:
+//     terminal/create, wait_for_exit, output, release) shows the terminal
+//     as content while it runs and first on this update;
 //   - todo/write → plan, the complete list, every entry of priority
 //     "medium" (priority exists only at this boundary);
 //   - context/compact → compaction_update completed with the summary when

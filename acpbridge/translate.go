@@ -40,6 +40,9 @@ type translator struct {
 	// runs — on an allowing permission/decision, on the Live's ToolStart,
 	// or at the next event that is not its permission/decision.
 	starting []string
+	// terminals are the editor's terminals calls run in, by call id: the
+	// final update shows the terminal again (RunInTerminal).
+	terminals map[string]string
 	// blob reads a tool result's image from the session's blob folder
 	// (BlobSession); nil: images show as text.
 	blob func(hash string) ([]byte, error)
@@ -113,6 +116,10 @@ func (t *translator) event(ev event.Event, p any) ([]acp.SessionUpdate, error) {
 		}
 		u := toolCallEnd(p, diffs)
 		u.ToolCallUpdate.Content = append(u.ToolCallUpdate.Content, t.images(p.Images)...)
+		if id, ok := t.terminals[p.CallID]; ok {
+			u.ToolCallUpdate.Content = append([]acp.ToolCallContent{terminalContent(id)}, u.ToolCallUpdate.Content...)
+			delete(t.terminals, p.CallID)
+		}
 		return []acp.SessionUpdate{u}, nil
 	case event.TodoWrite:
 		return []acp.SessionUpdate{plan(p.Todos)}, nil

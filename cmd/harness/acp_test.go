@@ -68,6 +68,7 @@ func TestACPEditor(t *testing.T) {
 		{name: "images"},
 		{name: "nokey"},
 		{name: "fork"},
+		{name: "terminal", needs: []string{"bash"}},
 		{name: "broken"},
 	}
 	for _, sc := range scenarios {

@@ -73,6 +73,7 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	stopStarting := ag.StartTools(ctx)
 	opts := acpagent.BridgeOptions(log, versionString(), rt)
 	opts.KeyVars = c.keyVars(e, noKey != nil)
+	opts.Terminal = c.EditorTerminal
 	err := acpbridge.Serve(ctx, ag, std.in, std.out, opts)
 	stopStarting() // if the editor left while they were starting
 	if cerr := rt.Close(); cerr != nil {

@@ -97,6 +97,9 @@ type config struct {
 	// the permissions file's (toolRules).
 	AllowedTools    string
 	DisallowedTools string
+	// EditorTerminal runs bash calls in the editor's terminals under ACP
+	// (acpbridge.Options.Terminal).
+	EditorTerminal bool
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
@@ -150,6 +153,7 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
 	s.StringList(&c.AllowedTools, "allowed-tools", "HARNESS_ALLOWED_TOOLS", "", ",", "tools that run without asking, names or mcp__server__* patterns, comma-separated: allow rules on top of the permissions file (its deny rules still win)")
 	s.StringList(&c.DisallowedTools, "disallowed-tools", "HARNESS_DISALLOWED_TOOLS", "", ",", "tools that never run, names or mcp__server__* patterns, comma-separated: deny rules on top of the permissions file; harness run does not offer them to the model")
+	s.Bool(&c.EditorTerminal, "editor-terminal", "HARNESS_EDITOR_TERMINAL", false, "harness acp: run bash calls in the editor's terminal when it offers terminals (the editor shows a real terminal); such commands run as the editor's, outside harness's sandbox")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
 	return c
