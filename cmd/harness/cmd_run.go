@@ -50,6 +50,10 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		}
 		text = strings.TrimSpace(string(b))
 	}
+	picking := resume.set && resume.id == "" // the list comes first, prompt or not
+	if text == "" && !*compact && !picking {
+		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
+	}
 	lim.Hide = toolPatterns(c.DisallowedTools)
 	h, err := newTermApp(c, e, std, nil)
 	if err != nil {
