@@ -184,7 +184,7 @@ func importRules() []importRule {
 		// the bridge's JSON-RPC connection: the standard library only.
 		{dir: "acpbridge/internal/jsonrpc"},
 		// the terminal front end, as acpbridge is the editor's.
-		{dir: "termview", allowInternal: []string{"engine", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/pricing", "host/session", "host/termsafe", "host/toolbox"},
+		{dir: "termview", allowInternal: []string{"engine", "host/agent", "host/confine", "host/event", "host/llm", "host/mcpclient", "host/permission", "host/pricing", "host/session", "host/termsafe", "host/toolbox"},
 			allowModules: []string{"github.com/aymanbagabas/go-udiff"}},
 		// the runtime composes host/* and the plugin contract; the front
 		// ends (acpbridge, cmd) sit on it, never under it.

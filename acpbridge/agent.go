@@ -42,6 +42,19 @@ type DirsAgent interface {
 	NewSessionWithDirs(ctx context.Context, cwd string, dirs []string) (Session, error)
 }
 
+// ForkAgent is an Agent that forks sessions: the bridge advertises
+// sessionCapabilities.fork and serves session/fork (unstable in ACP) only
+// when its Agent implements it.
+type ForkAgent interface {
+	Agent
+	// ForkSession makes a new session that starts with the history of
+	// session id up to its last closed turn (a turn running in it is left
+	// out) and returns it open. The fork shares nothing mutable with id:
+	// later turns of either touch only its own log. An unknown id yields
+	// an error wrapping ErrSessionNotFound.
+	ForkSession(ctx context.Context, id string) (Session, error)
+}
+
 // DirsSession is a Session of a DirsAgent: session/load and
 // session/resume name its added folders again, the complete list (none
 // when empty), which replaces what it had.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,24 @@ type Options struct {
 	// session may have switched models); the Session refuses them for a
 	// model without image input (ErrInvalidPrompt).
 	Images bool
+	// Terminal runs the bash calls of a client that offers terminal in
+	// the client's terminals (terminal/create: the editor shows a real
+	// terminal), outside the host's sandbox; see engine.EditorTerminal.
+	Terminal bool
+	// KeyVars are the environment variables the agent reads API keys
+	// from, one per provider that needs one: initialize lists an auth
+	// method for each (see authMethods).
+	KeyVars []KeyVar
+}
+
+// KeyVar is an environment variable an API key is read from.
+type KeyVar struct {
+	// Var is the variable (DEEPSEEK_API_KEY); Providers the providers
+	// that read it.
+	Var       string
+	Providers []string
+	// Missing says the agent refuses sessions for want of it.
+	Missing bool
 }
 
 // Serve speaks ACP with the client whose messages arrive on in and whose
@@ -140,6 +159,9 @@ type bridge struct {
 	// fs is what the client's initialize offered of fs/read_text_file and
 	// fs/write_text_file.
 	fs acp.FileSystemCapabilities
+	// terminal is set when Options.Terminal is and the client offered
+	// terminal (terminal.go).
+	terminal atomic.Bool
 }
 
 // clientFS is what the client offered of its file system.
@@ -221,6 +243,7 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 	b.mu.Lock()
 	b.fs = acp.FileSystemCapabilities{ReadTextFile: p.ClientCapabilities.Fs.ReadTextFile, WriteTextFile: p.ClientCapabilities.Fs.WriteTextFile}
 	b.elicitForm.Store(p.ClientCapabilities.Elicitation != nil && p.ClientCapabilities.Elicitation.Form != nil)
+	b.terminal.Store(b.opts.Terminal && p.ClientCapabilities.Terminal)
 	b.mu.Unlock()
 	info := &acp.Implementation{Name: b.opts.Name, Version: b.opts.Version}
 	if b.opts.Title != "" {
@@ -235,8 +258,28 @@ func (b *bridge) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 			SessionCapabilities: b.sessionCapabilities(),
 		},
 		AgentInfo:   info,
-		AuthMethods: []acp.AuthMethod{},
+		AuthMethods: b.authMethods(),
 	}, nil
+}
+
+// authMethodPrefix starts the id of the auth method of a key variable.
+const authMethodPrefix = "env:"
+
+// authMethods are initialize's authMethods: one per key variable
+// (Options.KeyVars), of ACP v1's agent type (the schema has no
+// environment-variable type): its id is "env:" and the variable, its
+// description says where to set it, and _meta.envVar names it for a
+// client that sets it itself. A key comes from the agent's environment
+// only, so authenticate can only say whether it is there.
+func (b *bridge) authMethods() []acp.AuthMethod {
+	out := []acp.AuthMethod{}
+	for _, k := range b.opts.KeyVars {
+		desc := fmt.Sprintf("harness reads the API key of %s from %s (or HARNESS_API_KEY) in the environment the editor starts `harness acp` with: set it there and restart the agent.",
+			strings.Join(k.Providers, ", "), k.Var)
+		out = append(out, acp.AuthMethod{Agent: &acp.AuthMethodAgent{Id: authMethodPrefix + k.Var, Name: k.Var,
+			Description: &desc, Meta: map[string]any{"envVar": k.Var}}})
+	}
+	return out
 }
 
 // sessionCapabilities are the session methods and fields harness takes:
@@ -249,6 +292,9 @@ func (b *bridge) sessionCapabilities() acp.SessionCapabilities {
 	}
 	if _, ok := b.agent.(DirsAgent); ok {
 		c.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
+	}
+	if _, ok := b.agent.(ForkAgent); ok {
+		c.Fork = &acp.SessionForkCapabilities{}
 	}
 	return c
 }
@@ -286,9 +332,21 @@ func (b *bridge) setDirs(ctx context.Context, s Session, dirs []string) error {
 	return nil
 }
 
-// Authenticate is never needed: initialize lists no methods.
-func (b *bridge) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
-	return acp.AuthenticateResponse{}, invalidParams(errors.New("harness needs no authentication: initialize lists no methods"))
+// Authenticate checks one of initialize's methods: it succeeds when the
+// agent has the key of its variable, and is answered "Authentication
+// required", naming the variable, when it has not (the editor sets it and
+// restarts the agent). An id initialize did not list is invalid.
+func (b *bridge) Authenticate(_ context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	for _, k := range b.opts.KeyVars {
+		if string(p.MethodId) != authMethodPrefix+k.Var {
+			continue
+		}
+		if k.Missing {
+			return acp.AuthenticateResponse{}, authRequired(fmt.Errorf("%s is not set in the environment of harness acp: set it where the editor starts the agent, then restart it", k.Var))
+		}
+		return acp.AuthenticateResponse{}, nil
+	}
+	return acp.AuthenticateResponse{}, invalidParams(fmt.Errorf("unknown auth method %q: initialize lists %d", string(p.MethodId), len(b.opts.KeyVars)))
 }
 
 // NewSession creates a session in the client's cwd.
@@ -497,7 +555,7 @@ func (b *bridge) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRes
 	switch reason {
 	case event.ReasonCompleted:
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
-	case event.ReasonMaxSteps:
+	case event.ReasonMaxSteps, event.ReasonBudget:
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
 	case event.ReasonMaxTokens:
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil

@@ -28,6 +28,54 @@ func TestInitialize(t *testing.T) {
 	}
 }
 
+// TestAuthMethods: each key variable is an agent-type auth method, and
+// authenticate says whether the agent has the key.
+func TestAuthMethods(t *testing.T) {
+	t.Parallel()
+	c := serve(t, newFakeAgent(chatTurn("", "hi")), Options{KeyVars: []KeyVar{
+		{Var: "DEEPSEEK_API_KEY", Providers: []string{"deepseek"}, Missing: true},
+		{Var: "OPENAI_API_KEY", Providers: []string{"openai", "openai-responses"}},
+	}})
+	var init struct {
+		AuthMethods []struct {
+			ID, Name, Description string
+			Type                  *string
+			Meta                  map[string]any `json:"_meta"`
+		}
+	}
+	c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}, &init)
+	if n := len(init.AuthMethods); n != 2 {
+		t.Fatalf("%d auth methods, want 2", n)
+	}
+	for i, v := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY"} {
+		m := init.AuthMethods[i]
+		if m.ID != "env:"+v || m.Name != v || m.Type != nil || m.Meta["envVar"] != v || !strings.Contains(m.Description, v+" (or HARNESS_API_KEY)") {
+			t.Errorf("auth method %d = %+v", i, m)
+		}
+	}
+	if !strings.Contains(init.AuthMethods[1].Description, "openai, openai-responses") {
+		t.Errorf("description %q names no providers", init.AuthMethods[1].Description)
+	}
+	tests := []struct {
+		method string
+		code   int // 0: success
+		msg    string
+	}{
+		{"env:DEEPSEEK_API_KEY", -32000, "Authentication required: DEEPSEEK_API_KEY is not set"},
+		{"env:OPENAI_API_KEY", 0, ""},
+		{"env:HOME", -32602, "unknown auth method"},
+	}
+	for _, tc := range tests {
+		m, _ := c.response(c.send("authenticate", map[string]any{"methodId": tc.method}))
+		switch {
+		case tc.code == 0 && m.Error != nil:
+			t.Errorf("authenticate %s: %s", tc.method, m.Error.Message)
+		case tc.code != 0 && (m.Error == nil || m.Error.Code != tc.code || !strings.Contains(m.Error.Message, tc.msg)):
+			t.Errorf("authenticate %s = %+v, want %d %q", tc.method, m.Error, tc.code, tc.msg)
+		}
+	}
+}
+
 func TestPromptStreamsBeforeTheResponse(t *testing.T) {
 	t.Parallel()
 	c := serve(t, newFakeAgent(chatTurn("let me think", "hello there world")), Options{})

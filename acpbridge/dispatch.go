@@ -51,6 +51,21 @@ func (b *bridge) route(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return decoded(ctx, req, value(b.LoadSession))
 	case acp.AgentMethodSessionResume:
 		return decoded(ctx, req, value(b.ResumeSession))
+	case acp.AgentMethodSessionFork:
+		if _, ok := b.agent.(ForkAgent); !ok {
+			break // not advertised
+		}
+		return decoded(ctx, req, func(ctx context.Context, p *acp.UnstableForkSessionRequest) (acp.UnstableForkSessionResponse, error) {
+			resp, err := b.ForkSession(ctx, *p)
+			if err == nil {
+				req.AfterReply(func() {
+					if ls, ok := b.lookup(resp.SessionId); ok {
+						b.sendCommands(ls.s)
+					}
+				})
+			}
+			return resp, err
+		})
 	case acp.AgentMethodSessionList:
 		return decoded(ctx, req, value(b.ListSessions))
 	case acp.AgentMethodSessionClose:

@@ -43,16 +43,23 @@
 // ([ErrInvalidCwd]: missing, not a directory) is answered -32602, and a
 // failed session/new leaves no session behind;
 // session/load opens one, replays its whole conversation and only then
-// answers; session/resume opens one without replay; session/list lists the
+// answers; session/resume opens one without replay; session/fork (unstable
+// in ACP; advertised as sessionCapabilities.fork only for a [ForkAgent])
+// opens a new session holding another's history up to its last closed
+// turn, with the request's MCP servers, answered as session/new is;
+// session/list lists the
 // host's sessions, those of the cwd asked only; session/close cancels the
 // session's turn, waits for it and closes the session. A session id not
 // open on the connection (prompt, close) or unknown to the host (load,
 // resume) is answered -32002 with data.sessionId. An agent that cannot
 // serve sessions for want of a credential ([ErrAuthRequired]: no API key)
 // has session/new, load and resume answered -32000 "Authentication
-// required: <its reason>"; initialize advertises no authMethods, since a
-// key comes from the agent's environment and no authenticate call or
-// terminal login could supply one.
+// required: <its reason>". initialize lists one auth method per
+// environment variable a key is read from (Options.KeyVars): ACP v1's
+// agent type, id "env:<VAR>", _meta.envVar the variable; a key comes
+// from the agent's environment only, so authenticate with one succeeds
+// when the agent has that key and is answered -32000 naming the variable
+// when it has not.
 //
 // # Config options and usage
 //
@@ -143,7 +150,11 @@
 //   - tool/call → tool_call (status pending, the kind the tool's plugin
 //     declared, a title, rawInput the parsed arguments, and what the
 //     plugin's preview said: locations and, for a change to a file, diff
-//     content), then tool_call_update in_progress;
+//     content); it stays pending while it awaits approval, and
+//     tool_call_update in_progress follows once it runs: on an allowing
+//     permission/decision, when the loop starts it (agent.ToolStart) or,
+//     on replay, at the next event (a rejected call goes from pending to
+//     failed);
 //   - tool/result → tool_call_update completed or failed, the result as
 //     text content and rawOutput {content, isError}; a completed call
 //     keeps its diffs (the result's, else the tool_call's) before the text
@@ -151,7 +162,10 @@
 //     text alone, since nothing was changed; the result's images
 //     (event.ToolResult.Images: an MCP tool's) follow as image content,
 //     read from the session's blobs when the Session is a [BlobSession]
-//     (else, or when a blob is gone, a text line names the image);
+//     (else, or when a blob is gone, a text line names the image); a call
+//     run in the editor's terminal (Options.Terminal, RunInTerminal:
+//     terminal/create, wait_for_exit, output, release) shows the terminal
+//     as content while it runs and first on this update;
 //   - todo/write → plan, the complete list, every entry of priority
 //     "medium" (priority exists only at this boundary);
 //   - context/compact → compaction_update completed with the summary when

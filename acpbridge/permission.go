@@ -90,6 +90,17 @@ func (ts *turnStream) AskPermission(ctx context.Context, callID, tool, title, al
 	return "", fmt.Errorf("ask the editor about %s: no outcome in its answer", tool)
 }
 
+// ToolStart implements agent.ToolStart: the call runs, so it shows
+// in_progress (it was pending while it awaited approval).
+func (ts *turnStream) ToolStart(_, callID string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.catchUpLocked()
+	for _, u := range ts.tr.start(callID) {
+		ts.b.send(ts.sess.ID(), u)
+	}
+}
+
 // maxProgress caps the live output shown on a running tool call.
 const maxProgress = 16 << 10
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,15 @@ type translator struct {
 	// content with each update), and a permission question about one
 	// carries what it shows.
 	open map[string]*acp.SessionUpdateToolCall
+	// starting are the calls announced pending and not yet shown
+	// in_progress, in the order they were announced: a call is pending
+	// while it awaits approval (ACP's pending), and in_progress once it
+	// runs — on an allowing permission/decision, on the Live's ToolStart,
+	// or at the next event that is not its permission/decision.
+	starting []string
+	// terminals are the editor's terminals calls run in, by call id: the
+	// final update shows the terminal again (RunInTerminal).
+	terminals map[string]string
 	// blob reads a tool result's image from the session's blob folder
 	// (BlobSession); nil: images show as text.
 	blob func(hash string) ([]byte, error)
@@ -56,6 +66,20 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d, ok := p.(event.Permission); ok && t.isStarting(d.CallID) {
+		t.dropStarting(d.CallID)
+		if d.Decision.Allows() {
+			return []acp.SessionUpdate{inProgress(d.CallID)}, nil
+		}
+		return nil, nil // rejected: it never runs; its result says so
+	}
+	ups := t.flushStarting()
+	more, err := t.event(ev, p)
+	return append(ups, more...), err
+}
+
+// event returns the updates of one decoded payload.
+func (t *translator) event(ev event.Event, p any) ([]acp.SessionUpdate, error) {
 	switch p := p.(type) {
 	case event.TurnStart:
 		t.turn, t.step = p.Turn, 0
@@ -77,12 +101,13 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 			return ups, nil
 		}
 	case event.ToolCall:
-		ups := toolCallStart(p)
+		u := toolCallStart(p)
 		if t.open == nil {
 			t.open = make(map[string]*acp.SessionUpdateToolCall)
 		}
-		t.open[p.CallID] = ups[0].ToolCall
-		return ups, nil
+		t.open[p.CallID] = u.ToolCall
+		t.starting = append(t.starting, p.CallID)
+		return []acp.SessionUpdate{u}, nil
 	case event.ToolResult:
 		var diffs []acp.ToolCallContent
 		if c := t.open[p.CallID]; c != nil {
@@ -91,6 +116,10 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 		}
 		u := toolCallEnd(p, diffs)
 		u.ToolCallUpdate.Content = append(u.ToolCallUpdate.Content, t.images(p.Images)...)
+		if id, ok := t.terminals[p.CallID]; ok {
+			u.ToolCallUpdate.Content = append([]acp.ToolCallContent{terminalContent(id)}, u.ToolCallUpdate.Content...)
+			delete(t.terminals, p.CallID)
+		}
 		return []acp.SessionUpdate{u}, nil
 	case event.TodoWrite:
 		return []acp.SessionUpdate{plan(p.Todos)}, nil
@@ -98,6 +127,38 @@ func (t *translator) updates(ev event.Event) ([]acp.SessionUpdate, error) {
 		return []acp.SessionUpdate{t.compacted(ev.Seq, p)}, nil
 	}
 	return nil, nil
+}
+
+// start returns the in_progress update of call callID when it is still
+// pending: the loop starts running it (agent.ToolStart).
+func (t *translator) start(callID string) []acp.SessionUpdate {
+	if !t.isStarting(callID) {
+		return nil
+	}
+	t.dropStarting(callID)
+	return []acp.SessionUpdate{inProgress(callID)}
+}
+
+func (t *translator) isStarting(callID string) bool { return slices.Contains(t.starting, callID) }
+
+func (t *translator) dropStarting(callID string) {
+	t.starting = slices.DeleteFunc(t.starting, func(id string) bool { return id == callID })
+}
+
+// flushStarting shows every pending call as in_progress: an event that is
+// not about approving them came, so they run.
+func (t *translator) flushStarting() []acp.SessionUpdate {
+	var ups []acp.SessionUpdate
+	for _, id := range t.starting {
+		ups = append(ups, inProgress(id))
+	}
+	t.starting = t.starting[:0]
+	return ups
+}
+
+// inProgress is the update that says call callID runs.
+func inProgress(callID string) acp.SessionUpdate {
+	return acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: acp.ToolCallId(callID), Status: acp.Ptr(acp.ToolCallStatusInProgress)}}
 }
 
 // delta returns the update for a live text (kindText) or reasoning
@@ -142,21 +203,16 @@ func chunk(kind string, c acp.ContentBlock, messageID string) acp.SessionUpdate 
 	return acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{Content: c, MessageId: id}}
 }
 
-// toolCallStart announces a tool call: tool_call (pending), then
-// tool_call_update (in_progress). The loop logs tool/call right before it
-// dispatches the call, so both are true by the time they are sent. The
-// tool_call carries the kind the plugin declared and what its preview
+// toolCallStart announces a tool call: tool_call, pending (awaiting
+// approval, if it needs any; the translator sends in_progress once it
+// runs). The tool_call carries the kind the plugin declared and what its preview
 // said: a title, the files (locations) and, for a change, the diff, which
 // the editor shows before the user is asked about the call.
-func toolCallStart(c event.ToolCall) []acp.SessionUpdate {
+func toolCallStart(c event.ToolCall) acp.SessionUpdate {
 	pr := present(c.Name, c.Title, c.Args, c.Kind)
-	id := acp.ToolCallId(c.CallID)
-	return []acp.SessionUpdate{
-		{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: id, Title: pr.title, Kind: pr.kind, Meta: toolMeta(c),
-			Status: acp.ToolCallStatusPending, RawInput: pr.rawInput,
-			Locations: locations(c.Locations), Content: diffContent(c.Diffs)}},
-		{ToolCallUpdate: &acp.SessionToolCallUpdate{ToolCallId: id, Status: acp.Ptr(acp.ToolCallStatusInProgress)}},
-	}
+	return acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{ToolCallId: acp.ToolCallId(c.CallID), Title: pr.title, Kind: pr.kind, Meta: toolMeta(c),
+		Status: acp.ToolCallStatusPending, RawInput: pr.rawInput,
+		Locations: locations(c.Locations), Content: diffContent(c.Diffs)}}
 }
 
 // toolCallEnd reports a tool call's result: completed or failed, its text as

@@ -59,7 +59,6 @@ func TestTranslate(t *testing.T) {
 		{"empty todo list clears the plan", false, ev(t, event.TodoWrite{}), []string{`{"entries":[],"sessionUpdate":"plan"}`}},
 		{"unknown tool, arguments not JSON", false, ev(t, event.ToolCall{CallID: "c9", Name: "frob", Args: "{oops"}), []string{
 			`{"kind":"other","rawInput":"{oops","sessionUpdate":"tool_call","status":"pending","title":"frob","toolCallId":"c9"}`,
-			`{"sessionUpdate":"tool_call_update","status":"in_progress","toolCallId":"c9"}`,
 		}},
 		{"result without content", false, ev(t, event.ToolResult{CallID: "c9"}),
 			[]string{`{"rawOutput":{"content":""},"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c9"}`}},
@@ -76,6 +75,67 @@ func TestTranslate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, jsonOf(t, ups)); diff != "" {
 				t.Errorf("updates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPendingUntilApproved: a tool call is pending until it runs — an
+// allowing decision, the loop's start or the next other event makes it
+// in_progress; a rejected one never is.
+func TestPendingUntilApproved(t *testing.T) {
+	t.Parallel()
+	call := func(id string) event.Event { return ev(t, event.ToolCall{CallID: id, Name: "bash", Args: "{}"}) }
+	decide := func(id string, d event.Decision) event.Event {
+		return ev(t, event.Permission{CallID: id, Tool: "bash", Decision: d, Source: event.SourceUser})
+	}
+	result := func(id string) event.Event { return ev(t, event.ToolResult{CallID: id, Content: "ok"}) }
+	type step struct {
+		ev    event.Event
+		start string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		want  []string // call id and status of each tool update, in order
+	}{
+		{"asked and allowed", []step{{ev: call("a")}, {ev: decide("a", event.AllowOnce)}, {start: "a"}, {ev: result("a")}},
+			[]string{"a pending", "a in_progress", "a completed"}},
+		{"asked and rejected", []step{{ev: call("a")}, {ev: decide("a", event.RejectOnce)}, {ev: result("a")}},
+			[]string{"a pending", "a completed"}},
+		{"not asked: started by the loop", []step{{ev: call("a")}, {start: "a"}, {start: "a"}, {ev: result("a")}},
+			[]string{"a pending", "a in_progress", "a completed"}},
+		{"replay: the next event starts it", []step{{ev: call("a")}, {ev: call("b")}, {ev: decide("b", event.AllowAlways)}, {ev: result("a")}, {ev: result("b")}},
+			[]string{"a pending", "a in_progress", "b pending", "b in_progress", "a completed", "b completed"}},
+		{"another call's decision starts the first", []step{{ev: call("a")}, {ev: call("b")}, {ev: decide("b", event.RejectOnce)}, {ev: result("b")}},
+			[]string{"a pending", "a in_progress", "b pending", "b completed"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := translator{sessionID: "s"}
+			var got []string
+			for _, st := range tc.steps {
+				var ups []acp.SessionUpdate
+				if st.start != "" {
+					ups = tr.start(st.start)
+				} else {
+					var err error
+					if ups, err = tr.updates(st.ev); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, u := range ups {
+					switch {
+					case u.ToolCall != nil:
+						got = append(got, string(u.ToolCall.ToolCallId)+" "+string(u.ToolCall.Status))
+					case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+						got = append(got, string(u.ToolCallUpdate.ToolCallId)+" "+string(*u.ToolCallUpdate.Status))
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -67,7 +67,10 @@
 // Turns: Run runs one turn with the caller's live sink and asker: the
 // policy decides, the asker answers what it asks, and the turn's approver
 // also answers its subagents' and plugins' questions; a live sink that
-// implements EditorFiles serves the plugins' text files. A turn logs the
+// implements EditorFiles serves the plugins' text files, and one that also
+// implements EditorTerminal (and says so) runs the bash plugin's
+// foreground bash calls in the editor's terminals, outside the sandbox.
+// ForkSession forks a session (session.Store.Fork). A turn logs the
 // model and the sandbox again when they differ from the log's last. Prompt runs a slash command (host/slash) or a turn; Compact
 // compacts the history in a turn of its own. Images are stored as blobs of
 // the session first, or refused (ErrImagesUnsupported) when the session's

@@ -137,6 +137,9 @@ func (s *step) Call(ctx context.Context, c tool.Call) tool.Result {
 	if s.plugins == nil {
 		return tool.Result{Content: "Error: unknown tool " + c.Name, IsError: true}
 	}
+	if et, ok := s.r.inTerminal(c); ok {
+		return runInTerminal(ctx, et, c)
+	}
 	return s.plugins.Call(ctx, c)
 }
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/harness-dev/harness/engine"
+	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/confine"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
@@ -21,6 +22,7 @@ const (
 	ExitOK        = 0
 	ExitFailed    = 1   // the turn or the command failed
 	ExitStopped   = 3   // the turn ended early: step limit, token limit, refusal
+	ExitBudget    = 4   // a budget of the run ran out (agent.Loop.Budget)
 	ExitCancelled = 130 // Ctrl-C (harness reports SIGHUP, SIGTERM as 129, 143)
 )
 
@@ -32,6 +34,9 @@ type Terminal struct {
 	In       io.Reader
 	Out, Err io.Writer
 	Color    bool
+	// Limit, when set, adjusts the loop of a turn of s before it runs
+	// (harness run's budgets); its error fails the turn.
+	Limit func(loop *agent.Loop, s *session.Session) error
 }
 
 // Turn runs one turn of s on text with rt (a slash command runs it:
@@ -41,6 +46,11 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 	loop, err := rt.Loop(s.Cwd())
 	if err != nil {
 		return ExitFailed, err
+	}
+	if t.Limit != nil {
+		if err := t.Limit(loop, s); err != nil {
+			return ExitFailed, err
+		}
 	}
 	view := New(t.Out, s, IsTerminal(t.Out) && t.Color)
 	var asker permission.Asker
@@ -61,6 +71,8 @@ func (t Terminal) Turn(ctx context.Context, rt *engine.Runtime, s *session.Sessi
 			steps = "step"
 		}
 		return ExitStopped, fmt.Errorf("stopped after %d %s (--max-steps); continue the session to let the model go on", loop.MaxSteps, steps)
+	case event.ReasonBudget:
+		return ExitBudget, fmt.Errorf("stopped: the next step would have passed the budget; continue the session with a larger one")
 	case event.ReasonMaxTokens:
 		return ExitStopped, fmt.Errorf("stopped: the model reached its output token limit")
 	case event.ReasonRefusal:

@@ -68,6 +68,8 @@ func TestACPEditor(t *testing.T) {
 		{name: "mirror"},
 		{name: "images"},
 		{name: "nokey"},
+		{name: "fork"},
+		{name: "terminal", needs: []string{"bash"}},
 		{name: "broken"},
 	}
 	for _, sc := range scenarios {

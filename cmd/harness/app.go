@@ -77,6 +77,7 @@ Usage:
   harness sessions export ID FILE   write a session's log to FILE (JSONL)
   harness sessions import FILE   add the session of a JSONL log to the store
   harness attach [flags] ID      follow a session running elsewhere, read-only
+  harness sessions fork ID       a new session with ID's history (--at SEQ: up to that point)
   harness models [--remote]      list the configured models (--remote: the server's)
   harness acp [flags]            serve the Agent Client Protocol on stdio (for editors)
   harness demo [flags]           run a bundled scripted session: no key, no network
@@ -91,8 +92,10 @@ Flags go before PROMPT; every flag has an environment twin (see harness run -h)
 and a key in $XDG_CONFIG_HOME/harness/config.toml (--config to name another);
 a flag wins over its variable, which wins over the file.
 Exit status: 0 completed, 1 failed, 2 usage, 3 stopped early (step or token
-limit, refusal), 130 cancelled (Ctrl-C); 129 and 143 when SIGHUP or SIGTERM
-ended it (the turn is logged as cancelled, the plugins are stopped).
+limit, refusal; in the JSON formats also a call refused for want of someone
+to ask), 4 a budget ran out (--max-budget-usd, --timeout), 130 cancelled
+(Ctrl-C); 129 and 143 when SIGHUP or SIGTERM ended it (the turn is logged
+as cancelled, the plugins are stopped).
 `
 
 // errUsage marks an error whose message is about the command line.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/harness-dev/harness/acpagent"
@@ -69,7 +71,10 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		ag.Refuse(noKey)
 	}
 	stopStarting := ag.StartTools(ctx)
-	err := acpbridge.Serve(ctx, ag, std.in, std.out, acpagent.BridgeOptions(log, versionString(), rt))
+	opts := acpagent.BridgeOptions(log, versionString(), rt)
+	opts.KeyVars = c.keyVars(e, noKey != nil)
+	opts.Terminal = c.EditorTerminal
+	err := acpbridge.Serve(ctx, ag, std.in, std.out, opts)
 	stopStarting() // if the editor left while they were starting
 	if cerr := rt.Close(); cerr != nil {
 		err = errors.Join(err, cerr)
@@ -78,4 +83,33 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitFailed, err
 	}
 	return exitOK, nil
+}
+
+// keyVars are the variables the API keys of the configured providers are
+// read from (the provider's, and those of the config file's [[models]]),
+// as initialize's auth methods; missing says the host refuses sessions
+// for want of the key. The openai provider with --base-url needs none.
+func (c *config) keyVars(e env, missing bool) []acpbridge.KeyVar {
+	var out []acpbridge.KeyVar
+	add := func(provider string) {
+		v := providers.KeyEnv(provider)
+		if v == "" || (provider == "openai" && c.BaseURL != "") {
+			return
+		}
+		for i := range out {
+			if out[i].Var == v {
+				if !slices.Contains(out[i].Providers, provider) {
+					out[i].Providers = append(out[i].Providers, provider)
+				}
+				return
+			}
+		}
+		out = append(out, acpbridge.KeyVar{Var: v, Providers: []string{provider},
+			Missing: missing || (e.get(v) == "" && e.get("HARNESS_API_KEY") == "")})
+	}
+	add(c.Provider)
+	for _, m := range c.ModelTable {
+		add(cmp.Or(m.Provider, c.Provider))
+	}
+	return out
 }

@@ -6,38 +6,77 @@ import (
 	"io"
 	"strings"
 
+	"github.com/harness-dev/harness/host/agent"
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/permission"
+	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/termview"
 )
 
 func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
-	fs := newFlagSet("run", std.err, "harness run [flags] PROMPT   (PROMPT - reads it from stdin)")
+	fs := newFlagSet("run", std.err, "harness run [flags] PROMPT   (PROMPT - reads it from stdin, as does no PROMPT when stdin is not a terminal)")
 	c := bindConfig(fs, e)
 	sessionID := fs.String("session", "", "continue this session (ids: harness sessions)")
 	compact := fs.Bool("compact", false, "compact the history of --session now (a summary by the model replaces the older messages; the log keeps them) instead of running a turn")
+	var cont bool
+	fs.BoolVar(&cont, "continue", false, "continue the latest session of this folder")
+	fs.BoolVar(&cont, "c", false, "short for --continue")
+	var resume resumeFlag
+	fs.Var(&resume, "resume", "continue a recent session of this folder, picked from a list on a terminal; --resume=ID continues that one")
+	format := fs.String("output-format", formatText, "text (for people) | json (the result as one JSON object) | stream-json (a JSON object per line; docs/stream-json.schema.json)")
+	var lim limits
+	fs.IntVar(&lim.MaxTurns, "max-turns", 0, "most model steps in this run (0: --max-steps); ends with exit 3")
+	fs.Float64Var(&lim.BudgetUSD, "max-budget-usd", 0, "end the turn, as budget with exit 4, before a step that would take this run's cost past this many dollars (models with prices); 0: none")
+	fs.DurationVar(&lim.Timeout, "timeout", 0, "stop the turn after this long, with exit 4 (the turn is logged as cancelled); 0: none")
 	if code, done := c.parse(fs, args); done {
 		return code, nil
 	}
+	switch {
+	case *format != formatText && *format != formatJSON && *format != formatStreamJSON:
+		return exitUsage, fmt.Errorf("--output-format %q: use text, json or stream-json: %w", *format, errUsage)
+	case lim.MaxTurns < 0 || lim.BudgetUSD < 0 || lim.Timeout < 0:
+		return exitUsage, fmt.Errorf("--max-turns, --max-budget-usd and --timeout take 0 (none) or more: %w", errUsage)
+	case btoi(*sessionID != "")+btoi(cont)+btoi(resume.set) > 1:
+		return exitUsage, fmt.Errorf("--session, --continue and --resume each name the session: give one: %w", errUsage)
+	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if *compact && (*sessionID == "" || text != "") {
+	if *compact && ((*sessionID == "" && !cont && !resume.set) || text != "") {
 		return exitUsage, fmt.Errorf("--compact takes a session and no prompt: harness run --compact --session ID: %w", errUsage)
 	}
-	if text == "-" {
+	if text == "-" || (text == "" && !*compact && !termview.IsTerminal(std.in)) {
 		b, err := io.ReadAll(std.in)
 		if err != nil {
 			return exitFailed, fmt.Errorf("read the prompt from stdin: %w", err)
 		}
 		text = strings.TrimSpace(string(b))
 	}
-	if text == "" && !*compact {
+	picking := resume.set && resume.id == "" // the list comes first, prompt or not
+	if text == "" && !*compact && !picking {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
+	lim.Hide = toolPatterns(c.DisallowedTools)
 	h, err := newTermApp(c, e, std, nil)
 	if err != nil {
 		return exitFailed, err
 	}
 	defer h.Close()
-	s, err := h.OpenOrCreateSession(*sessionID, "")
+	id := *sessionID
+	switch {
+	case cont:
+		if id, err = latestSession(h.Runtime); err != nil {
+			return exitUsage, err
+		}
+	case resume.set && resume.id != "":
+		id = resume.id
+	case resume.set:
+		if id, err = pickSession(h.Runtime, std); err != nil {
+			return exitUsage, err
+		}
+	}
+	if text == "" && !*compact {
+		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
+	}
+	s, err := h.OpenOrCreateSession(id, "")
 	if err != nil {
 		return exitFailed, err
 	}
@@ -51,7 +90,7 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return h.term.Compact(ctx, h.Runtime, s)
 	}
 	// A continued session keeps its mode unless one is given.
-	if *sessionID != "" && (c.ModeSet || c.Yes) {
+	if id != "" && (c.ModeSet || c.Yes) {
 		if err := h.SetSessionMode(s, h.Policy().Mode, event.ByFlag); err != nil {
 			h.CloseSession(s)
 			return exitFailed, err
@@ -73,10 +112,33 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 	h.ConnectMCP(s, nil)
 	h.term.Header(h.Runtime, s)
 	from := int64(s.Len())
-	code, err := h.term.Turn(ctx, h.Runtime, s, text)
+	var code int
+	if *format == formatText {
+		if lim.Timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
+			defer cancel()
+		}
+		h.term.Limit = func(loop *agent.Loop, s *session.Session) error { return lim.apply(h.Runtime, s, loop, from) }
+		code, err = h.term.Turn(ctx, h.Runtime, s, text)
+		if code == exitCancelled && ctx.Err() == context.DeadlineExceeded {
+			code, err = exitBudget, fmt.Errorf("timed out after %s (--timeout): the turn was stopped and logged as cancelled", lim.Timeout)
+		}
+	} else {
+		// Nobody is asked: stdout is for the program reading it, and
+		// stdin held the prompt or is not read.
+		code, err = headlessTurn(ctx, h.Runtime, s, text, *format, lim, nil, std.out)
+	}
 	h.term.Finish(h.Runtime, s, from)
 	if cerr := h.CloseSession(s); cerr != nil && err == nil {
 		err = cerr
 	}
 	return code, err
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

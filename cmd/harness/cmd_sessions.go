@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/harness-dev/harness/host/atomicfile"
@@ -17,7 +18,10 @@ func cmdSessions(ctx context.Context, args []string, std stdio, e env) (int, err
 	if len(args) > 0 && (args[0] == "export" || args[0] == "import") {
 		return cmdSessionsMove(ctx, args[0], args[1:], std, e)
 	}
-	fs := newFlagSet("sessions", std.err, "harness sessions [flags]")
+	if len(args) > 0 && args[0] == "fork" {
+		return cmdSessionsFork(ctx, args[1:], std, e)
+	}
+	fs := newFlagSet("sessions", std.err, "harness sessions [flags] | harness sessions fork ID [--at SEQ]")
 	c := bindConfig(fs, e)
 	if code, done := c.parse(fs, args); done {
 		return code, nil
@@ -86,5 +90,50 @@ func cmdSessionsMove(ctx context.Context, verb string, args []string, std stdio,
 		return exitFailed, fmt.Errorf("export session %s: %w", id, err)
 	}
 	fmt.Fprintf(std.err, "exported session %s to %s\n", id, path)
+	return exitOK, nil
+}
+
+// cmdSessionsFork forks a session: harness sessions fork ID [--at SEQ].
+// The fork's id goes to stdout, alone, for scripts; how to go on, to
+// stderr.
+func cmdSessionsFork(ctx context.Context, args []string, std stdio, e env) (int, error) {
+	fs := newFlagSet("sessions fork", std.err, "harness sessions fork ID [--at SEQ]   (a new session that starts with ID's history up to SEQ)")
+	c := bindConfig(fs, e)
+	at := fs.Int64("at", 0, "the seq the fork branches off at: it holds the session's events before it; a turn must not be open there (default: all of it)")
+	if code, done := c.parse(fs, args); done {
+		return code, nil
+	}
+	id := fs.Arg(0)
+	if fs.NArg() > 1 { // flags after the id
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return exitUsage, nil // fs reported it
+		}
+		if fs.NArg() > 0 {
+			return exitUsage, fmt.Errorf("harness sessions fork takes one session id, got also %q: %w", fs.Args(), errUsage)
+		}
+	}
+	if id == "" {
+		return exitUsage, fmt.Errorf("harness sessions fork ID [--at SEQ]: which session? (ids: harness sessions): %w", errUsage)
+	}
+	if *at < 0 {
+		return exitUsage, fmt.Errorf("--at %d: a seq is 0 or more: %w", *at, errUsage)
+	}
+	rt, err := logsRuntime(ctx, c, e) // starts nothing
+	if err != nil {
+		return exitFailed, err
+	}
+	s, err := rt.ForkSession(id, *at)
+	if errors.Is(err, session.ErrNotFound) {
+		return exitFailed, fmt.Errorf("no session %q in %s: list them with harness sessions", id, rt.SessionsDir())
+	}
+	if err != nil {
+		return exitFailed, err
+	}
+	child, forkSeq := s.ID(), s.ForkSeq()
+	if err := rt.CloseSession(s); err != nil {
+		return exitFailed, err
+	}
+	fmt.Fprintln(std.out, child)
+	fmt.Fprintf(std.err, "forked %s at seq %d into %s · continue it with: harness run --session %s PROMPT\n", id, forkSeq, child, child)
 	return exitOK, nil
 }

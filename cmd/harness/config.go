@@ -108,6 +108,14 @@ type config struct {
 	ContextWindow int
 	// ModelTable is the config file's [[models]].
 	ModelTable []providers.Entry
+	// AllowedTools and DisallowedTools are tool names and patterns
+	// (mcp__server__*), comma-separated: allow and deny rules put before
+	// the permissions file's (toolRules).
+	AllowedTools    string
+	DisallowedTools string
+	// EditorTerminal runs bash calls in the editor's terminals under ACP
+	// (acpbridge.Options.Terminal).
+	EditorTerminal bool
 
 	set      *settings.Set
 	modeFrom string // "mode" or "permission": the setting Mode came from
@@ -167,6 +175,9 @@ func bindConfig(fs *flag.FlagSet, e env) *config {
 	s.Int(&c.ToolBudget, "tool-budget", "HARNESS_TOOL_BUDGET", engine.DefaultToolBudget, "percent of the context window the tool schemas may take before MCP and third-party tools are deferred behind tool_search; 100: never")
 	s.Duration(&c.PluginIdle, "plugin-idle", "HARNESS_PLUGIN_IDLE", defaultPluginIdle, "stop a plugin after this long without use; it starts again on its next call; 0: never")
 	s.Duration(&c.SubagentTime, "subagent-time", "HARNESS_SUBAGENT_TIME", subagent.DefaultWall, "wall-time budget of each subagent")
+	s.StringList(&c.AllowedTools, "allowed-tools", "HARNESS_ALLOWED_TOOLS", "", ",", "tools that run without asking, names or mcp__server__* patterns, comma-separated: allow rules on top of the permissions file (its deny rules still win)")
+	s.StringList(&c.DisallowedTools, "disallowed-tools", "HARNESS_DISALLOWED_TOOLS", "", ",", "tools that never run, names or mcp__server__* patterns, comma-separated: deny rules on top of the permissions file; harness run does not offer them to the model")
+	s.Bool(&c.EditorTerminal, "editor-terminal", "HARNESS_EDITOR_TERMINAL", false, "harness acp: run bash calls in the editor's terminal when it offers terminals (the editor shows a real terminal); such commands run as the editor's, outside harness's sandbox")
 	s.Table("models", &c.ModelTable)
 	c.Reattach = e.get(pluginapi.EnvReattach)
 	return c
@@ -372,7 +383,12 @@ func (c *config) policy(e env) (permission.Policy, error) {
 	if c.Yes {
 		mode = permission.ModeAllowAll
 	}
-	return engine.LoadPolicy(mode, c.PermissionsFile, e.get)
+	p, err := engine.LoadPolicy(mode, c.PermissionsFile, e.get)
+	if err != nil {
+		return p, err
+	}
+	p.Rules = append(c.toolRules(), p.Rules...)
+	return p, nil
 }
 
 // stateDir returns the state folder: the flag, else engine's default.

@@ -173,3 +173,11 @@ type Live interface {
 type ToolProgress interface {
 	ToolProgress(sessionID, callID, text string)
 }
+
+// ToolStart is implemented by a Live that shows when a tool call starts
+// running: after its tool/call and, for a call that needed permission, its
+// allowing permission/decision are logged, right before the tool is
+// called. It is called from the loop's goroutine.
+type ToolStart interface {
+	ToolStart(sessionID, callID string)
+}

@@ -27,7 +27,9 @@
 //     repeated within the answer is made unique (id_2, id_3, …).
 //   - The tool calls run (below), then step/end. A step without tool calls
 //     ends the turn completed. After MaxSteps steps that all called tools,
-//     the turn ends max_steps.
+//     the turn ends max_steps. Before each step a Loop with a Budget asks
+//     it whether the step would pass the budget; if so the turn ends
+//     budget, the step not started.
 //
 // turn/end carries the reason and the summed usage of the steps, and the
 // session is synced before Run returns: an [Outcome] is only reported once
@@ -122,7 +124,9 @@
 // Text and reasoning deltas go to the turn's Live as they stream; they are
 // not logged (the assembled assistant/message is). A Live that also
 // implements ToolProgress receives each tool call's live output (Call.Progress
-// forwards it), which is not logged either: the tool/result is.
+// forwards it), which is not logged either: the tool/result is. One that
+// implements ToolStart is told when each call starts running, after any
+// question about it was answered.
 //
 // # Routing
 //

@@ -66,6 +66,10 @@ type Loop struct {
 	// to the Approver (ApprovalRequest.Sandbox) and sends the same value to
 	// the toolbox (Call.Sandbox), so that what is logged is what is sent.
 	Sandbox func(t tool.Tool, sessionID, cwd, args string) *event.CallSandbox
+	// Budget, when set, is asked before each step whether that step would
+	// pass the caller's budget (spending, say): the turn then ends, reason
+	// budget, before the step's request is sent. Nil: no budget.
+	Budget func() bool
 	// Logger may be nil.
 	Logger hclog.Logger
 }
@@ -175,6 +179,9 @@ func (t *turn) run(ctx context.Context, prompt []event.Content) (event.Reason, e
 	for k := 1; ; k++ {
 		if ctx.Err() != nil {
 			return event.ReasonCancelled, nil
+		}
+		if t.l.Budget != nil && t.l.Budget() {
+			return event.ReasonBudget, nil
 		}
 		reason, more, err := t.step(ctx, k)
 		if !more {

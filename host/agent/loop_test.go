@@ -586,6 +586,7 @@ func TestTurnEndings(t *testing.T) {
 		name     string
 		lines    []string
 		maxSteps int
+		budget   int      // steps Loop.Budget lets start; 0: no budget
 		want     []string // after turn/start and user/message
 		reason   event.Reason
 		errMsg   string // TurnEnd.Error and Outcome.Err
@@ -637,6 +638,13 @@ func TestTurnEndings(t *testing.T) {
 			reason:   event.ReasonMaxSteps, left: 1,
 		},
 		{
+			name:   "budget ends the turn before the step that would pass it",
+			lines:  []string{toolLine("", "c1:echo"), toolLine("", "c2:echo"), `{"text":"never"}`},
+			budget: 2, // the budget allows two steps
+			want:   append(append(echoStep(1, "c1"), echoStep(2, "c2")...), "turn/end 1 budget"),
+			reason: event.ReasonBudget, left: 1,
+		},
+		{
 			name:     "step limit not hit by an answer",
 			lines:    []string{`{"text":"hi"}`},
 			maxSteps: 1,
@@ -674,7 +682,12 @@ func TestTurnEndings(t *testing.T) {
 			model := newScript(t, tt.lines...)
 			tb := okTools("echo")
 			s := newMemSession()
-			out := (&Loop{Model: model, Tools: tb, MaxSteps: tt.maxSteps}).Run(context.Background(), s, event.Text("go"), nil)
+			l := &Loop{Model: model, Tools: tb, MaxSteps: tt.maxSteps}
+			if tt.budget > 0 {
+				asked := 0
+				l.Budget = func() bool { asked++; return asked > tt.budget }
+			}
+			out := l.Run(context.Background(), s, event.Text("go"), nil)
 			diffLog(t, s, append(slices.Clone(start), tt.want...))
 			if out.Turn != 1 || out.Reason != tt.reason || out.Text != tt.text || out.Usage != tt.usage {
 				t.Errorf("outcome %+v, want reason %s, text %q, usage %+v", out, tt.reason, tt.text, tt.usage)

@@ -94,6 +94,9 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 					sid, id := call.SessionID, c.ID
 					call.Progress = func(text string) { tp.ToolProgress(sid, id, text) }
 				}
+				if ts, ok := t.live.(ToolStart); ok {
+					ts.ToolStart(call.SessionID, c.ID)
+				}
 				go t.call(callCtx, st.set, next, call, done)
 			}
 			next++

@@ -14,6 +14,7 @@ const (
 	ReasonRefusal     Reason = "refusal"     // the model refused to continue
 	ReasonError       Reason = "error"       // the model or the host failed; see TurnEnd.Error
 	ReasonInterrupted Reason = "interrupted" // the process died mid-turn; written on reopen
+	ReasonBudget      Reason = "budget"      // the next step would have passed the caller's budget (agent.Loop.Budget)
 )
 
 // TurnStart opens turn Turn (numbered from 1 within a session).

@@ -7,9 +7,13 @@
 // One file per session, conventionally <dir>/<id>.jsonl. Line 1 is the
 // header:
 //
-//	{"type":"session","version":1,"id":"…","createdAt":"RFC 3339","cwd":"…","parentSession":"…"}
+//	{"type":"session","version":1,"id":"…","createdAt":"RFC 3339","cwd":"…","parentSession":"…","forkSeq":12}
 //
-// parentSession is omitted when empty. Every further line is one record, its
+// parentSession is omitted when empty; forkSeq, on a fork of the parent
+// session, is the seq its own records start at (those before are copies
+// of the parent's), omitted on every other log. A reader of a log without
+// forkSeq reads it as before; a harness older than forkSeq refuses a
+// fork's header as having an unknown field. Every further line is one record, its
 // fields always in this order:
 //
 //	{"seq":0,"time":"2026-11-29T19:47:10.123456789Z","type":"turn/start","data":{"turn":1}}

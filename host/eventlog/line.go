@@ -26,6 +26,10 @@ type Header struct {
 	Cwd string
 	// Parent is the id of the session this one was started from, if any.
 	Parent string
+	// ForkSeq, on a fork of Parent, is where it branches off: its records
+	// 0..ForkSeq-1 are copies of the parent's, its own start at ForkSeq.
+	// 0: not a fork (a subagent's child, or no parent).
+	ForkSeq int64
 }
 
 // Record is one line after the header.
@@ -46,6 +50,7 @@ type headerJSON struct {
 	CreatedAt     time.Time `json:"createdAt"`
 	Cwd           string    `json:"cwd"`
 	ParentSession string    `json:"parentSession,omitempty"`
+	ForkSeq       int64     `json:"forkSeq,omitempty"`
 }
 
 // encodeHeader returns the header line, with its '\n'.
@@ -63,6 +68,7 @@ func encodeHeader(h Header) ([]byte, error) {
 		CreatedAt:     h.CreatedAt.UTC(),
 		Cwd:           h.Cwd,
 		ParentSession: h.Parent,
+		ForkSeq:       h.ForkSeq,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode header: %w", err)
@@ -100,7 +106,10 @@ func decodeHeader(line []byte) (Header, error) {
 	if h.CreatedAt.IsZero() {
 		return Header{}, errors.New("bad header: no createdAt")
 	}
-	return Header{Version: h.Version, ID: h.ID, CreatedAt: h.CreatedAt, Cwd: h.Cwd, Parent: h.ParentSession}, nil
+	if h.ForkSeq < 0 || (h.ForkSeq > 0 && h.ParentSession == "") {
+		return Header{}, fmt.Errorf("bad header: forkSeq %d without a parent session", h.ForkSeq)
+	}
+	return Header{Version: h.Version, ID: h.ID, CreatedAt: h.CreatedAt, Cwd: h.Cwd, Parent: h.ParentSession, ForkSeq: h.ForkSeq}, nil
 }
 
 // checkRecord reports why r cannot be written, if it cannot.

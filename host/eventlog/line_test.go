@@ -206,3 +206,34 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeHeader: decodeHeader never panics, and a header it accepts
+// (a fork's forkSeq included) encodes and decodes back to itself.
+func FuzzDecodeHeader(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"session","version":1,"id":"a","createdAt":"2026-11-29T19:47:10Z","cwd":"/"}`,
+		`{"type":"session","version":1,"id":"a","createdAt":"2026-11-29T19:47:10Z","cwd":"/","parentSession":"p","forkSeq":12}`,
+		`{"type":"session","version":1,"id":"a","createdAt":"2026-11-29T19:47:10Z","cwd":"/","forkSeq":3}`,
+		`{"type":"session","version":1,"id":"a","createdAt":"2026-11-29T19:47:10Z","cwd":"/","parentSession":"p","forkSeq":-1}`,
+		`{"type":"session","version":2}`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		h, err := decodeHeader(line)
+		if err != nil {
+			return
+		}
+		if h.ForkSeq < 0 || (h.ForkSeq > 0 && h.Parent == "") {
+			t.Fatalf("accepted forkSeq %d with parent %q", h.ForkSeq, h.Parent)
+		}
+		b, err := encodeHeader(h)
+		if err != nil {
+			t.Fatalf("an accepted header does not encode: %v", err)
+		}
+		h2, err := decodeHeader(bytes.TrimSuffix(b, []byte("\n")))
+		if err != nil || h2.ID != h.ID || h2.Parent != h.Parent || h2.ForkSeq != h.ForkSeq || h2.Cwd != h.Cwd || !h2.CreatedAt.Equal(h.CreatedAt) {
+			t.Fatalf("round trip: %+v, %v; want %+v", h2, err, h)
+		}
+	})
+}

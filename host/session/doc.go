@@ -5,7 +5,12 @@
 // (Session.Mode, the last permission/mode), the sandbox setting
 // (Session.Sandbox, the last sandbox/policy) — and followers that see every event. A Store
 // also walks a child session's ancestry through its headers
-// (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs.
+// (Store.Lineage, Store.Depth, Store.Cwd) without opening the logs, and
+// forks a session (Store.Fork): a new log whose first forkSeq events are
+// copies of the parent's, cut where no turn is open, its header naming
+// the parent and forkSeq; it shares nothing mutable with the parent (its
+// blobs are copied; the parent's log is read, never held or written) and
+// is the root of its own lineage.
 //
 // # History and compaction
 //

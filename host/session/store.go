@@ -48,6 +48,9 @@ type Summary struct {
 	ID     string
 	Cwd    string
 	Parent string
+	// ForkSeq is where a fork of Parent branches off (Store.Fork); 0 for
+	// every other session.
+	ForkSeq int64
 	// CreatedAt is from the header; UpdatedAt is the time of the last
 	// event, or CreatedAt if there is none.
 	CreatedAt, UpdatedAt time.Time
@@ -97,7 +100,11 @@ func (st *Store) where(id string) string {
 }
 
 // Create creates a session and returns it open.
-func (st *Store) Create(opts CreateOptions) (*Session, error) {
+func (st *Store) Create(opts CreateOptions) (*Session, error) { return st.create(opts, 0) }
+
+// create creates a session, a fork of opts.Parent from forkSeq on when
+// forkSeq > 0 (see Fork), and returns it open.
+func (st *Store) create(opts CreateOptions, forkSeq int64) (*Session, error) {
 	if st.Backend == nil && st.Dir == "" {
 		return nil, errors.New("create session: the store has no directory")
 	}
@@ -116,7 +123,7 @@ func (st *Store) Create(opts CreateOptions) (*Session, error) {
 		if id == "" {
 			id = NewID(now)
 		}
-		h := eventlog.Header{ID: id, CreatedAt: now, Cwd: filepath.Clean(opts.Cwd), Parent: opts.Parent}
+		h := eventlog.Header{ID: id, CreatedAt: now, Cwd: filepath.Clean(opts.Cwd), Parent: opts.Parent, ForkSeq: forkSeq}
 		log, err := st.backend().Create(h)
 		if errors.Is(err, fs.ErrExist) && opts.ID == "" && attempt < 3 {
 			continue // a generated id collided: draw another
@@ -316,7 +323,7 @@ func (st *Store) summary(id string) Summary {
 		sum.Err = fmt.Errorf("read session %s: %w", id, err)
 		return sum
 	}
-	sum.Cwd, sum.Parent, sum.CreatedAt = h.Cwd, h.Parent, h.CreatedAt
+	sum.Cwd, sum.Parent, sum.ForkSeq, sum.CreatedAt = h.Cwd, h.Parent, h.ForkSeq, h.CreatedAt
 	sum.UpdatedAt = h.CreatedAt
 	if !last.IsZero() {
 		sum.UpdatedAt = last
@@ -349,7 +356,8 @@ func ValidID(id string) bool {
 }
 
 // Lineage returns session id and its ancestors, nearest first: [id,
-// parent, …, root]. It reads only the headers of the chain.
+// parent, …, root]. It reads only the headers of the chain. A fork is a
+// root: the session it was forked from is not its ancestor here.
 func (st *Store) Lineage(id string) ([]string, error) {
 	var chain []string
 	for seen := map[string]bool{}; ; {
@@ -368,8 +376,8 @@ func (st *Store) Lineage(id string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session lineage: %w", err)
 		}
-		if h.Parent == "" {
-			return chain, nil
+		if h.Parent == "" || h.ForkSeq > 0 {
+			return chain, nil // a fork starts a lineage of its own
 		}
 		id = h.Parent
 	}

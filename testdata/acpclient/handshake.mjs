@@ -17,7 +17,7 @@ await run("handshake", async (h) => {
   assert.deepEqual(caps.promptCapabilities, { embeddedContext: true });
   // MCP servers: stdio (always), streamable http and sse.
   assert.deepEqual(caps.mcpCapabilities, { http: true, sse: true });
-  assert.deepEqual(Object.keys(caps.sessionCapabilities).sort(), ["additionalDirectories", "close", "list", "resume"]);
+  assert.deepEqual(Object.keys(caps.sessionCapabilities).sort(), ["additionalDirectories", "close", "fork", "list", "resume"]);
 
   const cwd = process.cwd();
   const sessionId = await a.newSession(cwd);

@@ -66,6 +66,10 @@ function newValidator() {
   return { byMethod, check };
 }
 
+// unstableResponseTwins: methods harness serves that ACP v1 has only as
+// unstable, by the stable definition their answer has the shape of.
+const unstableResponseTwins = new Map([["session/fork", "NewSessionResponse"]]);
+
 // validateTraffic checks every recorded message; it returns the problems.
 function validateTraffic(wire, unknownOnPurpose) {
   const { byMethod, check } = newValidator();
@@ -119,9 +123,11 @@ function validateTraffic(wire, unknownOnPurpose) {
       check("Error", m.error).forEach(problem);
       continue;
     }
-    const def = byMethod.get(`${method}|Response`);
-    if (!def) problem(`a result for ${method}, which has no response in ACP v1`);
-    else check(def, m.result).forEach(problem);
+    // A method ACP v1 has only as unstable is checked against the stable
+    // definition its answer has the shape of, if any.
+    const def = byMethod.get(`${method}|Response`) ?? (unknownOnPurpose.has(method) ? unstableResponseTwins.get(method) : undefined);
+    if (def) check(def, m.result).forEach(problem);
+    else if (!unknownOnPurpose.has(method)) problem(`a result for ${method}, which has no response in ACP v1`);
   }
   for (const [dir, p] of Object.entries(pending)) {
     for (const [id, method] of p) problems.push(`${dir === "in" ? "client" : "harness"} request ${method} ${id} never answered`);
@@ -158,6 +164,7 @@ class Agent {
     this.buffers = new Map(); // path → the text of an open editor buffer
     this.fsReads = [];
     this.fsWrites = [];
+    this.terminals = new Map(); // terminalId → { params, output, exitStatus, released, … } (terminal/*)
     lines(this.child.stderr, (line) => {
       this.stderr.push(line);
       if (verbose) console.log(`[${label} stderr] ${line}`);
@@ -208,6 +215,40 @@ class Agent {
         this.fsWrites.push(params);
         this.buffers.set(params.path, params.content);
         return {};
+      })
+      // The editor's terminals, when initialize offers them (initialize({
+      // terminal: true })): each runs its command as a child process and
+      // keeps the tail of its output within outputByteLimit.
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+        const id = `term-${this.terminals.size + 1}`;
+        const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+        const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, env, stdio: ["ignore", "pipe", "pipe"] });
+        const t = { params, output: "", truncated: false, exitStatus: null, released: false, child };
+        const limit = params.outputByteLimit ?? Infinity;
+        const add = (b) => {
+          t.output += b.toString();
+          if (Buffer.byteLength(t.output) > limit) { t.output = t.output.slice(-limit); t.truncated = true; }
+        };
+        child.stdout.on("data", add);
+        child.stderr.on("data", add);
+        t.exited = new Promise((resolve) => child.on("close", (code, signal) => {
+          t.exitStatus = signal ? { signal } : { exitCode: code };
+          resolve(t.exitStatus);
+        }));
+        this.terminals.set(id, t);
+        return { terminalId: id };
+      })
+      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.terminal(params).exited)
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => {
+        const t = this.terminal(params);
+        return { output: t.output, truncated: t.truncated, ...(t.exitStatus ? { exitStatus: t.exitStatus } : {}) };
+      })
+      .onRequest(acp.methods.client.terminal.kill, ({ params }) => { this.terminal(params).child.kill("SIGKILL"); return {}; })
+      .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+        const t = this.terminal(params);
+        t.released = true;
+        if (!t.exitStatus) t.child.kill("SIGKILL");
+        return {};
       });
     this.conn = app.connect(acp.ndJsonStream(output, input));
     this.ctx = this.conn.agent;
@@ -226,16 +267,24 @@ class Agent {
     }
   }
 
+  // terminal returns the terminal a terminal/* request names.
+  terminal(params) {
+    const t = this.terminals.get(params.terminalId);
+    if (!t || t.params.sessionId !== params.sessionId) throw new Error(`no terminal ${params.terminalId} in session ${params.sessionId}`);
+    return t;
+  }
+
   request(method, params) { return this.ctx.request(method, params); }
   notify(method, params) { return this.ctx.notify(method, params); }
 
   // initialize performs the handshake; fs, when given, is the file system
   // the editor offers ({ readTextFile, writeTextFile }), none by default;
-  // elicitation, when given, is its elicitation capability ({ form: {} }).
-  async initialize({ fs, elicitation } = {}) {
+  // elicitation, when given, is its elicitation capability ({ form: {} });
+  // terminal, when set, offers its terminals.
+  async initialize({ fs, elicitation, terminal } = {}) {
     const r = await this.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: fs ?? { readTextFile: false, writeTextFile: false }, terminal: false, ...(elicitation ? { elicitation } : {}) },
+      clientCapabilities: { fs: fs ?? { readTextFile: false, writeTextFile: false }, terminal: !!terminal, ...(elicitation ? { elicitation } : {}) },
       clientInfo: { name: "harness-acpclient", version: "1.0.0" },
     });
     this.initializedAt = performance.now();

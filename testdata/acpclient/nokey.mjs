@@ -1,7 +1,7 @@
 // nokey: with no API key for its provider (DeepSeek, the default), harness
-// acp still answers initialize — with no auth methods: keys come from the
-// environment only, so there is no login an editor could run — and
-// session/list, and refuses session/new, session/load and session/resume
+// acp still answers initialize — with one auth method naming the variable
+// (keys come from the environment only: authenticate with it says the key
+// is missing) — and session/list, and refuses session/new, session/load and session/resume
 // with -32000 "Authentication required", one line naming the variable to
 // set; the connection goes on, and the agent exits 0 at EOF.
 import { run, assert, expectError, sharedStore } from "./lib.mjs";
@@ -9,7 +9,14 @@ import { run, assert, expectError, sharedStore } from "./lib.mjs";
 await run("nokey", async (h) => {
   const a = h.start({ env: { HARNESS_PROVIDER: "deepseek", DEEPSEEK_API_KEY: "", HARNESS_API_KEY: "" } });
   const init = await a.initialize();
-  assert.deepEqual(init.authMethods ?? [], [], "auth methods");
+  assert.equal(init.authMethods.length, 1, `auth methods ${JSON.stringify(init.authMethods)}`);
+  const m = init.authMethods[0];
+  assert.equal(m.id, "env:DEEPSEEK_API_KEY");
+  assert.equal(m.name, "DEEPSEEK_API_KEY");
+  assert.equal(m._meta?.envVar, "DEEPSEEK_API_KEY");
+  assert.match(m.description, /DEEPSEEK_API_KEY \(or HARNESS_API_KEY\).*restart the agent/);
+  const auth = await expectError(a.request("authenticate", { methodId: m.id }), -32000, "DEEPSEEK_API_KEY is not set");
+  assert.ok(!auth.message.includes("\n"), "authenticate: one line");
   const cwd = process.cwd();
   const ghost = "20991231T235959-0badc0de";
   const calls = {

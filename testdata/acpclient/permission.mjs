@@ -25,6 +25,9 @@ await run("permission", async (h) => {
   const askedAt = a.wire.find((w) => w.dir === "out" && w.msg?.method === "session/request_permission").n;
   const announcedAt = a.wire.find((w) => w.dir === "out" && w.msg?.params?.update?.sessionUpdate === "tool_call" && w.msg.params.update.toolCallId === "call_one").n;
   assert.ok(announcedAt < askedAt, "tool_call before session/request_permission");
+  // Pending while asked; a rejected call never shows in_progress.
+  const statuses = (id) => r.updates.filter((u) => u.toolCallId === id && u.status).map((u) => u.status);
+  assert.deepEqual(statuses("call_one"), ["pending", "failed"]);
   const one = r.updates.filter((u) => u.toolCallId === "call_one").at(-1);
   assert.equal(one.status, "failed");
   assert.match(one.content[0].content.text, /permission denied by user/);
@@ -32,6 +35,11 @@ await run("permission", async (h) => {
   a.permissionAnswer = () => "allow_always";
   r = await a.prompt(sessionId, "second");
   assert.equal(a.permissionRequests.length, 2, "asked about the second call");
+  // pending until the answer came back, then in_progress.
+  assert.deepEqual(statuses("call_two"), ["pending", "in_progress", "completed"]);
+  const answeredAt = a.wire.findLast((w) => w.dir === "in" && w.msg?.result?.outcome).n;
+  const runningAt = a.wire.find((w) => w.dir === "out" && w.msg?.params?.update?.toolCallId === "call_two" && w.msg.params.update.status === "in_progress").n;
+  assert.ok(answeredAt < runningAt, "in_progress after the permission answer");
   assert.equal(r.updates.filter((u) => u.toolCallId === "call_two").at(-1).status, "completed");
 
   a.permissionAnswer = () => { throw new Error("asked again after allow_always"); };

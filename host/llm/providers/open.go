@@ -199,3 +199,18 @@ func ThinkingBudget(v string) (int, error) {
 	}
 	return n, nil
 }
+
+// KeyEnv names the variable provider reads its API key from, besides
+// HARNESS_API_KEY; "" for a provider that needs none (script). The openai
+// provider needs it only for OpenAI's own endpoint.
+func KeyEnv(provider string) string {
+	switch provider {
+	case "deepseek":
+		return openai.DeepSeekKeyEnv
+	case "openai", "openai-responses":
+		return "OPENAI_API_KEY"
+	case "anthropic":
+		return llmproc.AnthropicKeyEnv
+	}
+	return ""
+}

@@ -97,7 +97,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) session.Backend, opts Optio
 var t0 = time.Date(2026, 11, 29, 19, 47, 10, 123456789, time.UTC)
 
 func header(id string) eventlog.Header {
-	return eventlog.Header{ID: id, CreatedAt: t0, Cwd: "/src/" + id, Parent: "root"}
+	return eventlog.Header{ID: id, CreatedAt: t0, Cwd: "/src/" + id, Parent: "root", ForkSeq: 7}
 }
 
 // record returns the nth test record: varied types and payloads.
@@ -170,7 +170,7 @@ func openAll(t *testing.T, b session.Backend, id string) (session.Log, []eventlo
 
 func sameHeader(t *testing.T, what string, got, want eventlog.Header) {
 	t.Helper()
-	if got.ID != want.ID || got.Cwd != want.Cwd || got.Parent != want.Parent || !got.CreatedAt.Equal(want.CreatedAt) {
+	if got.ID != want.ID || got.Cwd != want.Cwd || got.Parent != want.Parent || got.ForkSeq != want.ForkSeq || !got.CreatedAt.Equal(want.CreatedAt) {
 		t.Errorf("%s: header %+v, want %+v", what, got, want)
 	}
 }
