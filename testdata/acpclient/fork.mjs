@@ -5,9 +5,7 @@
 // source's log is the same before and after the fork's turn, and the
 // fork's log holds none of the source's later turn. The fork's header
 // names its parent and the fork point.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { run, assert, script } from "./lib.mjs";
+import { run, assert, script, sessionLogText } from "./lib.mjs";
 
 await run("fork", async (h) => {
   h.unknownMethodsOnPurpose.add("session/fork");
@@ -19,7 +17,7 @@ await run("fork", async (h) => {
   let r = await a.prompt(parent, "remember blue");
   assert.equal(r.stopReason, "end_turn");
 
-  const logOf = (id) => readFileSync(join(process.env.HARNESS_STATE_DIR, "sessions", `${id}.jsonl`), "utf8");
+  const logOf = (id) => sessionLogText(id);
   const forked = await a.request("session/fork", { sessionId: parent, cwd, mcpServers: [] });
   const { sessionId: child, modes, configOptions, ...rest } = forked;
   assert.deepEqual(rest, {}, "session/fork answers as session/new does");
