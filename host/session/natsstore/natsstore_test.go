@@ -3,8 +3,10 @@ package natsstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/harness-dev/harness/host/session"
@@ -26,13 +28,14 @@ func connect(t testing.TB, srv *natstest.Server, opts natsstore.Options) *natsst
 
 func TestConformance(t *testing.T) {
 	srv := natstest.Start(t, natstest.Config{})
-	n := 0
+	var n atomic.Int64 // the checks run in parallel
 	storetest.Run(t, func(t *testing.T) session.Backend {
-		n++ // a stream of its own for each check: a fresh, empty backend
+		k := n.Add(1) // a stream of its own for each check: a fresh, empty backend
 		return connect(t, srv, natsstore.Options{
-			Stream:  "S" + string(rune('A'+n)),
-			Subject: "h" + string(rune('a'+n)),
-			Leases:  "leases" + string(rune('a'+n)),
+			Stream:  fmt.Sprintf("S%d", k),
+			Subject: fmt.Sprintf("h%d", k),
+			Leases:  fmt.Sprintf("leases%d", k),
+			Blobs:   fmt.Sprintf("blobs%d", k),
 		})
 	}, storetest.Options{})
 }
