@@ -21,7 +21,8 @@ func (c *config) sessionStore(ctx context.Context) (session.Backend, string, err
 		return nil, "", nil
 	}
 	if !strings.Contains(url, "://") {
-		return nil, "", fmt.Errorf("%s: %q is not a NATS URL: give nats://host:4222 or tls://host:4222, or leave it empty for files", c.source("store"), url)
+		// not echoed: a mistyped value may hold credentials
+		return nil, "", fmt.Errorf("%s is not a NATS URL: give nats://host:4222 or tls://host:4222, or leave it empty for files", c.source("store"))
 	}
 	var opts []nats.Option
 	if c.StoreCreds != "" {

@@ -69,7 +69,8 @@ func (st *Store) Export(id string, w io.Writer) error {
 // Import adds the session of the JSONL log file at path (as Export or a
 // JSONL store writes it) to the store, under its own id, and returns the
 // id. The file is read as a JSONL store opens a log: a torn last line is
-// left out, any other damage refuses the file. An id the store already
+// left out, any other damage, or an event Open would refuse, refuses the
+// file. An id the store already
 // has is refused (fs.ErrExist) and nothing is written.
 func (st *Store) Import(path string) (string, error) {
 	var recs []eventlog.Record
@@ -80,6 +81,14 @@ func (st *Store) Import(path string) (string, error) {
 	})
 	if err != nil {
 		return "", fmt.Errorf("import %s: %w", path, err)
+	}
+	// Refuse what Open would refuse (an event outside a turn, a payload
+	// that does not decode) before anything is written.
+	scratch := &Session{lastUserSeq: -1, usageAt: -1}
+	for _, r := range recs {
+		if err := scratch.replay(path, r); err != nil {
+			return "", fmt.Errorf("import %s: %w", path, err)
+		}
 	}
 	log, err := st.backend().Create(h)
 	if err != nil {

@@ -55,3 +55,24 @@ func TestWatchPollsFiles(t *testing.T) {
 	}
 	t.Fatal("watch of an unknown session ended without an error")
 }
+
+// Import refuses a log Open would refuse, and writes nothing.
+func TestImportRefusesBadLog(t *testing.T) {
+	src := session.JSONL{Dir: t.TempDir()}
+	l, err := src.Create(eventlog.Header{ID: "bad", CreatedAt: time.Unix(1700000000, 0).UTC(), Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a step outside any turn
+	if err := l.Append(eventlog.Record{Seq: 0, Time: time.Unix(1700000000, 0).UTC(), Type: "step/start", Data: json.RawMessage(`{"turn":1,"step":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	dst := &session.Store{Backend: session.JSONL{Dir: t.TempDir()}}
+	if _, err := dst.Import(src.Path("bad")); err == nil {
+		t.Fatal("a log with a step outside a turn was imported")
+	}
+	if ids, _ := dst.Backend.IDs(); len(ids) != 0 {
+		t.Fatalf("a refused import wrote %v", ids)
+	}
+}
