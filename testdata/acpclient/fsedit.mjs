@@ -105,5 +105,10 @@ await run("fsedit", async (h) => {
   const replay = coalesce(b.updatesOf(sessionId)).map((u) => (u.sessionUpdate === "user_message_chunk" ? { sessionUpdate: u.sessionUpdate, content: u.content } : u));
   const tools = (us) => us.filter((u) => u.sessionUpdate.startsWith("tool_call"));
   assert.deepEqual(tools(replay), tools(transcript));
-  assert.ok(tools(replay).length >= 9, "three calls replayed");
+  assert.deepEqual([...new Set(tools(replay).map((u) => u.toolCallId))], ["call_read", "call_edit1", "call_edit2"], "three calls replayed");
+  // Each call opens pending; only an approved one goes in_progress.
+  const statuses = (id) => tools(replay).filter((u) => u.toolCallId === id && u.status).map((u) => u.status);
+  assert.deepEqual(statuses("call_read"), ["pending", "in_progress", "completed"]);
+  assert.deepEqual(statuses("call_edit1"), ["pending", "failed"], "a refused call never ran");
+  assert.deepEqual(statuses("call_edit2"), ["pending", "in_progress", "completed"]);
 });
