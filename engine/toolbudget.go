@@ -138,26 +138,70 @@ func specsOf(tools []tool.Tool) []llm.ToolSpec {
 	return specs
 }
 
-// searchSpec is tool_search's spec listing the deferred tools, each by
-// name and the first line of its description; by name only when that
-// list would take more than room tokens.
+// searchSpec is tool_search's spec listing the deferred tools in the
+// most detail that fits in room tokens: each by name and the first line
+// of its description; else by name, grouped by the prefix MCP tools
+// share (mcp__server__); else each group by its count alone, found by a
+// query. The last form is a few tokens a server, so the budget holds
+// whatever the number of deferred tools.
 func searchSpec(deferred []tool.Tool, room int) llm.ToolSpec {
-	const intro = "Loads tools that are not sent in full, to save context. Call it with the names of those you need (or a query); it returns their schemas, and you can call them from your next step on. The tools:\n"
-	var b strings.Builder
-	b.WriteString(intro)
+	const intro = "Loads tools not sent in full, to save context: call it with the names of those you need, or a query; it returns their schemas, and you can call them from your next step on."
+	var lines strings.Builder
+	lines.WriteString(intro + " The tools:\n")
 	for _, t := range deferred {
-		fmt.Fprintf(&b, "- %s: %s\n", t.Spec.Name, oneLine(t.Spec.Description))
+		fmt.Fprintf(&lines, "- %s: %s\n", t.Spec.Name, oneLine(t.Spec.Description))
 	}
-	if llm.EstimateText(b.String()) > room {
-		names := make([]string, len(deferred))
-		for i, t := range deferred {
-			names[i] = t.Spec.Name
+	desc := strings.TrimSpace(lines.String())
+	if llm.EstimateText(desc) > room {
+		groups := groupNames(deferred)
+		var names, counts strings.Builder
+		names.WriteString(intro + " The tools, by name (a query finds them by what they do too):\n")
+		counts.WriteString(intro + " Too many to list: find them with a query. The tools:\n")
+		for _, g := range groups {
+			label := "- " + g.prefix + "*: "
+			if g.prefix == "" {
+				label = "- "
+			}
+			fmt.Fprintf(&names, "%s%s\n", label, strings.Join(g.names, ", "))
+			n := fmt.Sprintf("%d tools", len(g.names))
+			if len(g.names) == 1 {
+				n = "1 tool"
+			}
+			fmt.Fprintf(&counts, "%s%s\n", label, n)
 		}
-		b.Reset()
-		b.WriteString(strings.Replace(intro, "The tools:", "The tools (a query finds them by what they do too):", 1))
-		b.WriteString(strings.Join(names, ", "))
+		desc = strings.TrimSpace(names.String())
+		if llm.EstimateText(desc) > room {
+			desc = strings.TrimSpace(counts.String())
+		}
 	}
-	return llm.ToolSpec{Name: ToolSearch, Description: strings.TrimSpace(b.String()), Parameters: json.RawMessage(searchSchema)}
+	return llm.ToolSpec{Name: ToolSearch, Description: desc, Parameters: json.RawMessage(searchSchema)}
+}
+
+// nameGroup is deferred tools sharing a name prefix, and the rest of
+// their names.
+type nameGroup struct {
+	prefix string
+	names  []string
+}
+
+// groupNames groups tools by the prefix of their names up to the last
+// "__" (an MCP tool's mcp__server__), in the order each prefix first
+// appears; names without one form the group with no prefix.
+func groupNames(tools []tool.Tool) []nameGroup {
+	var groups []nameGroup
+	for _, t := range tools {
+		prefix, rest := "", t.Spec.Name
+		if i := strings.LastIndex(rest, "__"); i > 0 && i+2 < len(rest) {
+			prefix, rest = rest[:i+2], rest[i+2:]
+		}
+		i := slices.IndexFunc(groups, func(g nameGroup) bool { return g.prefix == prefix })
+		if i < 0 {
+			groups = append(groups, nameGroup{prefix: prefix})
+			i = len(groups) - 1
+		}
+		groups[i].names = append(groups[i].names, rest)
+	}
+	return groups
 }
 
 // oneLine is the first sentence or line of a description, at most 80
@@ -244,6 +288,23 @@ func (b *budgetStep) Call(ctx context.Context, c tool.Call) tool.Result {
 	return b.step.Call(ctx, c)
 }
 
+// lookup finds the deferred tool named n, or, when n is a name without
+// its group's prefix (the listing's gen_17 for mcp__gen__gen_17), the
+// one deferred tool whose name ends in "__"+n.
+func (b *budgetStep) lookup(n string) (tool.Tool, bool) {
+	if t, ok := b.deferred[n]; ok {
+		return t, true
+	}
+	var hit tool.Tool
+	count := 0
+	for _, t := range b.order {
+		if strings.HasSuffix(t.Spec.Name, "__"+n) {
+			hit, count = t, count+1
+		}
+	}
+	return hit, count == 1
+}
+
 // searchCall runs tool_search: the deferred tools named, or those a query
 // matches best, each as `<tool name="…">`, its spec as JSON, `</tool>`.
 func (b *budgetStep) searchCall(args string) tool.Result {
@@ -257,7 +318,8 @@ func (b *budgetStep) searchCall(args string) tool.Result {
 	var found []tool.Tool
 	var missing []string
 	for _, n := range in.Names {
-		if t, ok := b.deferred[n]; ok && !slices.ContainsFunc(found, func(f tool.Tool) bool { return f.Spec.Name == n }) {
+		t, ok := b.lookup(n)
+		if ok && !slices.ContainsFunc(found, func(f tool.Tool) bool { return f.Spec.Name == t.Spec.Name }) {
 			found = append(found, t)
 		} else if !ok {
 			missing = append(missing, strconv.Quote(n)) // one line: never read back as a tool

@@ -104,3 +104,44 @@ func TestSearchSpecFallsBackToNames(t *testing.T) {
 		t.Errorf("names only is not shorter")
 	}
 }
+
+// TestSearchSpecForms: tool_search's listing is the most detailed form
+// that fits the room it is given — a line per tool, then names grouped by
+// their mcp__server__ prefix, then a count per group — and a name from
+// the grouped form (without its prefix) loads its tool when it is
+// unambiguous.
+func TestSearchSpecForms(t *testing.T) {
+	t.Parallel()
+	var tools []tool.Tool
+	for _, n := range []string{"mcp__a__one", "mcp__a__two", "mcp__b__one", "local"} {
+		tools = append(tools, tool.Tool{Spec: llm.ToolSpec{Name: n, Description: "Does " + n + ". At length."}})
+	}
+	full := llm.EstimateText(searchSpec(tools, 1<<20).Description)
+	cases := []struct {
+		room      int
+		says, not string
+	}{
+		{room: full, says: "- mcp__a__two: Does mcp__a__two.\n"},
+		{room: full - 1, says: "- mcp__a__*: one, two\n- mcp__b__*: one\n- local", not: "Does"},
+		{room: 0, says: "- mcp__a__*: 2 tools\n- mcp__b__*: 1 tool\n- 1 tool", not: "two"},
+	}
+	for _, c := range cases {
+		got := searchSpec(tools, c.room).Description
+		if !strings.Contains(got, c.says) || c.not != "" && strings.Contains(got, c.not) {
+			t.Errorf("room %d: %q, want it to hold %q and not %q", c.room, got, c.says, c.not)
+		}
+	}
+
+	b := &budgetStep{deferred: map[string]tool.Tool{}, order: tools}
+	for _, tl := range tools {
+		b.deferred[tl.Spec.Name] = tl
+	}
+	for _, c := range []struct {
+		name, want string
+	}{{"two", "mcp__a__two"}, {"mcp__b__one", "mcp__b__one"}, {"one", ""}, {"a__two", "mcp__a__two"}, {"wo", ""}} {
+		got, ok := b.lookup(c.name)
+		if ok != (c.want != "") || ok && got.Spec.Name != c.want {
+			t.Errorf("lookup %q = %q, %v; want %q", c.name, got.Spec.Name, ok, c.want)
+		}
+	}
+}
