@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -225,6 +226,10 @@ type acpSession struct {
 	*session.Session
 	h    *engine.Runtime
 	loop *agent.Loop
+
+	mu     sync.Mutex
+	notify func(acpbridge.Notice) // WatchNotices' f; nil before
+	warned bool                   // the fixed-part warning was sent as a notice
 }
 
 // Prompt implements acpbridge.Session. Tools that need permission are asked

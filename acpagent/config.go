@@ -93,6 +93,23 @@ func (s *acpSession) Usage() acpbridge.Usage {
 	out := acpbridge.Usage{Used: u.Used, Size: u.Size, Cost: u.Cost, Currency: u.Currency, Priced: u.Priced}
 	if f, err := s.h.FixedContext(context.Background(), s.Session); err == nil {
 		out.Fixed, out.Warning = f.Total(), f.Warning()
+		s.warnFixed(out.Warning)
 	}
 	return out
+}
+
+// warnFixed sends the fixed-part warning w as a notice, once in the
+// session's life on this connection; nothing before the session is
+// watched or when w is empty.
+func (s *acpSession) warnFixed(w string) {
+	s.mu.Lock()
+	notify, send := s.notify, w != "" && !s.warned && s.notify != nil
+	if send {
+		s.warned = true
+	}
+	s.mu.Unlock()
+	if send {
+		w = strings.TrimPrefix(w, "warning: ")
+		notify(acpbridge.Notice{Severity: acpbridge.NoticeWarning, Title: strings.ToUpper(w[:1]) + w[1:]})
+	}
 }

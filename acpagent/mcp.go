@@ -40,7 +40,15 @@ func (a *Agent) ConnectMCP(_ context.Context, s acpbridge.Session, servers []acp
 // down, a configuration left out, a server up again after a failure),
 // each once, with the server's last stderr lines, redacted. The engine
 // ends the watch when the session closes.
+//
+// The warning that the fixed part of the window (system prompt and tool
+// schemas) passes half of it is a notice too, sent when a usage update
+// first carries it, once: an editor shows it,
+// where _meta.fixedWarning alone is read by none.
 func (s *acpSession) WatchNotices(f func(acpbridge.Notice)) {
+	s.mu.Lock()
+	s.notify = f
+	s.mu.Unlock()
 	s.h.WatchMCP(s.ID(), func(st engine.MCPStatus) {
 		if n, ok := mcpNotice(st); ok {
 			f(n)

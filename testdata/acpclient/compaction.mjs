@@ -7,7 +7,8 @@
 // plan with it. A client without the capability sees the compaction as an
 // agent message ("Compacting context (auto)… done: ~N → ~M tokens."), live
 // and on replay alike. Every usage_update carries the fixed part of the
-// window (system prompt and tools) as _meta.fixedTokens. Needs the todo
+// window (system prompt and tools) as _meta.fixedTokens; in a window it
+// takes more than half of, the editor is warned once. Needs the todo
 // plugin.
 import { run, assert, script, coalesce } from "./lib.mjs";
 
@@ -79,4 +80,21 @@ await run("compaction", async (h) => {
     }
     await b.close();
   }
+
+  // A window the system prompt and tools take more than half of: the
+  // usage says so in _meta.fixedWarning, and the editor is told once, as
+  // a message of its own (this client takes no notices), naming the
+  // biggest tools.
+  const w = h.start({ label: "small-window", env: { HARNESS_PROVIDER: "script", HARNESS_SCRIPT: script("load-continue"), HARNESS_CONTEXT_WINDOW: "4096" } });
+  await init(w, false);
+  const small = await w.newSession(cwd);
+  const r = await w.prompt(small, "and now?");
+  assert.equal(r.stopReason, "end_turn");
+  const all = coalesce(w.updatesOf(small));
+  const warnings = all.filter((u) => u.sessionUpdate === "agent_message_chunk" && /^The system prompt and tools take ~\d+ of the 4096-token context window/.test(u.content.text));
+  assert.equal(warnings.length, 1, `one warning message: ${JSON.stringify(all.filter((u) => u.sessionUpdate === "agent_message_chunk"))}`);
+  assert.match(warnings[0].content.text, /biggest tools: \w+ ~\d+, \w+ ~\d+, \w+ ~\d+\./);
+  const usage = all.filter((u) => u.sessionUpdate === "usage_update");
+  assert.ok(usage.length > 0 && usage.every((u) => /^warning: the system prompt and tools take/.test(u._meta?.fixedWarning)), `usage_update carries the warning: ${JSON.stringify(usage)}`);
+  await w.close();
 });
