@@ -276,14 +276,22 @@ func (b *budgetStep) Preview(ctx context.Context, c tool.Call) tool.Meta {
 	return b.step.Preview(ctx, c)
 }
 
+// Unlisted implements agent.Unlisted: a deferred tool is loaded first.
+func (b *budgetStep) Unlisted(name string) (string, bool) {
+	if _, ok := b.deferred[name]; !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s is not loaded: call %s with its name first, then call it in your next step", name, ToolSearch), true
+}
+
 // Call implements agent.Step: tool_search answers from the deferred
 // tools; a deferred tool's call is refused until it is loaded.
 func (b *budgetStep) Call(ctx context.Context, c tool.Call) tool.Result {
 	if c.Name == ToolSearch {
 		return b.searchCall(c.Args)
 	}
-	if _, ok := b.deferred[c.Name]; ok {
-		return tool.Result{Content: fmt.Sprintf("Error: %s is not loaded: call %s with its name first", c.Name, ToolSearch), IsError: true}
+	if why, ok := b.Unlisted(c.Name); ok {
+		return tool.Result{Content: "Error: " + why, IsError: true}
 	}
 	return b.step.Call(ctx, c)
 }

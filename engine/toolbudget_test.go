@@ -99,7 +99,8 @@ func TestToolBudget(t *testing.T) {
 			servers := []engine.MCPServer{{Name: "gen", Command: bin, Args: []string{"-tools", "60"}, Source: "the test"}}
 
 			h, rec := runtime(
-				`{"toolCalls":[{"id":"s1","name":"tool_search","args":{"query":"number 42"}}],"expect":{"toolsInclude":["tool_search"]}}`,
+				`{"toolCalls":[{"id":"e1","name":"mcp__gen__gen_05","args":{}}],"expect":{"toolsInclude":["tool_search"]}}`,
+				`{"toolCalls":[{"id":"s1","name":"tool_search","args":{"query":"number 42"}}],"expect":{"lastContains":"Error: mcp__gen__gen_05 is not loaded: call tool_search with its name first"}}`,
 				`{"toolCalls":[{"id":"s2","name":"tool_search","args":{"names":["gen_17"]}}],"expect":{"lastContains":"<tool name=\"mcp__gen__gen_42\">"}}`,
 				`{"toolCalls":[{"id":"g1","name":"mcp__gen__gen_17","args":{"subject":"budget"}}],"expect":{"toolsInclude":["mcp__gen__gen_17","mcp__gen__gen_42"],"lastContains":"tool number 17"}}`,
 				`{"text":"done","expect":{"lastContains":"gen_17 ran"}}`,
@@ -134,8 +135,8 @@ func TestToolBudget(t *testing.T) {
 			if search.Name != engine.ToolSearch || !strings.Contains(search.Description, c.listed) {
 				t.Errorf("tool_search's description does not list the deferred tools as %q: %q", c.listed, search.Description)
 			}
-			if !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Text, `"parameters":{"properties":{"detail"`) {
-				t.Errorf("tool_search's result lacks the schema: %q", reqs[1].Messages[len(reqs[1].Messages)-1].Text)
+			if !strings.Contains(reqs[2].Messages[len(reqs[2].Messages)-1].Text, `"parameters":{"properties":{"detail"`) {
+				t.Errorf("tool_search's result lacks the schema: %q", reqs[2].Messages[len(reqs[2].Messages)-1].Text)
 			}
 			loaded := mcpNames(reqs[len(reqs)-1])
 			id := s.ID()

@@ -98,6 +98,14 @@ type Step interface {
 	Close()
 }
 
+// Unlisted is implemented by a Step that can say why a tool it does not
+// list cannot be called yet (a tool deferred behind a search): the result
+// of a call of it is that line, which tells the model what to do, instead
+// of `unknown tool`.
+type Unlisted interface {
+	Unlisted(name string) (why string, ok bool)
+}
+
 // ApprovalRequest asks whether a tool call may run.
 type ApprovalRequest struct {
 	SessionID string

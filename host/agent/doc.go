@@ -116,7 +116,9 @@
 // session rejects a proposed event (or the event claims one of the loop's
 // own types), the call's result becomes an error result saying so. A call to
 // a tool that is not in the step's list gets the error result
-// `Error: unknown tool "x"` without reaching the step's set. Error results read
+// `Error: unknown tool "x"` without reaching the step's set (or the line
+// the set gives, when it implements Unlisted: a deferred tool says how to
+// load it). Error results read
 // "Error: …" for the model: the prefix is added when a tool left it out.
 //
 // # Live output

@@ -42,6 +42,17 @@ func (t *turn) safe(st *step, i int) bool {
 	return ok && tool.ConcurrencySafe
 }
 
+// unknownTool is the result of a call of a tool the step does not list:
+// why, when the step says (Unlisted), else that it is unknown.
+func unknownTool(st *step, name string) string {
+	if u, ok := st.set.(Unlisted); ok {
+		if why, ok := u.Unlisted(name); ok {
+			return "Error: " + why
+		}
+	}
+	return fmt.Sprintf("Error: unknown tool %q", name)
+}
+
 // finished is a call's result as its goroutine reports it.
 type finished struct {
 	i int
@@ -59,7 +70,7 @@ func (t *turn) runGroup(ctx context.Context, st *step, lo, hi int) error {
 		if err := t.appendCall(ctx, st, lo); err != nil {
 			return err
 		}
-		return t.commit(st, lo, tool.Result{Content: fmt.Sprintf("Error: unknown tool %q", st.calls[lo].Name), IsError: true})
+		return t.commit(st, lo, tool.Result{Content: unknownTool(st, st.calls[lo].Name), IsError: true})
 	}
 
 	callCtx, cancel := context.WithCancel(ctx)
