@@ -121,16 +121,12 @@ func runScenario(t *testing.T, node, bin, pluginDir string, sc editorScenario, e
 	t.Logf("%s", bytes.TrimSpace(out))
 }
 
-// buildHarness builds the harness binary into a temporary directory and
-// returns it with the folder of the real plugins (built once per run).
+// buildHarness returns the harness binary and the folder of the real
+// plugins, each built once per run (harnessBin, testPlugins): the tests
+// that run it share them, and none writes next to it.
 func buildHarness(t testing.TB) (bin, pluginDir string) {
 	t.Helper()
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "harness")
-	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin, testPlugins(t)
+	return harnessBin(t), testPlugins(t)
 }
 
 // nodeClient makes sure Node ≥ 20 and the client's packages are there

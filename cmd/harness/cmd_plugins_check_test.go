@@ -51,7 +51,7 @@ var (
 )
 
 // get builds with build on first use and returns the binary.
-func (b *builtOnce) get(t *testing.T, build func() (string, error)) string {
+func (b *builtOnce) get(t testing.TB, build func() (string, error)) string {
 	t.Helper()
 	b.once.Do(func() { b.path, b.err = build() })
 	if b.err != nil {

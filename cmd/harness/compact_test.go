@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/session"
+	"github.com/harness-dev/harness/host/session/natsstore"
 	"github.com/harness-dev/harness/internal/logtest"
 )
 
@@ -28,6 +30,89 @@ const compactWindow = 8192
 
 // todoItem is the todo list's first item; it must reach every request.
 const todoItem = "write the compaction test"
+
+// testSessions is where the compaction tests' harness keeps its
+// sessions: the state folder's files, or, in CI's JetStream row
+// (HARNESS_TEST_STORE=nats: TestMain sets HARNESS_STORE), the NATS server
+// every harness of the run shares. The tests read the logs through it,
+// as harness does, never as files.
+type testSessions struct {
+	url   string // HARNESS_STORE, "" for files
+	store *session.Store
+}
+
+// sessionsOf returns the store of the harness runs with state dir state.
+func sessionsOf(t *testing.T, state string) *testSessions {
+	t.Helper()
+	url := os.Getenv("HARNESS_STORE")
+	if url == "" {
+		return &testSessions{store: &session.Store{Dir: filepath.Join(state, "sessions")}}
+	}
+	b, err := natsstore.Connect(context.Background(), url, natsstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return &testSessions{url: url, store: &session.Store{Backend: b}}
+}
+
+// env adds the store to the environment of an in-process harness run.
+func (ts *testSessions) env(env map[string]string) map[string]string {
+	if ts.url != "" {
+		env["HARNESS_STORE"] = ts.url
+		env["HARNESS_STORE_LEASE"] = "2s" // a killed run's session is taken over soon
+	}
+	return env
+}
+
+// environ adds the store to the environment of a harness process.
+func (ts *testSessions) environ(env []string) []string {
+	if ts.url != "" {
+		env = append(env, "HARNESS_STORE="+ts.url, "HARNESS_STORE_LEASE=2s")
+	}
+	return env
+}
+
+// events returns session id's events.
+func (ts *testSessions) events(t *testing.T, id string) []event.Event {
+	t.Helper()
+	evs, err := ts.store.Events(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// open opens session id for reading; closed when the test ends.
+func (ts *testSessions) open(t *testing.T, id string) *session.Session {
+	t.Helper()
+	s, err := ts.store.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// export returns session id's log as JSONL, the header first.
+func (ts *testSessions) export(t *testing.T, id string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := ts.store.Export(id, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// headerID is the session id a harness run's header (stderr) names.
+func headerID(t *testing.T, errOut string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^session (\S+) · `).FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("no session in the header:\n%s", errOut)
+	}
+	return m[1]
+}
 
 // turnPrompt is turn i's prompt: about 1,500 characters of words, with a
 // marker that names the turn.
@@ -61,26 +146,22 @@ func compactTurnScript(t *testing.T, i int) string {
 	return writeScript(t, summary, answer)
 }
 
-// historyAt returns the model's history as the session log at path derived
-// it before event seq: the log cut there, opened as a session.
-func historyAt(t *testing.T, path string, seq int64) []llm.Message {
+// historyAt returns the model's history as session id's log (log, as
+// exported) derived it before event seq: the log cut there, opened as a
+// session.
+func historyAt(t *testing.T, id string, log []byte, seq int64) []llm.Message {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	dir := t.TempDir()
 	var cut strings.Builder
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(log))
 	sc.Buffer(nil, 16<<20)
 	for n := int64(-1); sc.Scan() && n < seq; n++ {
 		cut.WriteString(sc.Text() + "\n")
 	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.Base(path)), []byte(cut.String()), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(cut.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := (&session.Store{Dir: dir}).Open(strings.TrimSuffix(filepath.Base(path), ".jsonl"))
+	s, err := (&session.Store{Dir: dir}).Open(id)
 	if err != nil {
 		t.Fatalf("open the log cut before seq %d: %v", seq, err)
 	}
@@ -103,9 +184,10 @@ func historyAt(t *testing.T, path string, seq int64) []llm.Message {
 func TestCompactionLongSession(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
+	sessions := sessionsOf(t, state)
 	plugins := testPlugins(t) // the built-ins: harness() runs next to them
-	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": plugins, "HARNESS_PROVIDER": "script",
-		"HARNESS_CONTEXT_WINDOW": fmt.Sprint(compactWindow)}
+	env := sessions.env(map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": plugins, "HARNESS_PROVIDER": "script",
+		"HARNESS_CONTEXT_WINDOW": fmt.Sprint(compactWindow)})
 	id := ""
 	for i := 1; i <= 20; i++ {
 		env["HARNESS_SCRIPT"] = compactTurnScript(t, i)
@@ -121,17 +203,12 @@ func TestCompactionLongSession(t *testing.T) {
 			t.Errorf("turn 1's header does not show the fixed part, or warns:\n%s", errOut)
 		}
 		if id == "" {
-			evs, _ := logtest.ReadLog(t, state)
-			id = evs[0]["id"].(string)
+			id = headerID(t, errOut)
 		}
 	}
-	path := filepath.Join(state, "sessions", id+".jsonl")
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sessions.open(t, id)
 	evs, cwd := s.Events(), s.Cwd()
-	s.Close()
+	log := sessions.export(t, id)
 	request := wholeRequest(t, plugins, cwd)
 
 	// Each compaction with the step/start before it (whose request was the
@@ -180,7 +257,7 @@ func TestCompactionLongSession(t *testing.T) {
 			t.Errorf("compaction at seq %d: %+v (step before at %d, after at %d)", cp.seq, c, cp.before, cp.after)
 			continue
 		}
-		hb, ha := historyAt(t, path, cp.before), historyAt(t, path, cp.after)
+		hb, ha := historyAt(t, id, log, cp.before), historyAt(t, id, log, cp.after)
 		b, a := request(hb), request(ha)
 		t.Logf("compaction at seq %d: keep %d, logged ~%d → ~%d tokens; the whole request before ~%d, after ~%d", cp.seq, c.Keep, c.TokensBefore, c.TokensAfter, b, a)
 		if a >= b {
@@ -202,7 +279,7 @@ func TestCompactionLongSession(t *testing.T) {
 			}
 		}
 	}
-	loadReplays(t, state, id, cwd)
+	loadReplays(t, sessions, state, id, cwd)
 }
 
 // wholeRequest returns what the loop's request with messages msgs weighs
@@ -238,11 +315,11 @@ func wholeRequest(t *testing.T, dir, cwd string) func(msgs []llm.Message) int {
 
 // loadReplays loads session id in `harness acp` (session/load) and checks
 // that it replays all 20 prompts and the plan.
-func loadReplays(t *testing.T, state, id, cwd string) {
+func loadReplays(t *testing.T, sessions *testSessions, state, id, cwd string) {
 	t.Helper()
 	bin, _ := buildHarness(t)
 	cmd := exec.Command(bin, "acp")
-	cmd.Env = append(installedEnv(state), "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+writeScript(t))
+	cmd.Env = append(sessions.environ(installedEnv(state)), "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+writeScript(t))
 	d := startACPDriver(t, cmd)
 	defer func() {
 		d.in.Close()
@@ -320,8 +397,9 @@ func shortenForLog(s string) string {
 func TestCompactionOverflow(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t), "HARNESS_PROVIDER": "script",
-		"HARNESS_CONTEXT_WINDOW": "1000000"}
+	sessions := sessionsOf(t, state)
+	env := sessions.env(map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": testPlugins(t), "HARNESS_PROVIDER": "script",
+		"HARNESS_CONTEXT_WINDOW": "1000000"})
 	id := ""
 	run := func(i int, lines ...string) {
 		t.Helper()
@@ -335,8 +413,7 @@ func TestCompactionOverflow(t *testing.T) {
 			t.Fatalf("turn %d: exit %d\n%s\n%s", i, code, out, errOut)
 		}
 		if id == "" {
-			evs, _ := logtest.ReadLog(t, state)
-			id = evs[0]["id"].(string)
+			id = headerID(t, errOut)
 		}
 	}
 	for i := 1; i <= 5; i++ {
@@ -357,11 +434,7 @@ func TestCompactionOverflow(t *testing.T) {
 		`{"when":{"lastContains":"<transcript>"},"text":"Summary: six long notes.","expect":{`+fits+`}}`,
 		`{"text":"Noted turn 07.","expect":{`+fits+`,"contains":["Turn 07."]}}`)
 
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sessions.open(t, id)
 	var got []event.Compact
 	for _, ev := range s.Events() {
 		if ev.Type == event.TypeCompact {
@@ -384,15 +457,27 @@ func TestCompactionOverflow(t *testing.T) {
 }
 
 // firstTurn runs a first turn ("first", answered "one") of a new session
-// in state, and returns the session's id and log path.
-func firstTurn(t *testing.T, env map[string]string, state string) (id, path string) {
+// and returns the session's id.
+func firstTurn(t *testing.T, env map[string]string) string {
 	t.Helper()
 	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"one"}`)
-	if code, out, errOut := harness(t, env, "run", "first"); code != 0 {
+	code, out, errOut := harness(t, env, "run", "first")
+	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	evs, path := logtest.ReadLog(t, state)
-	return evs[0]["id"].(string), path
+	return headerID(t, errOut)
+}
+
+// compactions are the compactions events evs hold.
+func compactions(evs []event.Event) []event.Compact {
+	var cs []event.Compact
+	for _, ev := range evs {
+		if ev.Type == event.TypeCompact {
+			p, _ := ev.Decode()
+			cs = append(cs, p.(event.Compact))
+		}
+	}
+	return cs
 }
 
 // TestCompactionKilled kills the harness (SIGKILL) while the summary of
@@ -404,12 +489,13 @@ func TestCompactionKilled(t *testing.T) {
 	t.Parallel()
 	bin, pluginDir := buildHarness(t)
 	state := t.TempDir()
-	env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
-	id, path := firstTurn(t, env, state)
+	sessions := sessionsOf(t, state)
+	env := sessions.env(map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"})
+	id := firstTurn(t, env)
 
 	slow := writeScript(t, `{"text":"`+strings.Repeat("summary ", 400)+`","delayMs":20}`)
 	cmd := exec.Command(bin, "run", "--compact", "--session", id)
-	cmd.Env = append(installedEnv(state), "HARNESS_PLUGIN_DIR="+pluginDir, "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+slow)
+	cmd.Env = append(sessions.environ(installedEnv(state)), "HARNESS_PLUGIN_DIR="+pluginDir, "HARNESS_PROVIDER=script", "HARNESS_SCRIPT="+slow)
 	var out logtest.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -429,26 +515,30 @@ func TestCompactionKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	for _, e := range logtest.ReadJSONL(t, path) {
-		if e["type"] == string(event.TypeCompact) {
-			t.Fatalf("a compaction was logged though the process died while summarizing: %v", e)
-		}
+	if cs := compactions(sessions.events(t, id)); len(cs) > 0 {
+		t.Fatalf("a compaction was logged though the process died while summarizing: %+v", cs)
 	}
 
+	// On a shared store the dead run's lease holds the session until it
+	// expires (HARNESS_STORE_LEASE 2s): the next run is refused, naming
+	// the holder, until then.
 	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"two","expect":{"contains":["first","second"]}}`)
-	if code, out, errOut := harness(t, env, "run", "--session", id, "second"); code != 0 {
-		t.Fatalf("the session does not continue after the kill: exit %d\n%s\n%s", code, out, errOut)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, out, errOut := harness(t, env, "run", "--session", id, "second")
+		if code == 0 {
+			break
+		}
+		if sessions.url == "" || !strings.Contains(errOut, "after its lease expires") || time.Now().After(deadline) {
+			t.Fatalf("the session does not continue after the kill: exit %d\n%s\n%s", code, out, errOut)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 	env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first and second.","expect":{"lastContains":"<transcript>"}}`)
 	code, outText, errOut := harness(t, env, "run", "--compact", "--session", id)
 	if code != 0 || !strings.Contains(outText, "Compacting context") || !strings.Contains(outText, "done: ~") {
 		t.Fatalf("compact: exit %d\n%s\n%s", code, outText, errOut)
 	}
-	s, err := (&session.Store{Dir: filepath.Join(state, "sessions")}).Open(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := sessions.open(t, id)
 	var reasons []event.Reason
 	compacts := 0
 	for _, ev := range s.Events() {
@@ -479,19 +569,18 @@ func TestCompactCommandCountsTools(t *testing.T) {
 	_, pluginDir := buildHarness(t)
 	after := func(how ...string) int {
 		state := t.TempDir()
-		env := map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"}
-		id, path := firstTurn(t, env, state)
+		sessions := sessionsOf(t, state)
+		env := sessions.env(map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": pluginDir, "HARNESS_PROVIDER": "script"})
+		id := firstTurn(t, env)
 		env["HARNESS_SCRIPT"] = writeScript(t, `{"text":"We said first.","expect":{"lastContains":"<transcript>"}}`)
 		if code, out, errOut := harness(t, env, append([]string{"run", "--session", id}, how...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s\n%s", how, code, out, errOut)
 		}
-		for _, e := range logtest.ReadJSONL(t, path) {
-			if e["type"] == string(event.TypeCompact) {
-				return int(e["data"].(map[string]any)["tokensAfter"].(float64))
-			}
+		cs := compactions(sessions.events(t, id))
+		if len(cs) == 0 {
+			t.Fatalf("%v logged no compaction", how)
 		}
-		t.Fatalf("%v logged no compaction", how)
-		return 0
+		return cs[0].TokensAfter
 	}
 	flag, command := after("--compact"), after("/compact")
 	if flag != command {
@@ -516,8 +605,9 @@ func TestFixedContextShown(t *testing.T) {
 			t.Errorf("tool sizes not the largest first: %s before %s", sizes[i-1][0], sizes[i][0])
 		}
 	}
-	env := map[string]string{"HARNESS_STATE_DIR": t.TempDir(), "HARNESS_PLUGIN_DIR": plugins, "HARNESS_PROVIDER": "script",
-		"HARNESS_CONTEXT_WINDOW": "4096", "HARNESS_SCRIPT": writeScript(t, `{"text":"ok"}`)}
+	state := t.TempDir()
+	env := sessionsOf(t, state).env(map[string]string{"HARNESS_STATE_DIR": state, "HARNESS_PLUGIN_DIR": plugins, "HARNESS_PROVIDER": "script",
+		"HARNESS_CONTEXT_WINDOW": "4096", "HARNESS_SCRIPT": writeScript(t, `{"text":"ok"}`)})
 	code, _, errOut := harness(t, env, "run", "hi")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)

@@ -492,11 +492,7 @@ func TestInterrupt(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "harness")
-	build := staticBuild("-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := harnessBin(t)
 	state := t.TempDir()
 	script := writeScript(t, `{"text":"I am about to think for a long time","hang":true}`)
 	cmd := exec.Command(bin, "run", "--provider", "script", "--script", script, "--state-dir", state, "wait for it")

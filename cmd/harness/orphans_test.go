@@ -66,10 +66,7 @@ func TestHostKilledLeavesNoPlugins(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "harness")
-	if out, err := staticBuild("-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := harnessBin(t)
 	// Plugins start on first use: the model calls two of them, then thinks.
 	script := writeScript(t,
 		`{"toolCalls":[{"id":"t1","name":"todo_write","args":{"todos":[{"content":"wait","status":"in_progress"}]}},{"id":"b1","name":"bash","args":{"command":"sleep 60","description":"wait","run_in_background":true}}]}`,

@@ -19,7 +19,7 @@ import (
 var builtHarness builtOnce
 
 // harnessBin returns the harness binary, built on first use.
-func harnessBin(t *testing.T) string {
+func harnessBin(t testing.TB) string {
 	return builtHarness.get(t, func() (string, error) {
 		dir, err := testTempDir("harness-bin-")
 		if err != nil {
