@@ -100,6 +100,9 @@ func (st *Store) Import(path string) (string, error) {
 			return "", fmt.Errorf("import session %s: %w", h.ID, err)
 		}
 	}
+	if ib := st.indexBackend(); ib != nil {
+		_ = ib.PutSummary(h.ID, Indexed(scratch.sum.summary(h), scratch.sum.next)) // a cache: see putIndexLocked
+	}
 	if err := log.Close(); err != nil {
 		return "", fmt.Errorf("import session %s: %w", h.ID, err)
 	}

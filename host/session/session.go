@@ -25,6 +25,9 @@ type Session struct {
 	blobs string
 	// blobBackend keeps the blobs when the backend does (BlobBackend).
 	blobBackend BlobBackend
+	// index keeps the session's summary when the backend does
+	// (IndexBackend).
+	index IndexBackend
 
 	mu sync.Mutex
 	// mu guards the fields below.
@@ -62,6 +65,8 @@ type Session struct {
 	mode string
 	// sandbox is the last sandbox/policy event.
 	sandbox event.SandboxPolicy
+	// sum is what Store.List shows of the log, kept as it grows.
+	sum fold
 }
 
 // Turn is one turn as the log records it.
@@ -215,6 +220,7 @@ func (s *Session) appendLocked(t event.Type, p event.Payload, data json.RawMessa
 		if serr := s.log.Sync(); serr != nil {
 			err = fmt.Errorf("append %s to session %s: %w", t, s.header.ID, serr)
 		}
+		s.putIndexLocked()
 	}
 	s.notify()
 	return ev, err
@@ -224,6 +230,7 @@ func (s *Session) appendLocked(t event.Type, p event.Payload, data json.RawMessa
 func (s *Session) project(ev event.Event, p event.Payload) {
 	s.st.apply(p)
 	s.events = append(s.events, ev)
+	s.sum.add(ev.Time, p)
 	switch p := p.(type) {
 	case event.TurnStart:
 		s.turns = append(s.turns, Turn{Turn: p.Turn, Start: ev.Seq, End: -1})
@@ -278,6 +285,15 @@ func (s *Session) project(ev event.Event, p event.Payload) {
 		}
 	case event.Compact:
 		s.compact(p)
+	}
+}
+
+// putIndexLocked puts the session's summary to the backend's index, if it
+// keeps one. A failed put is not reported: the index is a cache, and
+// Store.List reads the log of a session whose entry is not current.
+func (s *Session) putIndexLocked() {
+	if s.index != nil {
+		_ = s.index.PutSummary(s.header.ID, Indexed(s.sum.summary(s.header), s.sum.next))
 	}
 }
 
@@ -487,6 +503,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.notify()
+	s.putIndexLocked()
 	s.mu.Unlock()
 	if err := s.log.Close(); err != nil {
 		return fmt.Errorf("close session %s: %w", s.header.ID, err)

@@ -90,6 +90,12 @@ func (st *Store) backend() Backend {
 	return JSONL{Dir: st.Dir}
 }
 
+// indexBackend returns the backend's index, nil if it keeps none.
+func (st *Store) indexBackend() IndexBackend {
+	ib, _ := st.backend().(IndexBackend)
+	return ib
+}
+
 // where names the log of session id in a CorruptError: its file, for a
 // backend of files.
 func (st *Store) where(id string) string {
@@ -131,7 +137,11 @@ func (st *Store) create(opts CreateOptions, forkSeq int64) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create session %s: %w", id, err)
 		}
-		return &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}, nil
+		s := &Session{log: log, header: log.Header(), now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend(), index: st.indexBackend()}
+		s.mu.Lock()
+		s.putIndexLocked()
+		s.mu.Unlock()
+		return s, nil
 	}
 }
 
@@ -143,7 +153,7 @@ func (st *Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("open session %q: not a valid session id", id)
 	}
 	path := st.where(id)
-	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend()}
+	s := &Session{now: st.now, lastUserSeq: -1, usageAt: -1, blobs: st.blobDir(id), blobBackend: st.blobBackend(), index: st.indexBackend()}
 	log, err := st.backend().Open(id, func(r eventlog.Record) error { return s.replay(path, r) })
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -165,6 +175,11 @@ func (st *Store) Open(id string) (*Session, error) {
 	if err := s.closeInterrupted(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("open session %s: close interrupted turn: %w", id, err)
+	}
+	if s.recovery.InterruptedTurn == 0 { // else its turn/end did
+		s.mu.Lock()
+		s.putIndexLocked()
+		s.mu.Unlock()
 	}
 	return s, nil
 }
@@ -244,24 +259,43 @@ func (s *Session) closeInterrupted() error {
 // It takes no lock and writes nothing: sessions open in other processes are
 // listed as they stand, a torn tail ignored. A session whose file cannot be
 // read is listed with Summary.Err set. A missing directory lists nothing.
+// On an [IndexBackend] a session whose indexed summary is current (its
+// Next is the log's length) is listed from it; the others are read.
 func (st *Store) List() ([]Summary, error) {
-	ids, err := st.backend().IDs()
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+	var ids []string
+	var list []Summary
+	if ib, ok := st.backend().(IndexBackend); ok {
+		lens, sums, err := ib.Index()
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		for id, n := range lens {
+			if x, ok := sums[id]; ok && x.Next == n && x.plausible() {
+				list = append(list, x.Summary(id))
+			} else {
+				ids = append(ids, id)
+			}
+		}
+	} else {
+		var err error
+		if ids, err = st.backend().IDs(); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
 	}
 	// Each summary reads a whole log: a few at once, for a store across a
 	// network whose reads wait on round trips.
-	list := make([]Summary, len(ids))
+	read := make([]Summary, len(ids))
 	sem := make(chan struct{}, listReaders)
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			list[i] = st.summary(id)
+			read[i] = st.summary(id)
 		})
 	}
 	wg.Wait()
+	list = append(list, read...)
 	slices.SortFunc(list, func(a, b Summary) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
@@ -274,60 +308,16 @@ func (st *Store) List() ([]Summary, error) {
 // listReaders is how many logs List reads at once.
 const listReaders = 16
 
-// summary reads one session file for List.
+// summary reads one session's log for List.
 func (st *Store) summary(id string) Summary {
-	path := st.where(id)
-	sum := Summary{ID: id}
-	var last time.Time
-	prompted := false
-	var model Model
-	h, err := st.backend().Read(id, 0, func(r eventlog.Record) error {
-		last = r.Time
-		switch event.Type(r.Type) {
-		case event.TypeTurnStart:
-			sum.Turns++
-		case event.TypeConfigOption, event.TypeTurnEnd, event.TypeSandboxPolicy:
-			p, err := decodePayload(event.Type(r.Type), r.Data)
-			if err != nil {
-				return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
-			}
-			switch p := p.(type) {
-			case event.SandboxPolicy:
-				sum.Sandbox = p
-			case event.ConfigOption:
-				if p.ID == "model" {
-					model = Model{Provider: p.Provider, Name: p.Value}
-				}
-			case event.TurnEnd:
-				if p.Usage != nil {
-					if sum.Usage == nil {
-						sum.Usage = map[Model]event.Usage{}
-					}
-					sum.Usage[model] = sum.Usage[model].Add(*p.Usage)
-				}
-			}
-		case event.TypeUserMessage:
-			if prompted {
-				break
-			}
-			prompted = true
-			p, err := decodePayload(event.TypeUserMessage, r.Data)
-			if err != nil {
-				return &eventlog.CorruptError{Path: path, Line: int(r.Seq) + 2, Err: err}
-			}
-			sum.FirstPrompt = summarize(userText(p.(event.UserMessage).Content))
-		}
-		return nil
-	})
+	where := st.where(id)
+	var f fold
+	h, err := st.backend().Read(id, 0, func(r eventlog.Record) error { return f.addRecord(where, r) })
 	if err != nil {
-		sum.Err = fmt.Errorf("read session %s: %w", id, err)
-		return sum
+		return Summary{ID: id, Err: fmt.Errorf("read session %s: %w", id, err)}
 	}
-	sum.Cwd, sum.Parent, sum.ForkSeq, sum.CreatedAt = h.Cwd, h.Parent, h.ForkSeq, h.CreatedAt
-	sum.UpdatedAt = h.CreatedAt
-	if !last.IsZero() {
-		sum.UpdatedAt = last
-	}
+	sum := f.summary(h)
+	sum.ID = id
 	return sum
 }
 

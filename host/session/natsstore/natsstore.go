@@ -23,6 +23,7 @@ const (
 	DefaultSubject  = "harness.session"
 	DefaultLeases   = "harness-leases"
 	DefaultBlobs    = "harness-blobs"
+	DefaultIndex    = "harness-index"
 	DefaultLeaseTTL = 5 * time.Second
 	DefaultTimeout  = 10 * time.Second
 )
@@ -31,8 +32,9 @@ const (
 type Options struct {
 	// Stream is the stream's name; Subject the prefix of its subjects;
 	// Leases the KV bucket of the writers' leases; Blobs the object
-	// store of the sessions' blobs.
-	Stream, Subject, Leases, Blobs string
+	// store of the sessions' blobs; Index the KV bucket of the sessions'
+	// summaries.
+	Stream, Subject, Leases, Blobs, Index string
 	// Replicas is the stream's and the bucket's replica count when this
 	// backend creates them (0: 1).
 	Replicas int
@@ -57,6 +59,9 @@ func (o *Options) fill() {
 	if o.Blobs == "" {
 		o.Blobs = DefaultBlobs
 	}
+	if o.Index == "" {
+		o.Index = DefaultIndex
+	}
 	if o.Replicas <= 0 {
 		o.Replicas = 1
 	}
@@ -79,6 +84,7 @@ type Backend struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	leases jetstream.KeyValue
+	index  jetstream.KeyValue
 	nc     *nats.Conn // closed by Close when Connect made it
 	url    string     // redacted, for Where
 
@@ -88,8 +94,9 @@ type Backend struct {
 }
 
 var (
-	_ session.Backend     = (*Backend)(nil)
-	_ session.BlobBackend = (*Backend)(nil)
+	_ session.Backend      = (*Backend)(nil)
+	_ session.BlobBackend  = (*Backend)(nil)
+	_ session.IndexBackend = (*Backend)(nil)
 )
 
 // Connect dials the server at url (nats://, tls://, a comma-separated
@@ -115,7 +122,7 @@ func Connect(ctx context.Context, url string, opts Options, natsOpts ...nats.Opt
 	return b, nil
 }
 
-// New returns the backend on js, creating its stream and bucket when they
+// New returns the backend on js, creating its stream and buckets when they
 // do not exist (an existing stream is used as it is).
 func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Backend, error) {
 	opts.fill()
@@ -147,6 +154,16 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Backend, e
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %s: %w", opts.Leases, err)
+	}
+	b.index, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      opts.Index,
+		Description: "harness sessions' summaries, for listing: a cache of what the logs say",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    opts.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open bucket %s: %w", opts.Index, err)
 	}
 	return b, nil
 }

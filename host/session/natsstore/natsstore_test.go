@@ -36,6 +36,7 @@ func TestConformance(t *testing.T) {
 			Subject: fmt.Sprintf("h%d", k),
 			Leases:  fmt.Sprintf("leases%d", k),
 			Blobs:   fmt.Sprintf("blobs%d", k),
+			Index:   fmt.Sprintf("index%d", k),
 		})
 	}, storetest.Options{})
 }

@@ -22,7 +22,14 @@
 //     follower and a fast one see every event in order, without gap or
 //     repeat, after N appends, and end when the session is closed;
 //   - replay equals live: a session reopened from the backend has exactly
-//     the events the live session had (seq, time, type, data).
+//     the events the live session had (seq, time, type, data);
+//   - index, for a backend that is a session.IndexBackend: a session's
+//     entry is current and equals the summary read from its log after
+//     turns, after Close, after a reopen that closed a torn turn, and for
+//     a fork; List reads no log whose entry is current and gives what
+//     List by reading every log gives; a stale entry (an older one put
+//     back, records appended past it) or none is noticed and that log
+//     read.
 //
 // Checks that only some backends can make sit behind [Options]: a backend
 // of files passes Options.TearTail, and Run then checks that Open cuts a torn
@@ -42,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -79,6 +87,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) session.Backend, opts Optio
 		{"List", list},
 		{"FollowersNeverDrop", followers},
 		{"ReplayEqualsLive", replayEqualsLive},
+		{"Index", index},
 	}
 	if opts.TearTail != nil {
 		checks = append(checks, struct {
@@ -566,5 +575,250 @@ func tornTail(t *testing.T, b session.Backend, tear func(*testing.T, session.Bac
 	wantRecords(t, "Open after the repair", got, 0, 4)
 	if r, ok := l.(interface{ Repaired() eventlog.Repair }); ok && !r.Repaired().IsZero() {
 		t.Errorf("the second Open repaired again: %s", r.Repaired())
+	}
+}
+
+// reads is a backend that records which logs are read, keeping the index
+// of the one it wraps.
+type reads struct {
+	session.Backend
+	ib  session.IndexBackend
+	mu  sync.Mutex
+	ids []string
+}
+
+func (r *reads) Read(id string, from int64, visit func(eventlog.Record) error) (eventlog.Header, error) {
+	r.mu.Lock()
+	r.ids = append(r.ids, id)
+	r.mu.Unlock()
+	return r.Backend.Read(id, from, visit)
+}
+
+func (r *reads) PutSummary(id string, s session.IndexedSummary) error { return r.ib.PutSummary(id, s) }
+
+func (r *reads) Index() (map[string]int64, map[string]session.IndexedSummary, error) {
+	return r.ib.Index()
+}
+
+// list lists the store through the index and returns the summaries and
+// the logs read, sorted.
+func (r *reads) list(t *testing.T) ([]session.Summary, []string) {
+	t.Helper()
+	r.mu.Lock()
+	r.ids = nil
+	r.mu.Unlock()
+	sums, err := (&session.Store{Backend: r}).List()
+	if err != nil {
+		t.Fatalf("List through the index: %v", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return sums, slices.Sorted(slices.Values(r.ids))
+}
+
+// sameSummary says how got differs from want, field by field; "" if not.
+func sameSummary(got, want session.Summary) string {
+	var d []string
+	diff := func(field string, g, w any) { d = append(d, fmt.Sprintf("%s %v, want %v", field, g, w)) }
+	if got.ID != want.ID {
+		diff("ID", got.ID, want.ID)
+	}
+	if got.Cwd != want.Cwd {
+		diff("Cwd", got.Cwd, want.Cwd)
+	}
+	if got.Parent != want.Parent {
+		diff("Parent", got.Parent, want.Parent)
+	}
+	if got.ForkSeq != want.ForkSeq {
+		diff("ForkSeq", got.ForkSeq, want.ForkSeq)
+	}
+	if !got.CreatedAt.Equal(want.CreatedAt) {
+		diff("CreatedAt", got.CreatedAt, want.CreatedAt)
+	}
+	if !got.UpdatedAt.Equal(want.UpdatedAt) {
+		diff("UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+	}
+	if got.FirstPrompt != want.FirstPrompt {
+		diff("FirstPrompt", got.FirstPrompt, want.FirstPrompt)
+	}
+	if got.Turns != want.Turns {
+		diff("Turns", got.Turns, want.Turns)
+	}
+	if !reflect.DeepEqual(got.Sandbox, want.Sandbox) {
+		diff("Sandbox", got.Sandbox, want.Sandbox)
+	}
+	if !reflect.DeepEqual(got.Usage, want.Usage) {
+		diff("Usage", got.Usage, want.Usage)
+	}
+	if got.Err != nil || want.Err != nil {
+		diff("Err", got.Err, want.Err)
+	}
+	return strings.Join(d, "; ")
+}
+
+func byID(sums []session.Summary) map[string]session.Summary {
+	m := map[string]session.Summary{}
+	for _, s := range sums {
+		m[s.ID] = s
+	}
+	return m
+}
+
+func index(t *testing.T, b session.Backend) {
+	ib, ok := b.(session.IndexBackend)
+	if !ok {
+		t.Skip("the backend keeps no index")
+	}
+	c := &clock{t: t0}
+	st := &session.Store{Backend: b, Now: c.Now}
+	scan := &session.Store{Backend: struct{ session.Backend }{b}} // hides the index: List reads every log
+	// current checks that the entries of ids are current and equal the
+	// summaries read from the logs, and returns them.
+	current := func(what string, ids ...string) map[string]session.IndexedSummary {
+		t.Helper()
+		lens, sums, err := ib.Index()
+		if err != nil {
+			t.Fatalf("%s: Index: %v", what, err)
+		}
+		read, err := scan.List()
+		if err != nil {
+			t.Fatalf("%s: List: %v", what, err)
+		}
+		want := byID(read)
+		for _, id := range ids {
+			x, ok := sums[id]
+			switch {
+			case !ok:
+				t.Errorf("%s: %s has no entry", what, id)
+			case x.Next != lens[id]:
+				t.Errorf("%s: %s's entry is current to %d records, its log has %d", what, id, x.Next, lens[id])
+			default:
+				if d := sameSummary(x.Summary(id), want[id]); d != "" {
+					t.Errorf("%s: %s's entry differs from its log: %s", what, id, d)
+				}
+			}
+		}
+		return sums
+	}
+	appendAll := func(s *session.Session, ps ...event.Payload) {
+		t.Helper()
+		for _, p := range ps {
+			if _, err := s.Append(p); err != nil {
+				t.Fatalf("append %s: %v", p.EventType(), err)
+			}
+		}
+	}
+	usage := func(in, out int) *event.Usage {
+		return &event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: 3}
+	}
+
+	// a: every field a summary shows, two models' usage.
+	a, err := st.Create(session.CreateOptions{ID: "a.1", Cwd: "/src/a", Parent: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(a,
+		event.ConfigOption{ID: "model", Value: "m1", Provider: "p1", By: event.ByHost},
+		event.SandboxPolicy{Mode: "workspace-write", Network: "off", AddDirs: []string{"/tmp/x"}, By: event.ByHost},
+		event.TurnStart{Turn: 1}, event.UserMessage{Content: event.Text("first\n  prompt " + strings.Repeat("long ", 30))},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted, Usage: usage(10, 20)})
+	old := current("a after a turn", "a.1")["a.1"]
+	appendAll(a,
+		event.ConfigOption{ID: "model", Value: "m2", Provider: "p2"},
+		event.TurnStart{Turn: 2}, event.UserMessage{Content: event.Text("second")},
+		event.TurnEnd{Turn: 2, Reason: event.ReasonCompleted, Usage: usage(1, 2)},
+		event.TurnStart{Turn: 3}, event.TurnEnd{Turn: 3, Reason: event.ReasonCancelled, Usage: usage(5, 5)})
+	x := current("a after three turns", "a.1")["a.1"]
+	if x.Turns != 3 || len(x.Usage) != 2 || x.Sandbox.Mode == "" || x.FirstPrompt == "" || x.Parent != "p" {
+		t.Errorf("a's entry lacks what was logged: %+v", x)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	current("a after Close", "a.1")
+
+	// f: a fork of a (Parent and ForkSeq).
+	f, err := st.Fork("a.1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(f, event.TurnStart{Turn: 4}, event.UserMessage{Content: event.Text("forked")},
+		event.TurnEnd{Turn: 4, Reason: event.ReasonCompleted})
+	if x := current("fork", f.ID(), "a.1")[f.ID()]; x.ForkSeq == 0 || x.Parent != "a.1" {
+		t.Errorf("the fork's entry: %+v, want ForkSeq > 0 and Parent a.1", x)
+	}
+
+	// torn: closed with a turn open (as a killed writer leaves it), then
+	// reopened: Open closes the turn as interrupted.
+	torn, err := st.Create(session.CreateOptions{ID: "torn", Cwd: "/src/t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(torn, event.TurnStart{Turn: 1}, event.UserMessage{Content: event.Text("go")},
+		event.StepStart{Turn: 1, Step: 1}, event.ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "bash", Args: "{}"})
+	if err := torn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	current("torn, closed mid-turn", "torn")
+	torn, err = st.Open("torn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if torn.Recovery().InterruptedTurn != 1 {
+		t.Fatalf("torn: recovery %s, want turn 1 closed", torn.Recovery())
+	}
+	current("torn, reopened", "torn")
+	if err := torn.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// List through the index reads no log and says what reading them says.
+	r := &reads{Backend: b, ib: ib}
+	check := func(what string, wantRead ...string) {
+		t.Helper()
+		got, read := r.list(t)
+		if !slices.Equal(read, wantRead) {
+			t.Errorf("%s: List read the logs %q, want %q", what, read, wantRead)
+		}
+		want, err := scan.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: List through the index has %d sessions, reading every log %d", what, len(got), len(want))
+		}
+		for i := range want {
+			if d := sameSummary(got[i], want[i]); d != "" {
+				t.Errorf("%s: List through the index, session %d: %s", what, i, d)
+			}
+		}
+	}
+	check("every entry current")
+
+	// Stale entries: an older one put back; records appended past one
+	// (a writer killed between an append and its put); none at all.
+	if err := ib.PutSummary("a.1", old); err != nil {
+		t.Fatal(err)
+	}
+	l, err := b.Open("torn", func(eventlog.Record) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(eventlog.Record{Seq: l.Next(), Time: c.Now(), Type: string(event.TypeTurnStart), Data: json.RawMessage(`{"turn":2}`)}); err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, l)
+	mustClose(t, mustCreate(t, b, "bare", 2))
+	check("stale entries", "a.1", "bare", "torn")
+
+	// Open puts a current entry (here after closing turn 2).
+	torn, err = st.Open("torn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer torn.Close()
+	check("torn reopened", "a.1", "bare")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
