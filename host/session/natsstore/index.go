@@ -13,7 +13,8 @@ import (
 	"github.com/harness-dev/harness/host/session"
 )
 
-// key is session id's key in the index bucket: its subject's last token.
+// key is session id's key in a bucket (leases, index): its subject's last
+// token, a '.' written '=' (a key may not end with '.').
 func key(id string) string { return strings.ReplaceAll(id, ".", "=") }
 
 // PutSummary implements [session.IndexBackend]: s, as JSON, is the value

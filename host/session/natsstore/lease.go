@@ -32,8 +32,9 @@ func (e *LockedError) Unwrap() error { return eventlog.ErrLocked }
 // held is a lease this writer holds, renewed three times a TTL from the
 // moment it is taken until release.
 type held struct {
-	b  *Backend
-	id string
+	b   *Backend
+	id  string
+	key string // id's key in the bucket
 
 	mu     sync.Mutex // guards onLost and rev
 	onLost func()     // told when another writer took the lease
@@ -45,18 +46,19 @@ type held struct {
 // lease takes the writer's lease of session id; a lease another writer
 // holds yields a *LockedError.
 func (b *Backend) lease(ctx context.Context, id string) (*held, error) {
-	rev, err := b.leases.Create(ctx, id, []byte(b.opts.Holder))
+	k := key(id)
+	rev, err := b.leases.Create(ctx, k, []byte(b.opts.Holder))
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyExists) {
 			return nil, fmt.Errorf("take the lease of session %s: %w", id, err)
 		}
 		holder := "another host"
-		if e, gerr := b.leases.Get(ctx, id); gerr == nil && len(e.Value()) > 0 {
+		if e, gerr := b.leases.Get(ctx, k); gerr == nil && len(e.Value()) > 0 {
 			holder = string(e.Value())
 		}
 		return nil, &LockedError{ID: id, Holder: holder, TTL: b.opts.LeaseTTL}
 	}
-	h := &held{b: b, id: id, rev: rev, stop: make(chan struct{}), done: make(chan struct{})}
+	h := &held{b: b, id: id, key: k, rev: rev, stop: make(chan struct{}), done: make(chan struct{})}
 	go h.keep()
 	return h, nil
 }
@@ -77,9 +79,9 @@ func (h *held) keep() {
 		}
 		h.mu.Lock()
 		ctx, cancel := h.b.ctx()
-		rev, err := h.b.leases.Update(ctx, h.id, []byte(h.b.opts.Holder), h.rev)
+		rev, err := h.b.leases.Update(ctx, h.key, []byte(h.b.opts.Holder), h.rev)
 		if err != nil && (errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound)) {
-			rev, err = h.b.leases.Create(ctx, h.id, []byte(h.b.opts.Holder))
+			rev, err = h.b.leases.Create(ctx, h.key, []byte(h.b.opts.Holder))
 			if err != nil {
 				h.rev = 0
 				lost := h.onLost
@@ -117,5 +119,5 @@ func (h *held) release() {
 	}
 	ctx, cancel := h.b.ctx()
 	defer cancel()
-	_ = h.b.leases.Delete(ctx, h.id, jetstream.LastRevision(h.rev))
+	_ = h.b.leases.Delete(ctx, h.key, jetstream.LastRevision(h.rev))
 }
