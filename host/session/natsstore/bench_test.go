@@ -113,32 +113,78 @@ func BenchmarkStoreReplay100k(b *testing.B) {
 }
 
 // BenchmarkStoreList1000: `harness sessions` over 1,000 sessions of 12
-// events each (a short turn): Store.List, the ids and each one's summary.
+// events each (a short turn): Store.List. On JetStream "nats" lists from
+// the index (the stream's per-subject counts and the index bucket's
+// values), "nats-scan" the same sessions with the index hidden: each
+// summary read from its log, 16 logs at a time, as the files are.
 func BenchmarkStoreList1000(b *testing.B) {
-	for _, name := range []string{"jsonl", "nats"} {
-		b.Run(name, func(b *testing.B) {
-			st := &session.Store{Backend: backends(b)[name]()}
-			for range 1000 {
+	turn := []event.Payload{event.TurnStart{Turn: 1}, event.UserMessage{Content: event.Text("list the files")},
+		event.StepStart{Turn: 1, Step: 1}, event.AssistantMessage{Turn: 1, Step: 1, Text: "Here they are."},
+		event.StepEnd{Turn: 1, Step: 1}, event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted}}
+	listBench(b, 1000, 1, func(int) []event.Payload { return turn })
+}
+
+// BenchmarkStoreList10x10k: `harness sessions` over 10 long sessions,
+// 10,000 events each (1,000 turns of a tool call and an answer), index
+// against scan as in BenchmarkStoreList1000.
+func BenchmarkStoreList10x10k(b *testing.B) {
+	result := strings.Repeat("Reading the file to see where the lock is taken. ", 6)
+	listBench(b, 10, 1000, func(n int) []event.Payload {
+		return []event.Payload{event.TurnStart{Turn: n}, event.UserMessage{Content: event.Text("go on")},
+			event.StepStart{Turn: n, Step: 1}, event.ToolCall{Turn: n, Step: 1, CallID: "c", Name: "read", Args: `{"path":"x.go"}`},
+			event.ToolResult{Turn: n, Step: 1, CallID: "c", Content: result}, event.StepEnd{Turn: n, Step: 1},
+			event.StepStart{Turn: n, Step: 2}, event.AssistantMessage{Turn: n, Step: 2, Text: "Done."},
+			event.StepEnd{Turn: n, Step: 2}, event.TurnEnd{Turn: n, Reason: event.ReasonCompleted}}
+	})
+}
+
+// listBench makes sessions sessions of turns turns each (turn(n) is the
+// events of turn n), concurrently, on each backend, and times Store.List
+// over them: jsonl, nats (the index) and nats-scan (the index hidden).
+func listBench(b *testing.B, sessions, turns int, turn func(n int) []event.Payload) {
+	fill := func(b *testing.B, st *session.Store) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 16)
+		for range sessions {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
 				s, err := st.Create(session.CreateOptions{Cwd: "/w"})
 				if err != nil {
-					b.Fatal(err)
+					b.Error(err)
+					return
 				}
-				for _, p := range []event.Payload{event.TurnStart{Turn: 1}, event.UserMessage{Content: event.Text("list the files")},
-					event.StepStart{Turn: 1, Step: 1}, event.AssistantMessage{Turn: 1, Step: 1, Text: "Here they are."},
-					event.StepEnd{Turn: 1, Step: 1}, event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted}} {
-					if _, err := s.Append(p); err != nil {
-						b.Fatal(err)
+				defer s.Close()
+				for n := 1; n <= turns; n++ {
+					for _, p := range turn(n) {
+						if _, err := s.Append(p); err != nil {
+							b.Error(err)
+							return
+						}
 					}
 				}
-				s.Close()
-			}
-			b.ResetTimer()
-			for b.Loop() {
-				list, err := st.List()
-				if err != nil || len(list) != 1000 {
-					b.Fatalf("list: %d, %v", len(list), err)
-				}
-			}
-		})
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
 	}
+	run := func(b *testing.B, st *session.Store) {
+		for b.Loop() {
+			list, err := st.List()
+			if err != nil || len(list) != sessions {
+				b.Fatalf("list: %d, %v", len(list), err)
+			}
+		}
+	}
+	b.Run("jsonl", func(b *testing.B) {
+		st := &session.Store{Backend: backends(b)["jsonl"]()}
+		fill(b, st)
+		run(b, st)
+	})
+	back := backends(b)["nats"]()
+	fill(b, &session.Store{Backend: back})
+	b.Run("nats", func(b *testing.B) { run(b, &session.Store{Backend: back}) })
+	b.Run("nats-scan", func(b *testing.B) { run(b, &session.Store{Backend: struct{ session.Backend }{back}}) })
 }
