@@ -41,6 +41,21 @@
 // today and the default (Store.Backend nil); package storetest is the
 // conformance suite any later store must pass, and JSONL passes it.
 //
+// # The index
+//
+// A Backend may keep its sessions' summaries beside the logs
+// ([IndexBackend]; package natsstore does, JSONL does not). A Session
+// keeps what List shows of its log as it appends — the one fold List
+// applies reading a log — and puts it, current to the log's Next, at
+// Create, at every turn/end, at Open (after recovery) and at Close, as
+// Import does for the log it writes. [Store.List] then reads the lengths
+// of the logs and every entry in one call each and lists a session from
+// its entry only when the entry's Next is its log's length; it reads the
+// log of any other (a turn running, a writer killed between an append and
+// its put, a log written before the index, an entry that does not decode).
+// The index is a cache, never the truth: a put that fails is not
+// reported, and costs List one read of that log.
+//
 // # Store and files
 //
 // By default a [Store] keeps sessions as <Dir>/<id>.jsonl (directory 0700,

@@ -39,7 +39,14 @@
 //     store Options.Blobs, named <id>/<sha256>, stored before the event
 //     that names them is appended.
 //   - Listing: IDs are the stream's subjects (the server's per-subject
-//     state), not a scan of the messages.
+//     state), not a scan of the messages. The index
+//     ([session.IndexBackend]) is the KV bucket Options.Index
+//     ("harness-index"): one key per session (its subject's last token),
+//     whose value is its session.IndexedSummary as JSON, put by its
+//     writer. Index reads the stream's per-subject counts (a log's length
+//     is its count less the header) and every value of the bucket; a
+//     value that does not decode strictly (unknown fields included) is
+//     left out, so that its session's log is read.
 //
 // A record larger than the server's max_payload (1 MB by default) is
 // refused by the server; the Append fails with its error.
