@@ -26,10 +26,10 @@
 //   - index, for a backend that is a session.IndexBackend: a session's
 //     entry is current and equals the summary read from its log after
 //     turns, after Close, after a reopen that closed a torn turn, and for
-//     a fork; List reads no log whose entry is current and gives what
-//     List by reading every log gives; a stale entry (an older one put
-//     back, records appended past it) or none is noticed and that log
-//     read.
+//     a fork and an import; List reads no log whose entry is current and
+//     gives what List reading every log gives; a stale entry (an older
+//     one put back, records appended past it) or none is noticed and
+//     that log read.
 //
 // Checks that only some backends can make sit behind [Options]: a backend
 // of files passes Options.TearTail, and Run then checks that Open cuts a torn
@@ -49,6 +49,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -771,6 +773,20 @@ func index(t *testing.T, b session.Backend) {
 	if err := torn.Close(); err != nil {
 		t.Fatal(err)
 	}
+
+	// imp: a's log imported under another id.
+	var exp bytes.Buffer
+	if err := st.Export("a.1", &exp); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "imp.jsonl")
+	if err := os.WriteFile(file, bytes.Replace(exp.Bytes(), []byte(`"id":"a.1"`), []byte(`"id":"imp"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := st.Import(file); err != nil || id != "imp" {
+		t.Fatalf("Import: %s, %v", id, err)
+	}
+	current("imported", "imp")
 
 	// List through the index reads no log and says what reading them says.
 	r := &reads{Backend: b, ib: ib}
