@@ -52,7 +52,8 @@
 // of the logs and every entry in one call each and lists a session from
 // its entry only when the entry's Next is its log's length; it reads the
 // log of any other (a turn running, a writer killed between an append and
-// its put, a log written before the index, an entry that does not decode).
+// its put, a log written before the index, an entry that does not decode),
+// and every log when the index cannot be read.
 // The index is a cache, never the truth: a put that fails is not
 // reported, and costs List one read of that log.
 //

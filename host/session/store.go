@@ -260,23 +260,25 @@ func (s *Session) closeInterrupted() error {
 // listed as they stand, a torn tail ignored. A session whose file cannot be
 // read is listed with Summary.Err set. A missing directory lists nothing.
 // On an [IndexBackend] a session whose indexed summary is current (its
-// Next is the log's length) is listed from it; the others are read.
+// Next is the log's length) is listed from it; the others are read, and
+// every log is read when the index cannot be.
 func (st *Store) List() ([]Summary, error) {
 	var ids []string
 	var list []Summary
+	indexed := false
 	if ib, ok := st.backend().(IndexBackend); ok {
-		lens, sums, err := ib.Index()
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		for id, n := range lens {
-			if x, ok := sums[id]; ok && x.Next == n && x.plausible() {
-				list = append(list, x.Summary(id))
-			} else {
-				ids = append(ids, id)
+		if lens, sums, err := ib.Index(); err == nil { // else read every log
+			indexed = true
+			for id, n := range lens {
+				if x, ok := sums[id]; ok && x.Next == n && x.plausible() {
+					list = append(list, x.Summary(id))
+				} else {
+					ids = append(ids, id)
+				}
 			}
 		}
-	} else {
+	}
+	if !indexed {
 		var err error
 		if ids, err = st.backend().IDs(); err != nil {
 			return nil, fmt.Errorf("list sessions: %w", err)

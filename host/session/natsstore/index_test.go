@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/session"
 	"github.com/harness-dev/harness/host/session/natsstore"
@@ -99,5 +102,41 @@ func TestIndexFollowsWriter(t *testing.T) {
 			len(x.Usage) != 1 || x.Usage[0].Usage.InputTokens != 100*turn || !x.UpdatedAt.Equal(s.Events()[n-1].Time.Truncate(0)) {
 			t.Errorf("after turn %d (%d events): log %d records, entry %+v", turn, n, lens[s.ID()], x)
 		}
+	}
+}
+
+// The index is a cache: with its bucket gone, puts fail without failing
+// a turn or a Close, and List reads every log.
+func TestIndexGone(t *testing.T) {
+	srv := natstest.Start(t, natstest.Config{})
+	st := &session.Store{Backend: connect(t, srv, natsstore.Options{})}
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteKeyValue(t.Context(), natsstore.DefaultIndex); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Create(session.CreateOptions{ID: "s", Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []event.Payload{event.TurnStart{Turn: 1}, event.UserMessage{Content: event.Text("still here")},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted}} {
+		if _, err := s.Append(p); err != nil {
+			t.Fatalf("append %s without an index: %v", p.EventType(), err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close without an index: %v", err)
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 1 || list[0].FirstPrompt != "still here" || list[0].Turns != 1 {
+		t.Fatalf("List without an index: %+v, %v", list, err)
 	}
 }
