@@ -48,6 +48,13 @@ func (r *Runtime) WatchSession(ctx context.Context, id string, from int64) iter.
 // (session.Store.Export).
 func (r *Runtime) ExportSession(id string, w io.Writer) error { return r.store.Export(id, w) }
 
+// ExportSessionBlobs writes the images session id's log names into dir
+// (session.Store.ExportBlobs): how many it wrote, how many the store
+// lacks.
+func (r *Runtime) ExportSessionBlobs(id, dir string) (written, missing int, err error) {
+	return r.store.ExportBlobs(id, dir)
+}
+
 // ImportSession adds the session of the JSONL log file at path to the
 // store and returns its id (session.Store.Import).
 func (r *Runtime) ImportSession(path string) (string, error) { return r.store.Import(path) }

@@ -58,7 +58,8 @@ func cmdSessions(ctx context.Context, args []string, std stdio, e env) (int, err
 
 // cmdSessionsMove is harness sessions export ID FILE and import FILE: a
 // session's log out of its store as a JSONL file, or into the store from
-// one, so that sessions move between stores (files, --store).
+// one, so that sessions move between stores (files, --store); its images
+// go in a folder beside the file (session.BlobsBeside).
 func cmdSessionsMove(ctx context.Context, verb string, args []string, std stdio, e env) (int, error) {
 	synopsis := map[string]string{"export": "harness sessions export [flags] ID FILE", "import": "harness sessions import [flags] FILE"}[verb]
 	fs := newFlagSet("sessions "+verb, std.err, synopsis)
@@ -89,7 +90,18 @@ func cmdSessionsMove(ctx context.Context, verb string, args []string, std stdio,
 	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		return exitFailed, fmt.Errorf("export session %s: %w", id, err)
 	}
+	blobs := session.BlobsBeside(path)
+	n, missing, err := rt.ExportSessionBlobs(id, blobs)
+	if err != nil {
+		return exitFailed, err
+	}
 	fmt.Fprintf(std.err, "exported session %s to %s\n", id, path)
+	if n > 0 {
+		fmt.Fprintf(std.err, "and its %d image(s) to %s (import reads them from there)\n", n, blobs)
+	}
+	if missing > 0 {
+		fmt.Fprintf(std.err, "%d image(s) the log names were not in the store: left out\n", missing)
+	}
 	return exitOK, nil
 }
 

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/harness-dev/harness/host/atomicfile"
 	"github.com/harness-dev/harness/host/event"
+	"github.com/harness-dev/harness/host/eventlog"
 	"github.com/harness-dev/harness/host/llm"
 	"github.com/harness-dev/harness/host/ownership"
 )
@@ -30,6 +32,40 @@ func (st *Store) blobDir(id string) string {
 		return filepath.Join(j.Dir, id+".blobs")
 	}
 	return ""
+}
+
+// blobSource is a session value that reads (and writes) session id's
+// blobs in st, whatever keeps them, for code that holds no open session
+// of id: a fork's parent, an import's target.
+func (st *Store) blobSource(id string) *Session {
+	return &Session{header: eventlog.Header{ID: id}, blobs: st.blobDir(id), blobBackend: st.blobBackend()}
+}
+
+// BlobsBeside is the folder that holds the blobs of the JSONL log file
+// path, as a JSONL store lays them out: <name>.blobs beside <name>.jsonl
+// (the extension .jsonl, if any, dropped). Export's blobs go there, and
+// Import takes them from there.
+func BlobsBeside(path string) string {
+	return strings.TrimSuffix(path, ".jsonl") + ".blobs"
+}
+
+// blobsOf returns the blob hashes an event names: a prompt's or a tool
+// result's images; valid hashes only.
+func blobsOf(p event.Payload) []string {
+	var cs []event.Content
+	switch p := p.(type) {
+	case event.UserMessage:
+		cs = p.Content
+	case event.ToolResult:
+		cs = p.Images
+	}
+	var hashes []string
+	for _, c := range cs {
+		if c.Type == event.ContentImage && validHash(c.Blob) {
+			hashes = append(hashes, c.Blob)
+		}
+	}
+	return hashes
 }
 
 // blobBackend is the store's backend when it keeps blobs itself.

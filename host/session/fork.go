@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/harness-dev/harness/host/event"
 	"github.com/harness-dev/harness/host/eventlog"
-	"github.com/harness-dev/harness/host/ownership"
 )
 
 // Fork creates a session that starts with the history of session id up to
@@ -58,7 +56,7 @@ func (st *Store) Fork(id string, at int64) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fork session %s: %w", id, err)
 	}
-	if err := child.copyFrom(recs, st.blobDir(id)); err != nil {
+	if err := child.copyFrom(recs, st.blobSource(id)); err != nil {
 		child.Close()
 		return nil, fmt.Errorf("fork session %s into %s: %w", id, child.ID(), err)
 	}
@@ -108,8 +106,8 @@ func closedEnd(recs []eventlog.Record) int {
 }
 
 // copyFrom appends copies of recs, as the parent logged them, and copies
-// the blobs they name from the folder blobs (the parent's).
-func (s *Session) copyFrom(recs []eventlog.Record, blobs string) error {
+// the blobs they name from src (the parent's).
+func (s *Session) copyFrom(recs []eventlog.Record, src *Session) error {
 	for _, r := range recs {
 		t := event.Type(r.Type)
 		var payload event.Payload
@@ -118,7 +116,7 @@ func (s *Session) copyFrom(recs []eventlog.Record, blobs string) error {
 			if payload, err = decodePayload(t, r.Data); err != nil {
 				return fmt.Errorf("copy event %d: %w", r.Seq, err)
 			}
-			if err := s.copyBlobs(payload, blobs); err != nil {
+			if err := s.copyBlobs(payload, src); err != nil {
 				return fmt.Errorf("copy event %d: %w", r.Seq, err)
 			}
 		}
@@ -130,28 +128,24 @@ func (s *Session) copyFrom(recs []eventlog.Record, blobs string) error {
 }
 
 // copyBlobs copies into s the blobs an event names (a prompt's or a tool
-// result's images), before the event: a logged hash always has its file.
-func (s *Session) copyBlobs(p event.Payload, from string) error {
-	var cs []event.Content
-	switch p := p.(type) {
-	case event.UserMessage:
-		cs = p.Content
-	case event.ToolResult:
-		cs = p.Images
-	}
-	for _, c := range cs {
-		if c.Blob == "" || !validHash(c.Blob) || from == "" {
+// result's images) from src, before the event: a logged hash always has
+// its blob. One src lacks is left out (the event's text names the image
+// all the same); one whose bytes do not hash to its name is refused.
+func (s *Session) copyBlobs(p event.Payload, src *Session) error {
+	for _, hash := range blobsOf(p) {
+		data, err := src.Blob(hash)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		data, err := ownership.ReadFile("session blob", filepath.Join(from, c.Blob))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // not kept: the event's text names the image all the same
-		}
 		if err != nil {
-			return fmt.Errorf("copy blob %s: %w", c.Blob, err)
+			return fmt.Errorf("copy blob %s: %w", hash, err)
 		}
-		if _, err := s.PutBlob(data); err != nil {
+		got, err := s.PutBlob(data)
+		if err != nil {
 			return err
+		}
+		if got != hash {
+			return fmt.Errorf("copy blob %s: its bytes hash to %s", hash, got)
 		}
 	}
 	return nil

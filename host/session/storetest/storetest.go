@@ -90,6 +90,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) session.Backend, opts Optio
 		{"FollowersNeverDrop", followers},
 		{"ReplayEqualsLive", replayEqualsLive},
 		{"Index", index},
+		{"Blobs", blobs},
 	}
 	if opts.TearTail != nil {
 		checks = append(checks, struct {
@@ -836,5 +837,117 @@ func index(t *testing.T, b session.Backend) {
 	check("torn reopened", "a.1", "bare")
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// blobs: the images a session's events name travel with it, whatever
+// keeps them (files beside the logs, or the backend: BlobBackend). A fork
+// reads its parent's back; a session exported (Export and ExportBlobs)
+// and imported under another id reads them back; an image missing from
+// the export's folder is left out of the import, which goes on; one whose
+// bytes do not hash to its name refuses the import, writing no log.
+func blobs(t *testing.T, b session.Backend) {
+	st := &session.Store{Backend: b}
+	s, err := st.Create(session.CreateOptions{ID: "pics", Cwd: "/src/pics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt, shot := []byte("prompt image bytes"), []byte("tool result image bytes")
+	hp, err := s.PutBlob(prompt)
+	if err != nil {
+		t.Skipf("the store keeps no blobs: %v", err)
+	}
+	hs, err := s.PutBlob(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []event.Payload{
+		event.TurnStart{Turn: 1},
+		event.UserMessage{Content: []event.Content{{Type: event.ContentText, Text: "look"}, {Type: event.ContentImage, MimeType: "image/png", Blob: hp}}},
+		event.StepStart{Turn: 1, Step: 1},
+		event.ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "shot", Args: "{}"},
+		event.ToolResult{Turn: 1, Step: 1, CallID: "c1", Content: "[image: image/png]", Images: []event.Content{{Type: event.ContentImage, MimeType: "image/png", Blob: hs}}},
+		event.StepEnd{Turn: 1, Step: 1},
+		event.TurnEnd{Turn: 1, Reason: event.ReasonCompleted},
+	} {
+		if _, err := s.Append(p); err != nil {
+			t.Fatalf("append %s: %v", p.EventType(), err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	has := func(what string, s *session.Session, want map[string][]byte) {
+		t.Helper()
+		for hash, data := range want {
+			got, err := s.Blob(hash)
+			if data == nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s: blob %.8s: %q, %v; want it missing", what, hash, got, err)
+				}
+				continue
+			}
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("%s: blob %.8s: %q, %v; want %q", what, hash, got, err, data)
+			}
+		}
+	}
+
+	f, err := st.Fork("pics", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has("the fork", f, map[string][]byte{hp: prompt, hs: shot})
+	f.Close()
+
+	var log bytes.Buffer
+	if err := st.Export("pics", &log); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	imported := func(id string, blobs map[string][]byte) (string, error) {
+		t.Helper()
+		file := filepath.Join(dir, id+".jsonl")
+		if err := os.WriteFile(file, bytes.Replace(log.Bytes(), []byte(`"id":"pics"`), []byte(`"id":"`+id+`"`), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if n, missing, err := st.ExportBlobs("pics", session.BlobsBeside(file)); err != nil || n != 2 || missing != 0 {
+			t.Fatalf("ExportBlobs: %d written, %d missing, %v; want 2, 0", n, missing, err)
+		}
+		for hash, data := range blobs {
+			path := filepath.Join(session.BlobsBeside(file), hash)
+			if data == nil {
+				os.Remove(path)
+			} else if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return st.Import(file)
+	}
+	id, err := imported("whole", nil)
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	in, err := st.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has("the import", in, map[string][]byte{hp: prompt, hs: shot})
+	in.Close()
+
+	if id, err = imported("partial", map[string][]byte{hs: nil}); err != nil {
+		t.Fatalf("Import without one image: %v", err)
+	}
+	if in, err = st.Open(id); err != nil {
+		t.Fatal(err)
+	}
+	has("the import without one image", in, map[string][]byte{hp: prompt, hs: nil})
+	in.Close()
+
+	if _, err := imported("forged", map[string][]byte{hp: []byte("other bytes")}); err == nil || !strings.Contains(err.Error(), "hash") {
+		t.Errorf("Import of an image whose bytes are not its name: %v, want refused", err)
+	}
+	if _, err := st.Open("forged"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("the refused import left a session: %v", err)
 	}
 }
