@@ -135,8 +135,14 @@
 // message's images from there (llm.Message.Images) and names each in its
 // text as [image: <mime type>]; a tool result's images
 // (event.ToolResult.Images) too, which its text already names
-// (llm.ImageNote). A backend that is not a directory of files
-// has no blobs.
+// (llm.ImageNote). A backend that keeps them itself (BlobBackend: the
+// NATS store's object store) is used instead of the folder; any other
+// backend that is not a directory of files has no blobs. Blobs travel
+// with their session: a fork copies those its events name, from either
+// kind of store; [Store.ExportBlobs] writes them beside an exported log
+// ([BlobsBeside]: s.blobs/ for s.jsonl, the layout of a files store) and
+// [Store.Import] stores those it finds there, refusing bytes that do not
+// hash to their name.
 //
 // # Concurrency
 //
