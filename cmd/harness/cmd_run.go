@@ -55,24 +55,33 @@ func cmdRun(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
 	lim.Hide = toolPatterns(c.DisallowedTools)
+	id := *sessionID
+	if resume.set && resume.id != "" {
+		id = resume.id
+	}
+	if cont || picking {
+		// Which session: from the logs alone, before a model or a key is
+		// needed (a list to pick from, or none to continue, says so
+		// first).
+		rt, err := logsRuntime(ctx, c, e)
+		if err != nil {
+			return exitFailed, err
+		}
+		if cont {
+			id, err = latestSession(rt)
+		} else {
+			id, err = pickSession(rt, std)
+		}
+		rt.Close()
+		if err != nil {
+			return exitUsage, err
+		}
+	}
 	h, err := newTermApp(c, e, std, nil)
 	if err != nil {
 		return exitFailed, err
 	}
 	defer h.Close()
-	id := *sessionID
-	switch {
-	case cont:
-		if id, err = latestSession(h.Runtime); err != nil {
-			return exitUsage, err
-		}
-	case resume.set && resume.id != "":
-		id = resume.id
-	case resume.set:
-		if id, err = pickSession(h.Runtime, std); err != nil {
-			return exitUsage, err
-		}
-	}
 	if text == "" && !*compact {
 		return exitUsage, fmt.Errorf("no prompt: harness run [flags] PROMPT, e.g. harness run \"explain this repository\": %w", errUsage)
 	}
@@ -142,3 +151,4 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+

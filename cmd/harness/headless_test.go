@@ -254,6 +254,23 @@ func TestRunContinue(t *testing.T) {
 	if code, _, errOut = runIn(t.TempDir(), "-c", "nothing here"); code != 2 || !strings.Contains(errOut, "no session to continue in this folder") {
 		t.Errorf("-c in a folder without sessions: exit %d\n%s", code, errOut)
 	}
+	// Which session comes from the logs alone: a provider without its key
+	// does not hide the list, or that there is none.
+	noKey := func(dir string, args ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(installedEnv(state), "HARNESS_PROVIDER=deepseek")
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		cmd.Run()
+		return cmd.ProcessState.ExitCode(), errb.String()
+	}
+	if code, errOut := noKey(a, "--resume"); code != 2 || !strings.Contains(errOut, ids[1]) || strings.Contains(errOut, "API key") {
+		t.Errorf("--resume with no key: exit %d, want 2 and the list\n%s", code, errOut)
+	}
+	if code, errOut := noKey(t.TempDir(), "-c", "hi"); code != 2 || !strings.Contains(errOut, "no session to continue") {
+		t.Errorf("-c with no key and no session: exit %d\n%s", code, errOut)
+	}
 }
 
 // TestRunCIScript is a CI job's use: a bash script runs harness with
