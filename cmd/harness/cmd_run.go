@@ -151,4 +151,3 @@ func btoi(b bool) int {
 	}
 	return 0
 }
-
