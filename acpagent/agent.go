@@ -148,15 +148,21 @@ func (s *acpSession) SetAdditionalDirectories(_ context.Context, dirs []string) 
 	return s.h.SetSessionDirs(s.Session, dirs)
 }
 
-// OpenSession implements acpbridge.Agent.
-func (a *Agent) OpenSession(ctx context.Context, id string) (acpbridge.Session, error) {
+// ready checks what opening or forking session id needs first: the
+// agent serves sessions, id is a session id, the tools are ready.
+func (a *Agent) ready(ctx context.Context, id string) error {
 	if err := a.refusal(); err != nil {
-		return nil, err
+		return err
 	}
 	if !session.ValidID(id) {
-		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
+		return fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
 	}
-	if err := a.waitTools(ctx); err != nil {
+	return a.waitTools(ctx)
+}
+
+// OpenSession implements acpbridge.Agent.
+func (a *Agent) OpenSession(ctx context.Context, id string) (acpbridge.Session, error) {
+	if err := a.ready(ctx, id); err != nil {
 		return nil, err
 	}
 	s, err := a.h.OpenSession(id)

@@ -12,13 +12,7 @@ import (
 // ForkSession implements acpbridge.ForkAgent: a fork of session id as of
 // its last closed turn (engine.Runtime.ForkSession), opened for turns.
 func (a *Agent) ForkSession(ctx context.Context, id string) (acpbridge.Session, error) {
-	if err := a.refusal(); err != nil {
-		return nil, err
-	}
-	if !session.ValidID(id) {
-		return nil, fmt.Errorf("%q is not a session id: %w", id, acpbridge.ErrSessionNotFound)
-	}
-	if err := a.waitTools(ctx); err != nil {
+	if err := a.ready(ctx, id); err != nil {
 		return nil, err
 	}
 	s, err := a.h.ForkSession(id, 0)
