@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"slices"
 	"strings"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/harness-dev/harness/acpagent"
 	"github.com/harness-dev/harness/acpbridge"
@@ -41,6 +44,12 @@ func cmdACP(ctx context.Context, args []string, std stdio, e env) (int, error) {
 		c.LogLevel = "info"
 	}
 	log, _ := newLogger(std.err, c.LogLevel, true) // cannot fail: check validated the level, or it is info
+	// go-plugin writes a few lines through the standard library's logger
+	// (its broker's accept errors while a plugin's start is cancelled):
+	// they go through this one too, so that every line on stderr is a JSON
+	// record. The process is the agent's: the standard logger is its own.
+	stdlog.SetFlags(0)
+	stdlog.SetOutput(log.StandardWriter(&hclog.StandardLoggerOptions{InferLevels: true}))
 	var rt *engine.Runtime
 	if broken == nil {
 		rt, broken = newRuntime(c, e, log, nil)
