@@ -124,9 +124,14 @@ func Connect(ctx context.Context, url string, opts Options, natsOpts ...nats.Opt
 
 // New returns the backend on js, creating its stream and buckets when they
 // do not exist (an existing stream is used as it is).
-func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Backend, error) {
+func New(parent context.Context, js jetstream.JetStream, opts Options) (*Backend, error) {
 	opts.fill()
 	b := &Backend{opts: opts, js: js}
+	// Each request is bounded by opts.Timeout, as every later one is (the
+	// client's own default, 5 s, is short for a server syncing every
+	// write under load).
+	ctx, cancel := context.WithTimeout(parent, opts.Timeout)
+	defer cancel()
 	var err error
 	b.stream, err = js.Stream(ctx, opts.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -144,6 +149,8 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Backend, e
 	if err != nil {
 		return nil, fmt.Errorf("open stream %s: %w", opts.Stream, err)
 	}
+	ctx, cancel = context.WithTimeout(parent, opts.Timeout)
+	defer cancel()
 	b.leases, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      opts.Leases,
 		Description: "harness session writers' leases",
@@ -155,6 +162,8 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Backend, e
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %s: %w", opts.Leases, err)
 	}
+	ctx, cancel = context.WithTimeout(parent, opts.Timeout)
+	defer cancel()
 	b.index, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      opts.Index,
 		Description: "harness sessions' summaries, for listing: a cache of what the logs say",
